@@ -1,0 +1,162 @@
+#include "compiler/base/diagnostics.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace pipec {
+
+void Diagnostics::add(Diagnostic diagnostic) {
+  if (diagnostic.severity == Severity::Error) {
+    ++error_count_;
+    if (error_count_ > kMaxErrors) {
+      if (!dropping_) {
+        items_.push_back({Severity::Error, {}, fmt::format("too many errors, stopping after {}", kMaxErrors)});
+        dropping_ = true;
+      }
+      return;
+    }
+  } else if (diagnostic.severity == Severity::Warning) {
+    ++warning_count_;
+  } else if (dropping_) {
+    return;  // notes of dropped errors
+  }
+  if (dropping_ && diagnostic.severity != Severity::Error) return;
+  items_.push_back(std::move(diagnostic));
+}
+
+void Diagnostics::error(SourceRange range, std::string message) {
+  add({Severity::Error, range, std::move(message)});
+}
+void Diagnostics::warning(SourceRange range, std::string message) {
+  add({Severity::Warning, range, std::move(message)});
+}
+void Diagnostics::note(SourceRange range, std::string message) {
+  add({Severity::Note, range, std::move(message)});
+}
+
+namespace {
+
+const char* severity_name(Severity s) {
+  switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Note: return "note";
+  }
+  return "error";
+}
+
+const char* severity_color(Severity s) {
+  switch (s) {
+    case Severity::Error: return "\x1b[1;31m";
+    case Severity::Warning: return "\x1b[1;35m";
+    case Severity::Note: return "\x1b[1;36m";
+  }
+  return "";
+}
+
+// Replaces bytes that would garble a terminal (control characters, invalid UTF-8 is
+// left to the terminal) so that a source line with NULs or escapes prints safely.
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) out += (c < 0x20 && c != '\t') || c == 0x7f ? '?' : static_cast<char>(c);
+  return out;
+}
+
+constexpr std::size_t kMaxShownLine = 120;
+
+void render_text(const Diagnostic& d, const SourceManager& sources, std::ostream& out, bool color) {
+  const char* bold = color ? "\x1b[1m" : "";
+  const char* reset = color ? "\x1b[0m" : "";
+  if (!d.range.valid()) {
+    out << bold << "pipec: " << reset << (color ? severity_color(d.severity) : "")
+        << severity_name(d.severity) << ": " << reset << bold << d.message << reset << '\n';
+    return;
+  }
+  LineCol lc = sources.line_col(d.range.file, d.range.begin);
+  out << bold << sources.name(d.range.file) << ':' << lc.line << ':' << lc.column << ": " << reset
+      << (color ? severity_color(d.severity) : "") << severity_name(d.severity) << ": " << reset
+      << bold << d.message << reset << '\n';
+  if (d.severity == Severity::Note && d.range.begin == d.range.end) return;
+
+  std::string_view line = sources.line_text(d.range.file, lc.line);
+  std::size_t col = lc.column - 1;
+  std::size_t len = d.range.end > d.range.begin ? d.range.end - d.range.begin : 1;
+  if (col > line.size()) col = line.size();
+  if (col + len > line.size()) len = std::max<std::size_t>(1, line.size() > col ? line.size() - col : 1);
+
+  // Long lines are cut around the range, with "..." marking what was left out.
+  std::size_t begin = 0;
+  std::size_t end = line.size();
+  std::string prefix, suffix;
+  if (line.size() > kMaxShownLine) {
+    if (len > kMaxShownLine - 20) len = kMaxShownLine - 20;
+    begin = col > 20 ? col - 20 : 0;
+    end = std::min(line.size(), begin + kMaxShownLine);
+    if (begin > 0) prefix = "...";
+    if (end < line.size()) suffix = "...";
+  }
+  out << prefix << printable(line.substr(begin, end - begin)) << suffix << '\n';
+  std::string marker(prefix.size() + (col - begin), ' ');
+  // Keep tabs under tabs so the caret lines up in a terminal.
+  for (std::size_t i = begin; i < col && i < line.size(); ++i)
+    if (line[i] == '\t') marker[prefix.size() + i - begin] = '\t';
+  marker += '^';
+  if (len > 1) marker += std::string(len - 1, '~');
+  out << (color ? "\x1b[1;32m" : "") << marker << reset << '\n';
+}
+
+nlohmann::json location_json(const SourceRange& range, const SourceManager& sources) {
+  if (!range.valid()) return nullptr;
+  LineCol b = sources.line_col(range.file, range.begin);
+  LineCol e = sources.line_col(range.file, range.end);
+  return {{"file", std::string(sources.name(range.file))},
+          {"line", b.line},
+          {"column", b.column},
+          {"end_line", e.line},
+          {"end_column", e.column},
+          {"offset", range.begin},
+          {"length", range.end - range.begin}};
+}
+
+}  // namespace
+
+void render(const Diagnostics& diags, const SourceManager& sources, std::ostream& out,
+            const RenderOptions& options) {
+  if (options.format == DiagnosticFormat::Text) {
+    for (const auto& d : diags.all()) render_text(d, sources, out, options.color);
+    return;
+  }
+  // JSON: one object per error or warning, with its notes inside.
+  nlohmann::json current;
+  auto flush = [&] {
+    if (!current.is_null()) out << current.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    current = nullptr;
+  };
+  for (const auto& d : diags.all()) {
+    nlohmann::json item = {{"severity", severity_name(d.severity)},
+                           {"message", d.message},
+                           {"location", location_json(d.range, sources)}};
+    if (d.severity == Severity::Note && !current.is_null()) {
+      current["notes"].push_back(std::move(item));
+      continue;
+    }
+    flush();
+    current = std::move(item);
+    current["notes"] = nlohmann::json::array();
+  }
+  flush();
+}
+
+bool want_color(int fd) {
+  if (const char* no = std::getenv("NO_COLOR"); no && *no) return false;
+  if (const char* force = std::getenv("FORCE_COLOR"); force && *force) return true;
+  return isatty(fd) != 0;
+}
+
+}  // namespace pipec

@@ -1,0 +1,69 @@
+#include "compiler/base/source_manager.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace pipec {
+
+FileId SourceManager::add(std::string name, std::string text) {
+  files_.push_back(File{std::move(name), std::move(text), {}});
+  return static_cast<FileId>(files_.size() - 1);
+}
+
+FileId SourceManager::load(const std::string& path, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = std::strerror(errno);
+    return kNoFile;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) {
+    error = std::strerror(errno);
+    return kNoFile;
+  }
+  std::string text = std::move(buffer).str();
+  // Offsets are 32-bit; a file this large is refused rather than mis-located.
+  if (text.size() >= 0xfffffff0u) {
+    error = "file is larger than 4 GiB";
+    return kNoFile;
+  }
+  return add(path, std::move(text));
+}
+
+const std::vector<std::uint32_t>& SourceManager::line_starts(FileId id) const {
+  File& file = files_[id];
+  if (file.line_starts.empty()) {
+    file.line_starts.push_back(0);
+    for (std::uint32_t i = 0; i < file.text.size(); ++i)
+      if (file.text[i] == '\n') file.line_starts.push_back(i + 1);
+  }
+  return file.line_starts;
+}
+
+LineCol SourceManager::line_col(FileId id, std::uint32_t offset) const {
+  const auto& starts = line_starts(id);
+  auto it = std::upper_bound(starts.begin(), starts.end(), offset);
+  auto line = static_cast<std::uint32_t>(it - starts.begin());
+  return LineCol{line, offset - starts[line - 1] + 1};
+}
+
+std::string_view SourceManager::line_text(FileId id, std::uint32_t line) const {
+  const auto& starts = line_starts(id);
+  std::string_view text = files_[id].text;
+  if (line == 0 || line > starts.size()) return {};
+  std::uint32_t begin = starts[line - 1];
+  std::uint32_t end = line < starts.size() ? starts[line] - 1 : static_cast<std::uint32_t>(text.size());
+  if (end > begin && text[end - 1] == '\r') --end;
+  return text.substr(begin, end - begin);
+}
+
+std::string_view SourceManager::slice(SourceRange range) const {
+  std::string_view text = files_[range.file].text;
+  return text.substr(range.begin, range.end - range.begin);
+}
+
+}  // namespace pipec

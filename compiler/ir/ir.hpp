@@ -1,0 +1,198 @@
+#pragma once
+
+// The IR: the typed, resolved pipeline graph that sema's lowering produces and
+// every emitter reads. It holds no AST and no parser types; every name in it has
+// been resolved and every value type-checked. Ranges point back into the source
+// for the few errors an emitter may still report.
+//
+// Ownership of this header: shared between the lowering (ir/lower.cpp) and the
+// emitters (emit/argo, emit/kubeflow). Change it in small, announced steps.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/base/source_manager.hpp"
+
+namespace pipec::ir {
+
+/// A literal value as JSON: string, integer, float, bool, array or object. Objects keep
+/// the source order of their keys.
+using Literal = nlohmann::ordered_json;
+
+enum class TypeKind { String, Int, Float, Bool, List, Map };
+
+/// A value type: a scalar, `list<T>` or `map<T>` (keys are strings).
+struct Type {
+  TypeKind kind = TypeKind::String;
+  std::vector<Type> element;  // one entry for List and Map, empty otherwise
+
+  static Type scalar(TypeKind k) { return Type{k, {}}; }
+  static Type list_of(Type t) { return Type{TypeKind::List, {std::move(t)}}; }
+  static Type map_of(Type t) { return Type{TypeKind::Map, {std::move(t)}}; }
+  bool is_scalar() const { return kind != TypeKind::List && kind != TypeKind::Map; }
+  /// The spelling in the language: "int", "list<string>", "map<string>".
+  std::string str() const;
+  friend bool operator==(const Type&, const Type&) = default;
+};
+
+/// Constraint on a parameter: a set of allowed values and/or an inclusive numeric range.
+struct Constraint {
+  std::vector<Literal> one_of;  // empty: any value
+  std::optional<double> min;
+  std::optional<double> max;
+  bool empty() const { return one_of.empty() && !min && !max; }
+};
+
+/// A pipeline parameter (`param NAME: TYPE [in ...] [= DEFAULT]`).
+struct Param {
+  std::string name;  // as in the source; also the Argo parameter name
+  Type type;
+  std::optional<Literal> default_value;  // absent: the run must give a value
+  Constraint constraint;
+  std::string doc;  // from `##` doc comments above it, may be empty
+  SourceRange range;
+};
+
+/// A reference to a value known only at run time.
+struct Ref {
+  enum class Kind {
+    Param,       // a pipeline parameter: `name`
+    OpParam,     // inside a container op body: the op's own parameter `name`
+    LoopItem,    // the variable of an enclosing `for`: `name`, optional `field` for item.key
+    StepOutput,  // an output of another step: step `name`, output `field`
+  };
+  Kind kind = Kind::Param;
+  std::string name;
+  std::string field;
+  Type type;
+  SourceRange range;
+};
+
+struct Value;
+
+/// One piece of an interpolated string: literal text, or a reference.
+struct Part {
+  std::string text;        // used when ref is empty
+  std::optional<Ref> ref;  // `${...}`
+};
+
+/// The value of an op argument or body field after checking.
+struct Value {
+  enum class Kind {
+    Literal,        // `literal` holds it (may be a whole list or map of literals)
+    Ref,            // `ref`
+    Interpolation,  // a string with `${...}` parts: `parts`
+    List,           // a list with at least one non-literal item: `items`
+    Map,            // a map with at least one non-literal value: `entries`
+  };
+  Kind kind = Kind::Literal;
+  Type type;
+  Literal literal;
+  std::optional<Ref> ref;
+  std::vector<Part> parts;
+  std::vector<Value> items;
+  std::vector<std::pair<std::string, Value>> entries;
+  SourceRange range;
+
+  bool is_literal() const { return kind == Kind::Literal; }
+};
+
+/// A run-time condition (`if`): comparisons, `and`, `or`, `not` over values.
+struct Condition {
+  enum class Op { Leaf, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Not };
+  Op op = Op::Leaf;
+  std::vector<Condition> operands;  // two for comparisons/and/or, one for not
+  std::optional<Value> value;       // for Leaf: a bool value or any comparable value
+  SourceRange range;
+};
+
+/// A parameter or output in an op signature.
+struct OpParam {
+  std::string name;
+  Type type;
+  std::optional<Literal> default_value;
+  std::string doc;
+};
+
+struct OpOutput {
+  std::string name;
+  Type type;
+  std::string path;  // where the container writes it (container ops)
+  std::string doc;
+};
+
+/// A container op (`op NAME(...) -> (...) { image ...; command ... }`).
+/// References inside the body are Ref::Kind::OpParam.
+struct ContainerOp {
+  std::string name;
+  std::vector<OpParam> params;
+  std::vector<OpOutput> outputs;
+  Value image;
+  /// Exec form: `command ["python", "x.py", "${n}"]` gives one Value per argv word.
+  /// Shell form: `command "python x.py --n ${n}"` gives one Interpolation run by
+  /// `sh -c`, each `${...}` reaching the script as a quoted environment variable.
+  std::vector<Value> command;
+  bool shell = false;
+  std::vector<Value> args;
+  std::vector<std::pair<std::string, Value>> env;
+  /// Resource fields: cpu, memory (requests = limits), gpus, gpu_vendor, ... in source order.
+  std::vector<std::pair<std::string, Value>> resources;
+  std::string doc;
+  SourceRange range;
+};
+
+/// Which lowering a step's op gets.
+enum class OpKind { Container, MpiJob, TfJob, PyTorchJob };
+
+/// One step: a call of an op with named, checked arguments.
+struct Step {
+  std::string name;  // source name
+  std::string op;    // op name; for Container, the key into Pipeline::ops
+  OpKind kind = OpKind::Container;
+  /// Every argument of the signature, in signature order: the given value or the
+  /// signature's default. Arguments without a value and without a default are absent.
+  std::vector<std::pair<std::string, Value>> args;
+  std::vector<OpOutput> outputs;  // the op's outputs (for training ops: from stdlib)
+  /// Steps of the same scope this one runs after: named in `after` or whose outputs
+  /// it uses. Sorted by name, no duplicates. Steps outside the enclosing loop that it
+  /// uses appear in the loop's `depends` instead.
+  std::vector<std::string> depends;
+  std::optional<Condition> when;  // the conjunction of the enclosing `if`s in this scope
+  SourceRange range;
+};
+
+struct Loop;
+
+/// A node of a DAG: a step, or a loop whose body is a DAG of its own.
+using Node = std::variant<Step, Loop>;
+
+/// `for VAR in ITEMS { body }`: the body runs once per item, in parallel.
+struct Loop {
+  std::string name;  // generated, unique: "for-<var>" or "for-<var>-2", ...
+  std::string var;
+  Type item_type;
+  Value items;  // a literal list (withItems) or a Ref/list-typed value (withParam)
+  std::vector<Node> body;
+  std::vector<std::string> depends;  // same meaning as Step::depends
+  std::optional<Condition> when;
+  SourceRange range;
+};
+
+/// A checked, lowered pipeline.
+struct Pipeline {
+  std::string name;  // source name of the pipeline
+  std::string description;
+  std::vector<Param> params;        // in source order
+  std::vector<ContainerOp> ops;     // container ops used by some step, by name order
+  std::vector<Node> dag;            // the main DAG, in source order
+  std::vector<Node> exit_handler;   // `finally { ... }` steps, in source order
+  SourceRange range;
+};
+
+}  // namespace pipec::ir

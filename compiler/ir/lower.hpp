@@ -1,0 +1,19 @@
+#pragma once
+
+#include <optional>
+
+#include "compiler/base/diagnostics.hpp"
+#include "compiler/ir/ir.hpp"
+
+namespace pipec::sema {
+struct Program;
+}
+
+namespace pipec::ir {
+
+/// Turns a checked program into the IR: resolved references, defaults filled in,
+/// dependencies from `after` and from output uses, conditions attached to steps.
+/// Returns nullopt if it reported an error (e.g. a name collision after sanitising).
+[[nodiscard]] std::optional<Pipeline> lower(const sema::Program& program, Diagnostics& diags);
+
+}  // namespace pipec::ir

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Does all set-up on a Debian 12 machine: installs the Debian packages pipec needs
+# (when missing), configures and builds into build/ (or $PIPEC_BUILD_DIR).
+# Run as root, or with sudo available, the first time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libboost-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev
+  libcurl4-openssl-dev libarchive-dev libcpp-httplib-dev libgtest-dev libgmock-dev
+  clang libclang-rt-dev
+  nodejs npm python3 python3-yaml ca-certificates curl
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build=${PIPEC_BUILD_DIR:-build}
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${PIPEC_CMAKE_ARGS:-} >/dev/null
+fi
+cmake --build "$build" -j"$(nproc)"
