@@ -1,6 +1,7 @@
 #include "compiler/base/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,8 +14,6 @@
 namespace pipec {
 
 Status write_file_atomically(const std::string& path, std::string_view data) {
-  std::string dir = ".";
-  if (auto slash = path.rfind('/'); slash != std::string::npos) dir = slash == 0 ? "/" : path.substr(0, slash);
   std::string templ = path + ".tmp-XXXXXX";
   std::vector<char> name(templ.begin(), templ.end());
   name.push_back('\0');

@@ -1,0 +1,123 @@
+#include "compiler/driver/commands.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "compiler/base/source_manager.hpp"
+#include "compiler/driver/compile.hpp"
+#include "compiler/driver/options.hpp"
+#include "compiler/driver/summary.hpp"
+#include "compiler/package/package.hpp"
+
+namespace pipec::driver {
+
+namespace {
+
+struct CheckOptions {
+  std::string input;
+  CommonOptions common;
+};
+
+struct BuildOptions {
+  std::string input;
+  std::string output;
+  bool quiet = false;
+  CommonOptions common;
+  emit::argo::WriteOptions write;
+};
+
+// `dir/name.pipe` -> `dir/name.tar.gz`.
+std::string default_output(const std::string& input) {
+  std::string base = input;
+  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".pipe") == 0) base.resize(base.size() - 5);
+  return base + ".tar.gz";
+}
+
+int run_check(const CheckOptions& options) {
+  SourceManager sources;
+  Diagnostics diags;
+  std::string error;
+  FileId main = sources.load(options.input, error);
+  if (main == kNoFile) {
+    diags.error({}, fmt::format("cannot read '{}': {}", options.input, error));
+  } else {
+    (void)compile(sources, main, diags);
+  }
+  print_diagnostics(diags, sources, options.common);
+  return diags.has_errors() ? kExitErrors : kExitOk;
+}
+
+int run_build(const BuildOptions& options) {
+  std::string output = options.output.empty() ? default_output(options.input) : options.output;
+  package::Format format = package::Format::Yaml;
+  if (output != "-" && !package::format_for_path(output, format)) {
+    std::cerr << fmt::format(
+        "pipec: error: cannot tell the package format of '{}': use .tar.gz, .tgz, .zip, .yaml or .yml\n",
+        output);
+    return kExitUsage;
+  }
+
+  SourceManager sources;
+  Diagnostics diags;
+  std::string error;
+  FileId main = sources.load(options.input, error);
+  std::optional<ir::Pipeline> pipeline;
+  std::string yaml;
+  if (main == kNoFile) {
+    diags.error({}, fmt::format("cannot read '{}': {}", options.input, error));
+  } else {
+    pipeline = compile(sources, main, diags);
+    if (pipeline && !emit::argo::write_workflow(*pipeline, options.write, yaml, diags)) pipeline.reset();
+  }
+  print_diagnostics(diags, sources, options.common);
+  if (!pipeline || diags.has_errors()) return kExitErrors;
+
+  if (output == "-") {
+    std::cout << yaml;
+    std::cout.flush();
+    return std::cout ? kExitOk : kExitErrors;
+  }
+  std::string bytes = package::make_package(format, yaml);
+  if (Status status = write_file_atomically(output, bytes); !status) {
+    std::cerr << "pipec: error: " << status.message() << '\n';
+    return kExitErrors;
+  }
+  if (!options.quiet) print_summary(*pipeline, output, bytes.size(), std::cout);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<CheckOptions>();
+  CLI::App* cmd = app.add_subcommand("check", "Parse and check a .pipe file; report every error");
+  cmd->add_option("file", options->input, "The .pipe file")->required();
+  add_common_options(*cmd, options->common);
+  cmd->callback([options, &exit_code] { exit_code = run_check(*options); });
+}
+
+void add_build_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<BuildOptions>();
+  CLI::App* cmd = app.add_subcommand("build", "Compile a .pipe file into a Kubeflow Pipelines package");
+  cmd->add_option("file", options->input, "The .pipe file")->required();
+  cmd->add_option("-o,--output", options->output,
+                  "Output: .tar.gz/.tgz (default, beside the input), .zip, .yaml, or - for YAML on stdout");
+  cmd->add_option("--service-account", options->write.service_account,
+                  "Service account the workflow runs as")
+      ->default_str("pipeline-runner");
+  cmd->add_option("--launcher-image", options->write.launcher_image,
+                  "Image of pipec-launcher for training steps")
+      ->default_str(options->write.launcher_image);
+  cmd->add_flag("--mpi-v1", options->write.mpi_v1,
+                "Emit kubeflow.org/v1 MPIJobs (training-operator) instead of v2beta1 (mpi-operator)");
+  cmd->add_flag("-q,--quiet", options->quiet, "Print no summary");
+  add_common_options(*cmd, options->common);
+  cmd->callback([options, &exit_code] { exit_code = run_build(*options); });
+}
+
+}  // namespace pipec::driver

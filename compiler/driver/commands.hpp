@@ -1,0 +1,15 @@
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace pipec::driver {
+
+/// Registers `pipec check FILE`: parse and check, exit 0 / 1 (errors) / 2 (usage).
+void add_check_command(CLI::App& app, int& exit_code);
+
+/// Registers `pipec build FILE [-o OUT]`: compile to a KFP package or YAML.
+void add_build_command(CLI::App& app, int& exit_code);
+
+}  // namespace pipec::driver
