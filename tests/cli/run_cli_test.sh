@@ -24,6 +24,7 @@ stdin_file=$(header STDIN | head -n1)
 args=${args//\{TMP\}/$tmp}
 
 cd "$dir"
+export PIPEC="$pipec"
 eval "set -- $args"
 if [ -n "$stdin_file" ]; then
   NO_COLOR=1 "$pipec" "$@" <"$stdin_file" >"$tmp/.stdout" 2>"$tmp/.stderr"
