@@ -1,0 +1,387 @@
+// render_job(): bindings -> rendered job.
+// Expects the manifest the compiler wrote (the job for the default values). Guarantees that
+// a run-time text reaches the job only as a typed JSON value at its bound pointer (never
+// as structure), and that every problem is reported before anything talks to the API.
+#include "runtime/job_render.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace pipec::runtime {
+namespace {
+
+using nlohmann::json;
+
+std::optional<BindingKind> kind_from_text(std::string_view text) {
+  if (text == "string") return BindingKind::String;
+  if (text == "int") return BindingKind::Int;
+  if (text == "quantity") return BindingKind::Quantity;
+  if (text == "bool") return BindingKind::Bool;
+  if (text == "env") return BindingKind::Env;
+  if (text == "data") return BindingKind::Data;
+  return std::nullopt;
+}
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
+}
+
+// The smallest value an int binding may take, from the field it replaces.
+std::int64_t int_minimum(std::string_view pointer) {
+  auto last = pointer.substr(pointer.rfind('/') + 1);
+  if (last == "replicas" || last == "slotsPerWorker" || last == "nprocPerNode" ||
+      last == "minReplicas" || last == "maxReplicas")
+    return 1;
+  if (last == "backoffLimit" || last == "activeDeadlineSeconds" ||
+      last == "ttlSecondsAfterFinished" || last == "minAvailable" ||
+      last == "scheduleTimeoutSeconds")
+    return 0;
+  return std::numeric_limits<std::int64_t>::min();
+}
+
+// Kubernetes quantity (resource.Quantity): a non-negative decimal with an optional
+// binary (Ki..Ei), decimal (n u m k M G T P E) or exponent (e3, E-2) suffix.
+bool is_quantity(std::string_view s) {
+  std::size_t i = 0;
+  if (i < s.size() && s[i] == '+') ++i;
+  std::size_t digits = 0, dots = 0;
+  while (i < s.size() && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.')) {
+    if (s[i] == '.') ++dots; else ++digits;
+    ++i;
+  }
+  if (digits == 0 || dots > 1) return false;
+  auto suffix = s.substr(i);
+  static const std::set<std::string_view> kSuffixes = {"",   "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
+                                                       "n",  "u",  "m",  "k",  "M",  "G",  "T",
+                                                       "P",  "E"};
+  if (kSuffixes.count(suffix)) return true;
+  if (suffix[0] != 'e' && suffix[0] != 'E') return false;
+  std::size_t j = 1;
+  if (j < suffix.size() && (suffix[j] == '+' || suffix[j] == '-')) ++j;
+  if (j == suffix.size()) return false;
+  for (; j < suffix.size(); ++j)
+    if (suffix[j] < '0' || suffix[j] > '9') return false;
+  return true;
+}
+
+// DNS-1123 subdomain: what a PersistentVolumeClaim name must be.
+bool is_dns1123_subdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  std::size_t start = 0;
+  while (true) {
+    auto dot = s.find('.', start);
+    auto label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-')
+      return false;
+    for (char c : label)
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+bool is_mount_path(std::string_view p) {
+  if (p.empty() || p.front() != '/' || p.size() > 4096) return false;
+  if (p.find(':') != std::string_view::npos) return false;  // the API server rejects ':'
+  for (unsigned char c : p)
+    if (c < 0x20 || c == 0x7f) return false;
+  std::size_t start = 1;
+  while (start <= p.size()) {
+    auto slash = p.find('/', start);
+    auto part = p.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (part == "..") return false;
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  return true;
+}
+
+std::string json_quote(std::string_view text) { return json(std::string(text)).dump(); }
+
+struct DataEntry {
+  std::string claim;
+  std::string path;
+};
+
+std::optional<std::vector<DataEntry>> parse_data(const std::string& name, std::string_view text,
+                                                 std::string& error) {
+  std::vector<std::string> items;
+  auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '[') {
+    json list = json::parse(text.begin(), text.end(), nullptr, false);
+    if (list.is_discarded() || !list.is_array()) {
+      error = fmt::format("value '{}' must be a JSON list of strings, got {}", name, json_quote(text));
+      return std::nullopt;
+    }
+    for (const auto& item : list) {
+      if (!item.is_string()) {
+        error = fmt::format("value '{}' must be a JSON list of strings, got {}", name,
+                            json_quote(text));
+        return std::nullopt;
+      }
+      items.push_back(item.get<std::string>());
+    }
+  } else {
+    items.emplace_back(text);
+  }
+  std::vector<DataEntry> entries;
+  std::set<std::string> paths;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& item = items[i];
+    auto colon = item.find(':');
+    DataEntry entry;
+    if (colon != std::string::npos) {
+      entry.claim = item.substr(0, colon);
+      entry.path = item.substr(colon + 1);
+    }
+    if (colon == std::string::npos || !is_dns1123_subdomain(entry.claim) ||
+        !is_mount_path(entry.path)) {
+      error = fmt::format(
+          "value '{}' entry {} must be pvc-name:/mount/path (a lower-case claim name and an "
+          "absolute path without ':' or '..'), got {}",
+          name, i + 1, json_quote(item));
+      return std::nullopt;
+    }
+    if (!paths.insert(entry.path).second) {
+      error = fmt::format("value '{}' entry {} mounts '{}' a second time", name, i + 1, entry.path);
+      return std::nullopt;
+    }
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+bool is_data_name(const json& item) {
+  if (!item.is_object() || !item.contains("name") || !item["name"].is_string()) return false;
+  const auto& n = item["name"].get_ref<const std::string&>();
+  if (n.size() < 6 || n.compare(0, 5, "data-") != 0) return false;
+  for (std::size_t i = 5; i < n.size(); ++i)
+    if (n[i] < '0' || n[i] > '9') return false;
+  return true;
+}
+
+void remove_data_items(json& list) {
+  if (!list.is_array()) return;
+  json kept = json::array();
+  for (auto& item : list)
+    if (!is_data_name(item)) kept.push_back(std::move(item));
+  list = std::move(kept);
+}
+
+// Replaces the data-N volumes and mounts of every replica's pod template.
+bool apply_data(json& replicas, const std::vector<DataEntry>& entries, const Binding& b,
+                std::string& error) {
+  if (!replicas.is_object()) {
+    error = fmt::format("binding for '{}': '{}' is not a replica-spec map", b.name, b.pointer);
+    return false;
+  }
+  for (auto& [replica_type, replica] : replicas.items()) {
+    if (!replica.is_object() || !replica.contains("template")) {
+      error = fmt::format("binding for '{}': replica '{}' has no pod template", b.name,
+                          replica_type);
+      return false;
+    }
+    json& spec = replica["template"]["spec"];
+    if (!spec.is_object()) spec = json::object();
+    json& volumes = spec["volumes"];
+    if (!volumes.is_array()) volumes = json::array();
+    remove_data_items(volumes);
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      volumes.push_back({{"name", fmt::format("data-{}", i)},
+                         {"persistentVolumeClaim", {{"claimName", entries[i].claim}}}});
+    if (volumes.empty()) spec.erase("volumes");
+    for (const char* key : {"containers", "initContainers"}) {
+      if (!spec.contains(key) || !spec[key].is_array()) continue;
+      bool is_init = std::string_view(key) == "initContainers";
+      for (auto& container : spec[key]) {
+        if (!container.is_object()) continue;
+        json& mounts = container["volumeMounts"];
+        if (!mounts.is_array()) mounts = json::array();
+        bool had_data = false;
+        for (const auto& m : mounts) had_data = had_data || is_data_name(m);
+        remove_data_items(mounts);
+        // Init containers (git sync, ...) get the data only if the compiler mounted it.
+        if (!is_init || had_data)
+          for (std::size_t i = 0; i < entries.size(); ++i)
+            mounts.push_back({{"name", fmt::format("data-{}", i)}, {"mountPath", entries[i].path}});
+        if (mounts.empty()) container.erase("volumeMounts");
+      }
+    }
+  }
+  return true;
+}
+
+bool apply_binding(json& job, const Binding& b, const std::string& text, std::string& error) {
+  json::json_pointer ptr;
+  try {
+    ptr = json::json_pointer(b.pointer);
+  } catch (const json::exception&) {
+    error = fmt::format("binding for '{}': '{}' is not a JSON pointer", b.name, b.pointer);
+    return false;
+  }
+  if (b.pointer.empty() || !job.contains(ptr)) {
+    error = fmt::format("binding for '{}': '{}' is not in the manifest", b.name, b.pointer);
+    return false;
+  }
+  json& slot = job[ptr];
+  switch (b.kind) {
+    case BindingKind::String:
+    case BindingKind::Env:
+      slot = text;
+      return true;
+    case BindingKind::Int: {
+      std::int64_t v = 0;
+      auto min = int_minimum(b.pointer);
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      bool parsed = !text.empty() && ec == std::errc() && end == text.data() + text.size();
+      if (!parsed || v < min || v > std::numeric_limits<std::int32_t>::max()) {
+        error = min == std::numeric_limits<std::int64_t>::min()
+                    ? fmt::format("value '{}' must be an integer, got {}", b.name, json_quote(text))
+                    : fmt::format("value '{}' must be an integer >= {}, got {}", b.name, min,
+                                  json_quote(text));
+        return false;
+      }
+      slot = v;
+      return true;
+    }
+    case BindingKind::Quantity:
+      if (!is_quantity(text)) {
+        error = fmt::format(
+            "value '{}' must be a Kubernetes quantity (e.g. 2, 500m, 10Gi), got {}", b.name,
+            json_quote(text));
+        return false;
+      }
+      slot = text;
+      return true;
+    case BindingKind::Bool:
+      if (text != "true" && text != "false") {
+        error = fmt::format("value '{}' must be true or false, got {}", b.name, json_quote(text));
+        return false;
+      }
+      slot = text == "true";
+      return true;
+    case BindingKind::Data: {
+      auto entries = parse_data(b.name, text, error);
+      return entries && apply_data(slot, *entries, b, error);
+    }
+  }
+  return false;
+}
+
+bool check_job(const json& job, std::string& error) {
+  if (!job.is_object() || !job.contains("kind") || !job["kind"].is_string()) {
+    error = "the manifest is not a Kubernetes object (no kind)";
+    return false;
+  }
+  auto kind = job["kind"].get<std::string>();
+  auto api = job.value("apiVersion", std::string());
+  const char* map = nullptr;
+  if (kind == "MPIJob" && (api == "kubeflow.org/v2beta1" || api == "kubeflow.org/v1"))
+    map = "mpiReplicaSpecs";
+  else if (kind == "TFJob" && api == "kubeflow.org/v1")
+    map = "tfReplicaSpecs";
+  else if (kind == "PyTorchJob" && api == "kubeflow.org/v1")
+    map = "pytorchReplicaSpecs";
+  if (!map) {
+    error = fmt::format("the manifest is a {} {}, not an MPIJob, TFJob or PyTorchJob", api, kind);
+    return false;
+  }
+  if (!job.contains("spec") || !job["spec"].contains(map) || !job["spec"][map].is_object()) {
+    error = fmt::format("the manifest has no spec.{}", map);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<Binding> parse_binding(std::string_view spec, std::string& error) {
+  auto colon = spec.rfind(':');
+  auto eq = colon == std::string_view::npos ? std::string_view::npos : spec.rfind('=', colon);
+  if (colon == std::string_view::npos || eq == std::string_view::npos) {
+    error = fmt::format("--bind expects POINTER=NAME:KIND, got {}", json_quote(spec));
+    return std::nullopt;
+  }
+  Binding b;
+  b.pointer = std::string(spec.substr(0, eq));
+  b.name = std::string(spec.substr(eq + 1, colon - eq - 1));
+  auto kind = kind_from_text(spec.substr(colon + 1));
+  if (!kind) {
+    error = fmt::format(
+        "--bind {}: unknown kind '{}' (expected string, int, quantity, bool, env or data)",
+        json_quote(spec), spec.substr(colon + 1));
+    return std::nullopt;
+  }
+  b.kind = *kind;
+  bool name_ok = !b.name.empty();
+  for (char c : b.name) name_ok = name_ok && is_name_char(c);
+  if (!name_ok || (!b.pointer.empty() && b.pointer.front() != '/')) {
+    error = fmt::format("--bind expects POINTER=NAME:KIND, got {}", json_quote(spec));
+    return std::nullopt;
+  }
+  return b;
+}
+
+bool parse_value(std::string_view spec, std::string& name, std::string& text, std::string& error) {
+  auto eq = spec.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    error = fmt::format("--value expects NAME=TEXT, got {}", json_quote(spec));
+    return false;
+  }
+  name = std::string(spec.substr(0, eq));
+  text = std::string(spec.substr(eq + 1));
+  return true;
+}
+
+RenderResult render_job(std::string_view manifest, std::span<const Binding> bindings,
+                        const std::map<std::string, std::string>& values) {
+  RenderResult result;
+  json job = json::parse(manifest.begin(), manifest.end(), nullptr, false);
+  if (job.is_discarded()) {
+    result.error = "the manifest is not valid JSON";
+    return result;
+  }
+  if (!check_job(job, result.error)) return result;
+  // Check every text before applying any, in the order given, and stop at the first error.
+  for (const auto& b : bindings) {
+    auto it = values.find(b.name);
+    if (it == values.end()) {
+      result.error = fmt::format("no --value for '{}' (bound at '{}')", b.name, b.pointer);
+      return result;
+    }
+    if (!apply_binding(job, b, it->second, result.error)) return result;
+  }
+  result.ok = true;
+  result.job = job.dump();
+  return result;
+}
+
+RenderResult render_job_from_args(std::string_view manifest,
+                                  std::span<const std::string> bind_args,
+                                  std::span<const std::string> value_args) {
+  RenderResult result;
+  std::vector<Binding> bindings;
+  for (const auto& arg : bind_args) {
+    auto b = parse_binding(arg, result.error);
+    if (!b) return result;
+    bindings.push_back(std::move(*b));
+  }
+  std::map<std::string, std::string> values;
+  for (const auto& arg : value_args) {
+    std::string name, text;
+    if (!parse_value(arg, name, text, result.error)) return result;
+    if (!values.emplace(name, text).second) {
+      result.error = fmt::format("--value '{}' given twice", name);
+      return result;
+    }
+  }
+  return render_job(manifest, bindings, values);
+}
+
+}  // namespace pipec::runtime

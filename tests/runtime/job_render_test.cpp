@@ -1,0 +1,155 @@
+#include "runtime/job_render.hpp"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace pipec::runtime {
+namespace {
+
+using nlohmann::json;
+
+const char* kMpiJob = R"({
+  "apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob",
+  "metadata": {"name": "x"},
+  "spec": {"slotsPerWorker": 1, "mpiReplicaSpecs": {
+    "Launcher": {"replicas": 1, "template": {"spec": {
+      "containers": [{"name": "main", "image": "img", "args": ["python", "train.py", "--batch", "64"],
+                      "env": [{"name": "NCCL_DEBUG", "value": "INFO"}],
+                      "volumeMounts": [{"name": "data-0", "mountPath": "/training"},
+                                       {"name": "shm", "mountPath": "/dev/shm"}]}],
+      "volumes": [{"name": "data-0", "persistentVolumeClaim": {"claimName": "user-susan"}},
+                  {"name": "shm", "emptyDir": {"medium": "Memory"}}]}}},
+    "Worker": {"replicas": 2, "template": {"spec": {
+      "containers": [{"name": "main", "image": "img",
+                      "resources": {"limits": {"cpu": "2", "memory": "10Gi"}},
+                      "volumeMounts": [{"name": "data-0", "mountPath": "/training"}]}],
+      "volumes": [{"name": "data-0", "persistentVolumeClaim": {"claimName": "user-susan"}}]}}}}}})";
+
+RenderResult render(std::vector<std::string> binds, std::vector<std::string> values) {
+  return render_job_from_args(kMpiJob, binds, values);
+}
+
+TEST(RuntimeJobRender, AppliesTypedValues) {
+  auto r = render({"/spec/mpiReplicaSpecs/Worker/replicas=workers:int",
+                   "/spec/mpiReplicaSpecs/Worker/template/spec/containers/0/resources/limits/memory=mem:quantity",
+                   "/spec/mpiReplicaSpecs/Launcher/template/spec/containers/0/args/3=batch:string",
+                   "/spec/mpiReplicaSpecs/Launcher/template/spec/containers/0/env/0/value=dbg:env"},
+                  {"workers=4", "mem=512Mi", "batch=$(rm -rf /); \"x\"", "dbg=WARN=1", "unused=1"});
+  ASSERT_TRUE(r.ok) << r.error;
+  auto job = json::parse(r.job);
+  EXPECT_EQ(job["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"], 4);
+  EXPECT_EQ(job["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+               ["resources"]["limits"]["memory"], "512Mi");
+  EXPECT_EQ(job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["args"][3],
+            "$(rm -rf /); \"x\"");
+  EXPECT_EQ(job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["env"][0]
+               ["value"], "WARN=1");
+}
+
+TEST(RuntimeJobRender, RejectsBadIntegersNamingTheValue) {
+  auto r = render({"/spec/mpiReplicaSpecs/Worker/replicas=workers:int"}, {"workers=two"});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "value 'workers' must be an integer >= 1, got \"two\"");
+  r = render({"/spec/mpiReplicaSpecs/Worker/replicas=workers:int"}, {"workers=-3"});
+  EXPECT_EQ(r.error, "value 'workers' must be an integer >= 1, got \"-3\"");
+  r = render({"/spec/mpiReplicaSpecs/Worker/replicas=workers:int"}, {"workers=0"});
+  EXPECT_EQ(r.error, "value 'workers' must be an integer >= 1, got \"0\"");
+  r = render({"/spec/mpiReplicaSpecs/Worker/replicas=workers:int"}, {"workers=99999999999"});
+  EXPECT_FALSE(r.ok);
+  r = render({"/spec/slotsPerWorker=slots:int"}, {"slots=3 "});
+  EXPECT_EQ(r.error, "value 'slots' must be an integer >= 1, got \"3 \"");
+}
+
+TEST(RuntimeJobRender, ChecksQuantitiesAndBools) {
+  const std::string mem =
+      "/spec/mpiReplicaSpecs/Worker/template/spec/containers/0/resources/limits/memory=mem:quantity";
+  for (const char* ok : {"10Gi", "500m", "2", "1.5", "1e3", "0.5Ki", "+2"})
+    EXPECT_TRUE(render({mem}, {std::string("mem=") + ok}).ok) << ok;
+  for (const char* bad : {"10GB", "-1Gi", "", "1..5", "e3", "1e", "Gi", "1 Gi"}) {
+    auto r = render({mem}, {std::string("mem=") + bad});
+    EXPECT_FALSE(r.ok) << bad;
+    EXPECT_NE(r.error.find("value 'mem' must be a Kubernetes quantity"), std::string::npos);
+  }
+  auto r = render({"/spec/mpiReplicaSpecs/Worker/replicas=flag:bool"}, {"flag=yes"});
+  EXPECT_EQ(r.error, "value 'flag' must be true or false, got \"yes\"");
+}
+
+TEST(RuntimeJobRender, ReplacesDataVolumesInEveryReplica) {
+  auto r = render({"/spec/mpiReplicaSpecs=data:data"},
+                  {R"(data=["ds-1:/data/a", "ckpt.store:/ckpt"])"});
+  ASSERT_TRUE(r.ok) << r.error;
+  auto job = json::parse(r.job);
+  for (const char* replica : {"Launcher", "Worker"}) {
+    const auto& spec = job["spec"]["mpiReplicaSpecs"][replica]["template"]["spec"];
+    json claims = json::array(), mounts = json::array();
+    for (const auto& v : spec["volumes"])
+      if (v.contains("persistentVolumeClaim"))
+        claims.push_back(v["name"].get<std::string>() + "=" +
+                         v["persistentVolumeClaim"]["claimName"].get<std::string>());
+    for (const auto& m : spec["containers"][0]["volumeMounts"])
+      mounts.push_back(m["name"].get<std::string>() + "=" + m["mountPath"].get<std::string>());
+    EXPECT_EQ(claims, json({"data-0=ds-1", "data-1=ckpt.store"})) << replica;
+    if (std::string(replica) == "Launcher")
+      EXPECT_EQ(mounts, json({"shm=/dev/shm", "data-0=/data/a", "data-1=/ckpt"}));
+    else
+      EXPECT_EQ(mounts, json({"data-0=/data/a", "data-1=/ckpt"}));
+  }
+  // One string is one entry; the shm volume survives.
+  r = render({"/spec/mpiReplicaSpecs=data:data"}, {"data=other:/x"});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(json::parse(r.job)["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["volumes"]
+                .size(), 2u);
+  // An empty list removes the data volumes.
+  r = render({"/spec/mpiReplicaSpecs=data:data"}, {"data=[]"});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_FALSE(json::parse(r.job)["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]
+                   .contains("volumes"));
+}
+
+TEST(RuntimeJobRender, RejectsMalformedDataEntries) {
+  const std::vector<std::string> bind = {"/spec/mpiReplicaSpecs=data:data"};
+  EXPECT_EQ(render(bind, {"data=nocolon"}).error,
+            "value 'data' entry 1 must be pvc-name:/mount/path (a lower-case claim name and an "
+            "absolute path without ':' or '..'), got \"nocolon\"");
+  EXPECT_NE(render(bind, {R"(data=["a:/x", "Bad_Name:/y"])"}).error.find("entry 2"),
+            std::string::npos);
+  EXPECT_FALSE(render(bind, {"data=a:relative"}).ok);
+  EXPECT_FALSE(render(bind, {"data=a:/x/../etc"}).ok);
+  EXPECT_FALSE(render(bind, {"data=a:/x:ro"}).ok);
+  EXPECT_EQ(render(bind, {R"(data=["a:/x", "b:/x"])"}).error,
+            "value 'data' entry 2 mounts '/x' a second time");
+  EXPECT_EQ(render(bind, {R"(data=[1])"}).error,
+            "value 'data' must be a JSON list of strings, got \"[1]\"");
+}
+
+TEST(RuntimeJobRender, ReportsArgumentAndManifestErrors) {
+  EXPECT_EQ(render({"/spec/mpiReplicaSpecs/Worker/replicas=workers:int"}, {}).error,
+            "no --value for 'workers' (bound at '/spec/mpiReplicaSpecs/Worker/replicas')");
+  EXPECT_EQ(render({"/spec/nothing=x:int"}, {"x=1"}).error,
+            "binding for 'x': '/spec/nothing' is not in the manifest");
+  EXPECT_EQ(render({"/spec/slotsPerWorker=x:float"}, {"x=1"}).error,
+            "--bind \"/spec/slotsPerWorker=x:float\": unknown kind 'float' (expected string, int, "
+            "quantity, bool, env or data)");
+  EXPECT_EQ(render({}, {"novalue"}).error, "--value expects NAME=TEXT, got \"novalue\"");
+  EXPECT_EQ(render({}, {"a=1", "a=2"}).error, "--value 'a' given twice");
+  EXPECT_EQ(render_job_from_args("{\"kind\":\"Pod\",\"apiVersion\":\"v1\"}", {}, {}).error,
+            "the manifest is a v1 Pod, not an MPIJob, TFJob or PyTorchJob");
+  EXPECT_EQ(render_job_from_args("{", {}, {}).error, "the manifest is not valid JSON");
+}
+
+TEST(RuntimeJobRender, ValueTextKeepsEqualsSigns) {
+  std::string name, text, error;
+  ASSERT_TRUE(parse_value("opt=a=b", name, text, error));
+  EXPECT_EQ(name, "opt");
+  EXPECT_EQ(text, "a=b");
+  auto b = parse_binding("/spec/a~1b=x:string", error);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->pointer, "/spec/a~1b");
+  EXPECT_EQ(b->name, "x");
+}
+
+}  // namespace
+}  // namespace pipec::runtime
