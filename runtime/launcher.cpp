@@ -1,0 +1,898 @@
+// run_launcher(): the whole life of one training job.
+// Order matters: every argument and run-time value is checked (exit 2) before the API is
+// touched; the UI metadata is written before the job exists; the metrics file is written
+// however the job ends; the job is deleted on a stop signal even with --keep-job.
+#include "runtime/launcher.hpp"
+
+#include <condition_variable>
+#include <ctime>
+#include <deque>
+#include <mutex>
+#include <ostream>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "runtime/job_render.hpp"
+#include "runtime/kube_client.hpp"
+#include "runtime/metrics.hpp"
+
+namespace pipec::runtime {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr std::string_view kUsage =
+    "usage: pipec-launcher --manifest JSON --step-name NAME [OPTIONS]\n"
+    "Creates a Kubeflow training job (MPIJob, TFJob, PyTorchJob), follows it, copies the\n"
+    "training log to stdout and writes KFP's metrics; see docs/runtime.md.\n"
+    "\n"
+    "  --manifest JSON            the job for the parameters' default values\n"
+    "  --bind POINTER=NAME:KIND   a run-time value replaces the manifest at POINTER\n"
+    "                             (KIND: string, int, quantity, bool, env, data)\n"
+    "  --value NAME=TEXT          the run-time text of the value NAME\n"
+    "  --metric NAME[:FORMAT][:AGG]  a metric to collect (FORMAT RAW|PERCENTAGE, AGG last|max|min)\n"
+    "  --metric-value NAME        a metric spec given by the value NAME\n"
+    "  --metrics-file PATH        default /tmp/outputs/mlpipeline-metrics.json\n"
+    "  --ui-metadata-file PATH    default /tmp/outputs/mlpipeline-ui-metadata.json\n"
+    "  --tensorboard PATH         a log directory inside a data volume\n"
+    "  --workflow-name NAME, --step-name NAME\n"
+    "  --pending-timeout D, --running-timeout D   e.g. 90s, 30m, 4h, 2d; 0 = none\n"
+    "  --keep-job                 do not delete the job after it ends\n"
+    "  --namespace NS             default: the pod's namespace\n"
+    "  --kubeconfig PATH          use a kubeconfig instead of the in-cluster account\n"
+    "\n"
+    "exit codes: 0 succeeded, 1 failed, 2 bad arguments or value, 3 timeout, 4 API error,\n"
+    "5 stopped by a signal\n";
+
+std::string lower_dns_label(std::string_view text, std::size_t max) {
+  std::string out;
+  for (char c : text) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    if (out.empty() && !(c >= 'a' && c <= 'z')) continue;  // DNS-1035 starts with a letter
+    out.push_back(ok ? c : '-');
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  if (out.empty()) out = "job";
+  if (out.size() > max || out != text) {
+    if (out.size() > max) {
+      std::uint32_t h = 2166136261u;  // FNV-1a of the original, so distinct steps stay distinct
+      for (unsigned char c : text) h = (h ^ c) * 16777619u;
+      out.resize(max - 9);
+      while (!out.empty() && out.back() == '-') out.pop_back();
+      out += fmt::format("-{:08x}", h);
+    }
+  }
+  return out;
+}
+
+// A label value: at most 63 of [A-Za-z0-9._-], alphanumeric at both ends.
+std::string label_value(std::string_view text) {
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  std::string out;
+  for (char c : text) out.push_back(alnum(c) || c == '.' || c == '_' || c == '-' ? c : '-');
+  if (out.size() > 63) {
+    std::uint32_t h = 2166136261u;
+    for (unsigned char c : text) h = (h ^ c) * 16777619u;
+    out = out.substr(0, 54) + fmt::format("-{:08x}", h);
+  }
+  while (!out.empty() && !alnum(out.front())) out.erase(out.begin());
+  while (!out.empty() && !alnum(out.back())) out.pop_back();
+  return out;
+}
+
+std::string format_duration(milliseconds d) {
+  auto ms = d.count();
+  if (ms % 86400000 == 0) return fmt::format("{}d", ms / 86400000);
+  if (ms % 3600000 == 0) return fmt::format("{}h", ms / 3600000);
+  if (ms % 60000 == 0) return fmt::format("{}m", ms / 60000);
+  if (ms % 1000 == 0) return fmt::format("{}s", ms / 1000);
+  return fmt::format("{}ms", ms);
+}
+
+// A kubelet log timestamp (RFC 3339 with nanoseconds, UTC).
+struct LogTime {
+  std::int64_t seconds = 0;
+  std::int32_t nanos = 0;
+  auto operator<=>(const LogTime&) const = default;
+};
+
+std::optional<LogTime> parse_log_time(std::string_view s) {
+  // 2026-11-22T19:30:01.123456789Z
+  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+      s[16] != ':' || s.back() != 'Z')
+    return std::nullopt;
+  auto num = [&](std::size_t pos, std::size_t len) -> int {
+    int v = 0;
+    for (std::size_t i = pos; i < pos + len; ++i) {
+      if (s[i] < '0' || s[i] > '9') return -1;
+      v = v * 10 + (s[i] - '0');
+    }
+    return v;
+  };
+  std::tm tm{};
+  int year = num(0, 4), mon = num(5, 2), day = num(8, 2), hh = num(11, 2), mm = num(14, 2),
+      ss = num(17, 2);
+  if (year < 0 || mon < 1 || day < 1 || hh < 0 || mm < 0 || ss < 0) return std::nullopt;
+  tm.tm_year = year - 1900;
+  tm.tm_mon = mon - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hh;
+  tm.tm_min = mm;
+  tm.tm_sec = ss;
+  LogTime t;
+  t.seconds = static_cast<std::int64_t>(timegm(&tm));
+  std::size_t i = 19;
+  if (s[i] == '.') {
+    ++i;
+    std::int32_t scale = 100000000;
+    for (; i < s.size() - 1; ++i) {
+      if (s[i] < '0' || s[i] > '9') return std::nullopt;
+      t.nanos += (s[i] - '0') * scale;
+      scale /= 10;
+    }
+  }
+  if (i != s.size() - 1) return std::nullopt;
+  return t;
+}
+
+std::string rfc3339_seconds(std::int64_t seconds) {
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+std::string status_message(const HttpResponse& r) {
+  if (r.status == 0) return r.error;
+  json body = json::parse(r.body, nullptr, false);
+  if (body.is_object() && body.contains("message") && body["message"].is_string())
+    return fmt::format("{} ({})", body["message"].get<std::string>(), r.status);
+  return fmt::format("HTTP {}", r.status);
+}
+
+bool transient(const HttpResponse& r) { return r.status == 0 || r.status >= 500 || r.status == 429; }
+
+struct JobKind {
+  std::string plural;      // mpijobs
+  std::string replica_map; // mpiReplicaSpecs
+  std::string leader_type; // launcher, chief, master, worker
+  bool leader_index = false;  // select replica-index=0 too
+};
+
+class Launcher {
+ public:
+  Launcher(const LauncherOptions& o, KubeClient& client, std::ostream& out, std::ostream& err,
+           const std::atomic<bool>& stop)
+      : o_(o), client_(client), out_(out), err_(err), stop_(stop) {}
+
+  int run();
+
+ private:
+  enum class Outcome { Succeeded, Failed, PendingTimeout, RunningTimeout, Stopped, Deleted, ApiError };
+
+  void say(const std::string& line) {
+    std::lock_guard lock(err_mutex_);
+    err_ << "pipec-launcher: " << line << '\n' << std::flush;
+  }
+  void error(const std::string& line) { say("error: " + line); }
+  void warning(const std::string& line) { say("warning: " + line); }
+
+  bool prepare();
+  bool write_ui_metadata();
+  std::optional<int> create_or_adopt();
+  Outcome follow();
+  void follow_log();
+  void emit_log_bytes(std::string& partial, std::string_view data, bool final);
+  void emit_log_line(std::string_view line);
+  std::optional<std::pair<std::string, std::string>> find_leader_pod();
+  void report_failure();
+  bool delete_job();
+  bool write_metrics();
+  void report_api_error(const HttpResponse& r, std::string_view verb, std::string_view resource);
+  HttpResponse call(std::string_view method, const std::string& path, const std::string& body = {});
+  void sleep_for(milliseconds d, const std::atomic<bool>* also = nullptr);
+
+  std::string jobs_path() const {
+    return fmt::format("/apis/{}/namespaces/{}/{}", api_version_, ns_, kind_.plural);
+  }
+  std::string job_path() const { return jobs_path() + "/" + name_; }
+  std::string resource() const {
+    return fmt::format("{}.{}", kind_.plural, api_version_.substr(0, api_version_.find('/')));
+  }
+
+  const LauncherOptions& o_;
+  KubeClient& client_;
+  std::ostream& out_;
+  std::ostream& err_;
+  const std::atomic<bool>& stop_;
+  std::mutex err_mutex_;
+
+  json job_;
+  std::string name_, ns_, api_version_;
+  JobKind kind_;
+  std::optional<MetricScraper> scraper_;
+  std::string failure_reason_;
+
+  std::atomic<bool> job_done_{false};
+  std::atomic<bool> log_abort_{false};
+  std::atomic<bool> log_finished_{false};
+  std::mutex log_mutex_;
+  std::condition_variable log_cv_;
+  LogTime last_time_;
+  std::size_t at_last_time_ = 0;  // lines printed with timestamp last_time_
+  std::size_t to_skip_ = 0;       // of those, still to skip after a reconnect
+};
+
+void Launcher::sleep_for(milliseconds d, const std::atomic<bool>* also) {
+  auto until = Clock::now() + d;
+  while (Clock::now() < until && !stop_ && !(also && *also))
+    std::this_thread::sleep_for(std::min<milliseconds>(milliseconds(20), d));
+}
+
+void Launcher::report_api_error(const HttpResponse& r, std::string_view verb,
+                                std::string_view res) {
+  if (r.status == 403) {
+    error(fmt::format("forbidden: cannot {} {} in namespace '{}': {}", verb, res, ns_,
+                      status_message(r)));
+    say("note: the step's service account needs the Role in runtime/deploy/rbac.yaml "
+        "(kubectl apply -n " + ns_ + " -f runtime/deploy/rbac.yaml)");
+    return;
+  }
+  error(fmt::format("cannot {} {} in namespace '{}': {}", verb, res, ns_, status_message(r)));
+}
+
+HttpResponse Launcher::call(std::string_view method, const std::string& path,
+                            const std::string& body) {
+  HttpResponse r;
+  for (int attempt = 0; attempt < std::max(1, o_.api_retries); ++attempt) {
+    if (attempt > 0) sleep_for(o_.retry_delay);
+    r = client_.request(method, path, body);
+    if (!transient(r) || stop_) break;
+  }
+  return r;
+}
+
+bool Launcher::prepare() {
+  auto rendered = render_job_from_args(o_.manifest, o_.bind_args, o_.value_args);
+  if (!rendered.ok) {
+    error(rendered.error);
+    return false;
+  }
+  job_ = json::parse(rendered.job);
+  // Metrics: fixed specs, then specs given by run-time values.
+  std::vector<MetricSpec> specs;
+  std::string why;
+  for (const auto& arg : o_.metric_args) {
+    auto s = parse_metric_spec(arg, why);
+    if (!s) return error(why), false;
+    specs.push_back(std::move(*s));
+  }
+  for (const auto& value_name : o_.metric_value_args) {
+    std::optional<std::string> text;
+    for (const auto& v : o_.value_args) {
+      std::string n, t, e;
+      if (parse_value(v, n, t, e) && n == value_name) text = t;
+    }
+    if (!text) return error(fmt::format("no --value for '{}' (--metric-value)", value_name)), false;
+    auto s = parse_metric_spec(*text, why);
+    if (!s) return error(fmt::format("value '{}': {}", value_name, why)), false;
+    specs.push_back(std::move(*s));
+  }
+  std::set<std::string> reported;
+  for (const auto& s : specs)
+    if (!reported.insert(s.reported).second)
+      return error(fmt::format("two metrics are reported as '{}'", s.reported)), false;
+  if (specs.size() > 50) return error("KFP shows at most 50 metrics per step"), false;
+  scraper_.emplace(std::move(specs));
+
+  // Where the job goes, what it is called, which pod speaks for it.
+  ns_ = o_.namespace_name.empty() ? client_.config().namespace_name : o_.namespace_name;
+  if (ns_.empty()) return error("no namespace: give --namespace"), false;
+  api_version_ = job_["apiVersion"].get<std::string>();
+  auto kind = job_["kind"].get<std::string>();
+  if (kind == "MPIJob") kind_ = {"mpijobs", "mpiReplicaSpecs", "launcher", false};
+  if (kind == "TFJob") kind_ = {"tfjobs", "tfReplicaSpecs", "worker", true};
+  if (kind == "PyTorchJob") kind_ = {"pytorchjobs", "pytorchReplicaSpecs", "worker", true};
+  const json& replicas = job_["spec"][kind_.replica_map];
+  if (kind == "TFJob" && replicas.contains("Chief")) kind_.leader_type = "chief", kind_.leader_index = false;
+  else if (kind != "MPIJob" && replicas.contains("Master")) kind_.leader_type = "master", kind_.leader_index = false;
+
+  name_ = job_name_for_step(o_.step_name);
+  json& meta = job_["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  meta.erase("generateName");
+  meta.erase("resourceVersion");
+  meta.erase("uid");
+  meta["name"] = name_;
+  meta["namespace"] = ns_;
+  if (!meta["labels"].is_object()) meta["labels"] = json::object();
+  if (!o_.workflow_name.empty())
+    meta["labels"]["pipelines.kubeflow.org/workflow"] = label_value(o_.workflow_name);
+  meta["labels"]["pipelines.kubeflow.org/step"] = label_value(o_.step_name);
+  if (!o_.pod_uid.empty()) {
+    meta["ownerReferences"] = json::array({{{"apiVersion", "v1"},
+                                            {"kind", "Pod"},
+                                            {"name", o_.step_name},
+                                            {"uid", o_.pod_uid},
+                                            {"blockOwnerDeletion", false},
+                                            {"controller", false}}});
+  } else {
+    warning("POD_UID is not set: the job will not be deleted with the workflow");
+  }
+  return true;
+}
+
+bool Launcher::write_ui_metadata() {
+  if (o_.tensorboard.empty()) return true;
+  // Find the data volume whose mount holds the log directory.
+  const json& replicas = job_["spec"][kind_.replica_map];
+  for (const auto& [type, replica] : replicas.items()) {
+    const json& spec = replica["template"]["spec"];
+    if (!spec.contains("containers")) continue;
+    for (const auto& container : spec["containers"]) {
+      if (!container.contains("volumeMounts")) continue;
+      for (const auto& mount : container["volumeMounts"]) {
+        auto vname = mount.value("name", std::string());
+        auto path = mount.value("mountPath", std::string());
+        if (vname.rfind("data-", 0) != 0) continue;
+        while (path.size() > 1 && path.back() == '/') path.pop_back();
+        const auto& tb = o_.tensorboard;
+        bool inside = tb == path || (tb.rfind(path, 0) == 0 && (path == "/" || tb[path.size()] == '/'));
+        if (!inside) continue;
+        std::string sub = tb.substr(path.size());
+        while (!sub.empty() && sub.front() == '/') sub.erase(sub.begin());
+        json volume;
+        for (const auto& v : spec.value("volumes", json::array()))
+          if (v.value("name", std::string()) == vname) volume = v;
+        if (volume.is_null()) continue;
+        json doc = {{"version", 1},
+                    {"outputs",
+                     json::array({{{"type", "tensorboard"},
+                                   {"source", "volume://" + vname + (sub.empty() ? "" : "/" + sub)},
+                                   {"pod_template_spec",
+                                    {{"spec",
+                                      {{"containers", json::array({{{"volumeMounts",
+                                                                      json::array({{{"name", vname},
+                                                                                    {"mountPath", path}}})}}})},
+                                       {"volumes", json::array({volume})}}}}}}})}};
+        std::string why;
+        if (!write_file_atomically(o_.ui_metadata_file, doc.dump() + "\n", why)) {
+          error(why);
+          return false;
+        }
+        return true;
+      }
+    }
+  }
+  error(fmt::format("--tensorboard '{}' is not inside a data volume of the job", o_.tensorboard));
+  return false;
+}
+
+std::optional<int> Launcher::create_or_adopt() {
+  auto r = call("POST", jobs_path(), job_.dump());
+  if (r.status == 201 || r.status == 200) {
+    say(fmt::format("created {} {}/{}", job_["kind"].get<std::string>(), ns_, name_));
+    return std::nullopt;
+  }
+  if (r.status == 409) {
+    auto g = call("GET", job_path());
+    if (!g.ok()) {
+      report_api_error(g, "get", resource());
+      return kExitApiError;
+    }
+    json existing = json::parse(g.body, nullptr, false);
+    std::string step;
+    if (existing.is_object() && existing["metadata"]["labels"].is_object())
+      step = existing["metadata"]["labels"].value("pipelines.kubeflow.org/step", std::string());
+    if (step != label_value(o_.step_name)) {
+      error(fmt::format("{} '{}' already exists in namespace '{}' and belongs to another step "
+                        "(label pipelines.kubeflow.org/step is '{}')",
+                        resource(), name_, ns_, step));
+      return kExitApiError;
+    }
+    say(fmt::format("adopted the existing {} {}/{} (the step was restarted)",
+                    job_["kind"].get<std::string>(), ns_, name_));
+    return std::nullopt;
+  }
+  report_api_error(r, "create", resource());
+  return kExitApiError;
+}
+
+std::string job_phase(const json& job, std::string* reason) {
+  const json& conds = job["status"]["conditions"];
+  if (!conds.is_array()) return "Pending";
+  std::string phase = "Pending";
+  for (const auto& c : conds) {
+    if (!c.is_object() || c.value("status", std::string()) != "True") continue;
+    auto type = c.value("type", std::string());
+    if (type == "Failed" || type == "Succeeded") {
+      if (reason) {
+        auto why = c.value("reason", std::string());
+        auto msg = c.value("message", std::string());
+        *reason = why.empty() ? msg : msg.empty() ? why : why + ": " + msg;
+      }
+      return type;
+    }
+    phase = type;
+  }
+  return phase;
+}
+
+Launcher::Outcome Launcher::follow() {
+  auto start = Clock::now();
+  std::optional<Clock::time_point> running_since;
+  std::string phase, rv;
+  int failures = 0;
+  bool polling = false;
+
+  auto observe = [&](const json& obj) -> std::optional<Outcome> {
+    std::string reason;
+    auto p = job_phase(obj, &reason);
+    if (p != phase) {
+      phase = p;
+      say(fmt::format("job {} is {}", name_, phase));
+    }
+    if ((p == "Running" || p == "Restarting") && !running_since) running_since = Clock::now();
+    if (p == "Succeeded") return Outcome::Succeeded;
+    if (p == "Failed") {
+      failure_reason_ = reason;
+      return Outcome::Failed;
+    }
+    return std::nullopt;
+  };
+  auto timed_out = [&]() -> std::optional<Outcome> {
+    auto now = Clock::now();
+    if (!running_since && o_.pending_timeout.count() > 0 && now - start >= o_.pending_timeout)
+      return Outcome::PendingTimeout;
+    if (running_since && o_.running_timeout.count() > 0 &&
+        now - *running_since >= o_.running_timeout)
+      return Outcome::RunningTimeout;
+    return std::nullopt;
+  };
+
+  while (true) {
+    if (stop_) return Outcome::Stopped;
+    if (auto t = timed_out()) return *t;
+    if (polling || rv.empty()) {
+      auto r = client_.request("GET", job_path());
+      if (r.status == 404) return Outcome::Deleted;
+      if (r.ok()) {
+        json obj = json::parse(r.body, nullptr, false);
+        if (obj.is_object()) {
+          rv = obj["metadata"].value("resourceVersion", std::string());
+          if (auto o = observe(obj)) return *o;
+        }
+      } else if (!transient(r)) {
+        report_api_error(r, "get", resource());
+        return Outcome::ApiError;
+      } else {
+        warning(fmt::format("cannot get job {}: {}; retrying", name_, status_message(r)));
+      }
+      if (polling || !r.ok()) {
+        sleep_for(polling ? o_.poll_interval : o_.retry_delay);
+        continue;
+      }
+    }
+    // Watch from the last resourceVersion seen.
+    std::string path = fmt::format(
+        "{}?watch=true&allowWatchBookmarks=true&timeoutSeconds=300&fieldSelector={}&"
+        "resourceVersion={}",
+        jobs_path(), url_encode("metadata.name=" + name_), url_encode(rv));
+    std::string buffer;
+    std::optional<Outcome> result;
+    bool gone = false, bad_event = false;
+    int events = 0;
+    auto began = Clock::now();
+    auto r = client_.stream(
+        path,
+        [&](std::string_view data) {
+          buffer.append(data);
+          std::size_t nl;
+          while ((nl = buffer.find('\n')) != std::string::npos) {
+            std::string line = buffer.substr(0, nl);
+            buffer.erase(0, nl + 1);
+            if (line.empty()) continue;
+            json ev = json::parse(line, nullptr, false);
+            if (!ev.is_object() || !ev["type"].is_string() || !ev["object"].is_object()) {
+              bad_event = true;
+              return false;
+            }
+            ++events;
+            auto type = ev["type"].get<std::string>();
+            const json& obj = ev["object"];
+            if (type == "ERROR") {
+              if (obj.value("code", 0) == 410) gone = true;
+              else bad_event = true;
+              return false;
+            }
+            rv = obj["metadata"].value("resourceVersion", rv);
+            if (type == "DELETED") {
+              result = Outcome::Deleted;
+              return false;
+            }
+            if (type == "ADDED" || type == "MODIFIED") {
+              result = observe(obj);
+              if (result) return false;
+            }
+          }
+          return true;
+        },
+        [&] { return stop_.load() || timed_out().has_value(); });
+    if (result) return *result;
+    if (gone) {  // the resourceVersion is too old: start again from a GET
+      rv.clear();
+      continue;
+    }
+    if (r.cancelled) continue;
+    if (r.status == 403) {
+      report_api_error(r, "watch", resource());
+      return Outcome::ApiError;
+    }
+    bool quick_empty_close = r.ok() && events == 0 && Clock::now() - began < milliseconds(1000);
+    if (r.ok() && !bad_event && !quick_empty_close) {
+      failures = 0;
+      continue;
+    }
+    ++failures;
+    warning(fmt::format("the watch of job {} was interrupted ({}); reconnecting", name_,
+                        bad_event ? "a malformed event" : r.ok() ? "closed at once" : status_message(r)));
+    if (failures >= o_.watch_failures_before_polling) {
+      polling = true;
+      warning(fmt::format("watching failed {} times; polling job {} every {}", failures, name_,
+                          format_duration(o_.poll_interval)));
+    }
+    sleep_for(o_.retry_delay);
+  }
+}
+
+std::optional<std::pair<std::string, std::string>> Launcher::find_leader_pod() {
+  std::string selector = fmt::format(
+      "training.kubeflow.org/job-name={},training.kubeflow.org/replica-type={}", name_,
+      kind_.leader_type);
+  if (kind_.leader_index) selector += ",training.kubeflow.org/replica-index=0";
+  auto r = client_.request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
+                                              url_encode(selector)));
+  if (!r.ok()) {
+    if (r.status == 403) {
+      static std::once_flag once;
+      std::call_once(once, [&] { report_api_error(r, "list", "pods"); });
+    }
+    return std::nullopt;
+  }
+  json list = json::parse(r.body, nullptr, false);
+  if (!list.is_object() || !list["items"].is_array()) return std::nullopt;
+  const json* best = nullptr;
+  auto key = [](const json& p) {
+    return std::pair{p["metadata"].value("creationTimestamp", std::string()),
+                     p["metadata"].value("name", std::string())};
+  };
+  for (const auto& p : list["items"])
+    if (p.is_object() && (!best || key(p) > key(*best))) best = &p;
+  if (!best) return std::nullopt;
+  std::string container;
+  const json& containers = (*best)["spec"]["containers"];
+  if (containers.is_array()) {
+    for (const auto& c : containers) {
+      auto n = c.value("name", std::string());
+      if (n == "tensorflow" || n == "pytorch") container = n;
+    }
+    if (container.empty() && !containers.empty()) container = containers[0].value("name", "");
+  }
+  return std::pair{(*best)["metadata"].value("name", std::string()), container};
+}
+
+void Launcher::emit_log_line(std::string_view line) {
+  auto space = line.find(' ');
+  if (space != std::string_view::npos) {
+    if (auto t = parse_log_time(line.substr(0, space))) {
+      // Lines already printed come again after a reconnect (sinceTime has whole seconds).
+      if (*t < last_time_) return;
+      if (*t == last_time_) {
+        if (to_skip_ > 0) {
+          --to_skip_;
+          return;
+        }
+        ++at_last_time_;
+      } else {
+        last_time_ = *t;
+        at_last_time_ = 1;
+        to_skip_ = 0;
+      }
+      line.remove_prefix(space + 1);
+    }
+  }
+  out_ << line << '\n';
+  scraper_->feed_line(line);
+  for (auto& w : scraper_->take_warnings()) warning(w);
+}
+
+void Launcher::emit_log_bytes(std::string& partial, std::string_view data, bool final) {
+  partial.append(data);
+  std::size_t start = 0, nl;
+  while ((nl = partial.find('\n', start)) != std::string::npos) {
+    std::string_view line(partial.data() + start, nl - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    emit_log_line(line);
+    start = nl + 1;
+  }
+  partial.erase(0, start);
+  if (final && !partial.empty()) {
+    emit_log_line(partial);
+    partial.clear();
+  }
+  out_.flush();
+}
+
+void Launcher::follow_log() {
+  bool reported_403 = false;
+  while (!log_abort_) {
+    bool final_pass = job_done_.load();
+    auto pod = find_leader_pod();
+    if (!pod) {
+      if (final_pass) break;
+      sleep_for(o_.retry_delay, &log_abort_);
+      continue;
+    }
+    std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?timestamps=true", ns_,
+                                   url_encode(pod->first));
+    if (!pod->second.empty()) path += "&container=" + url_encode(pod->second);
+    if (!final_pass) path += "&follow=true";
+    if (at_last_time_ > 0) path += "&sinceTime=" + url_encode(rfc3339_seconds(last_time_.seconds));
+    to_skip_ = at_last_time_;
+    std::string partial;
+    auto r = client_.stream(
+        path, [&](std::string_view data) { emit_log_bytes(partial, data, false); return true; },
+        [&] { return log_abort_.load(); });
+    if (r.ok()) emit_log_bytes(partial, {}, true);  // a complete stream: keep the last line
+    to_skip_ = 0;
+    if (final_pass || log_abort_) break;
+    if (r.status == 403 && !reported_403) {
+      reported_403 = true;
+      report_api_error(r, "get", "pods/log");
+    }
+    // The stream ended while the job runs: the container exited or restarted, or the
+    // connection dropped. Wait a little and continue after the last line printed.
+    sleep_for(o_.retry_delay, &job_done_);
+  }
+  {
+    std::lock_guard lock(log_mutex_);
+    log_finished_ = true;
+  }
+  log_cv_.notify_all();
+}
+
+void Launcher::report_failure() {
+  error(fmt::format("job {} failed{}", name_, failure_reason_.empty() ? "" : ": " + failure_reason_));
+  auto r = client_.request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
+                                              url_encode("training.kubeflow.org/job-name=" + name_)));
+  if (!r.ok()) return;
+  json list = json::parse(r.body, nullptr, false);
+  if (!list.is_object() || !list["items"].is_array()) return;
+  // The failing pod: a failed phase or a container that ended with a non-zero code.
+  const json* pod = nullptr;
+  std::string container;
+  bool previous = false;
+  for (const auto& p : list["items"]) {
+    bool leader = p["metadata"]["labels"].is_object() &&
+                  p["metadata"]["labels"].value("training.kubeflow.org/replica-type", "") ==
+                      kind_.leader_type;
+    for (const auto& cs : p["status"].value("containerStatuses", json::array())) {
+      for (const char* state : {"state", "lastState"}) {
+        const json& term = cs[state]["terminated"];
+        if (term.is_object() && term.value("exitCode", 0) != 0 && (!pod || leader)) {
+          pod = &p;
+          container = cs.value("name", "");
+          previous = std::string_view(state) == "lastState" && !cs["state"].contains("terminated");
+        }
+      }
+    }
+    if (!pod && p["status"].value("phase", "") == "Failed") pod = &p;
+  }
+  if (!pod) return;
+  auto pod_name = (*pod)["metadata"].value("name", std::string());
+  std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?tailLines={}", ns_,
+                                 url_encode(pod_name), o_.failure_log_lines);
+  if (!container.empty()) path += "&container=" + url_encode(container);
+  if (previous) path += "&previous=true";
+  auto log = client_.request("GET", path);
+  if (!log.ok()) return;
+  say(fmt::format("last lines of pod {}{}:", pod_name, container.empty() ? "" : " (" + container + ")"));
+  std::lock_guard lock(err_mutex_);
+  std::size_t start = 0;
+  while (start < log.body.size()) {
+    auto nl = log.body.find('\n', start);
+    if (nl == std::string::npos) nl = log.body.size();
+    err_ << "  | " << std::string_view(log.body).substr(start, nl - start) << '\n';
+    start = nl + 1;
+  }
+  err_.flush();
+}
+
+bool Launcher::delete_job() {
+  json options = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}};
+  HttpResponse r;
+  for (int attempt = 0; attempt < std::max(1, o_.api_retries); ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(o_.retry_delay);  // even when stopping
+    r = client_.request("DELETE", job_path(), options.dump());
+    if (!transient(r)) break;
+  }
+  if (r.ok() || r.status == 404) {
+    say(fmt::format("deleted job {}", name_));
+    return true;
+  }
+  report_api_error(r, "delete", resource());
+  return false;
+}
+
+bool Launcher::write_metrics() {
+  scraper_->finish();
+  for (auto& w : scraper_->take_warnings()) warning(w);
+  std::string why;
+  if (!write_file_atomically(o_.metrics_file, scraper_->metrics_json(), why)) {
+    error(why);
+    return false;
+  }
+  for (std::size_t i = 0; i < scraper_->specs().size(); ++i)
+    if (!scraper_->value(i))
+      warning(fmt::format("metric '{}' was not found in the log", scraper_->specs()[i].name));
+  return true;
+}
+
+int Launcher::run() {
+  if (!prepare()) return kExitBadArguments;
+  if (!write_ui_metadata()) return kExitBadArguments;
+  if (auto code = create_or_adopt()) {
+    write_metrics();
+    return *code;
+  }
+  std::thread log_thread([this] { follow_log(); });
+  Outcome outcome = follow();
+  job_done_ = true;
+  {
+    // Let the log catch up with the job's end, but not forever; a stop signal cuts it short.
+    std::unique_lock lock(log_mutex_);
+    auto until = Clock::now() + (outcome == Outcome::Stopped ? milliseconds(0) : o_.log_grace);
+    while (!log_finished_ && Clock::now() < until && !(stop_ && outcome != Outcome::Stopped))
+      log_cv_.wait_for(lock, milliseconds(20));
+  }
+  log_abort_ = true;
+  log_thread.join();
+
+  int code = kExitSucceeded;
+  switch (outcome) {
+    case Outcome::Succeeded:
+      say(fmt::format("job {} succeeded", name_));
+      break;
+    case Outcome::Failed:
+      report_failure();
+      code = kExitFailed;
+      break;
+    case Outcome::PendingTimeout:
+      error(fmt::format("job {} did not start running within {} (--pending-timeout)", name_,
+                        format_duration(o_.pending_timeout)));
+      code = kExitTimeout;
+      break;
+    case Outcome::RunningTimeout:
+      error(fmt::format("job {} ran longer than {} (--running-timeout)", name_,
+                        format_duration(o_.running_timeout)));
+      code = kExitTimeout;
+      break;
+    case Outcome::Stopped:
+      say("stopped by a signal; deleting the job");
+      code = kExitStopped;
+      break;
+    case Outcome::Deleted:
+      error(fmt::format("job {} was deleted by someone else", name_));
+      code = kExitFailed;
+      break;
+    case Outcome::ApiError:
+      code = kExitApiError;
+      break;
+  }
+  if (!write_metrics() && code == kExitSucceeded) code = kExitFailed;
+  bool remove = outcome == Outcome::Stopped || (!o_.keep_job && outcome != Outcome::Deleted);
+  if (remove && !delete_job() && code == kExitSucceeded) code = kExitApiError;
+  return code;
+}
+
+}  // namespace
+
+std::optional<milliseconds> parse_duration(std::string_view text) {
+  if (text == "0") return milliseconds(0);
+  std::size_t i = 0;
+  std::int64_t n = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    if (n > 1'000'000'000) return std::nullopt;
+    n = n * 10 + (text[i] - '0');
+    ++i;
+  }
+  if (i == 0) return std::nullopt;
+  auto unit = text.substr(i);
+  if (unit == "ms") return milliseconds(n);
+  if (unit == "s") return milliseconds(n * 1000);
+  if (unit == "m") return milliseconds(n * 60'000);
+  if (unit == "h") return milliseconds(n * 3'600'000);
+  if (unit == "d") return milliseconds(n * 86'400'000);
+  return std::nullopt;
+}
+
+std::string job_name_for_step(std::string_view step_name) {
+  return lower_dns_label(step_name, kMaxJobName);
+}
+
+std::optional<LauncherOptions> parse_options(const std::vector<std::string>& args,
+                                             std::string& error, std::string& help) {
+  LauncherOptions o;
+  bool have_manifest = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      help = std::string(kUsage);
+      error.clear();
+      return std::nullopt;
+    }
+    if (arg == "--keep-job") {
+      o.keep_job = true;
+      continue;
+    }
+    std::string value;
+    auto eq = arg.find('=');
+    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      error = fmt::format("option '{}' needs a value", arg);
+      return std::nullopt;
+    }
+    auto duration = [&](milliseconds& slot) {
+      auto d = parse_duration(value);
+      if (!d) error = fmt::format("{} expects a duration (e.g. 90s, 30m, 4h, 2d, 0), got '{}'", arg, value);
+      else slot = *d;
+      return d.has_value();
+    };
+    if (arg == "--manifest") o.manifest = value, have_manifest = true;
+    else if (arg == "--bind") o.bind_args.push_back(value);
+    else if (arg == "--value") o.value_args.push_back(value);
+    else if (arg == "--metric") o.metric_args.push_back(value);
+    else if (arg == "--metric-value") o.metric_value_args.push_back(value);
+    else if (arg == "--metrics-file") o.metrics_file = value;
+    else if (arg == "--ui-metadata-file") o.ui_metadata_file = value;
+    else if (arg == "--tensorboard") o.tensorboard = value;
+    else if (arg == "--workflow-name") o.workflow_name = value;
+    else if (arg == "--step-name") o.step_name = value;
+    else if (arg == "--namespace") o.namespace_name = value;
+    else if (arg == "--kubeconfig") o.kubeconfig = value;
+    else if (arg == "--pending-timeout") { if (!duration(o.pending_timeout)) return std::nullopt; }
+    else if (arg == "--running-timeout") { if (!duration(o.running_timeout)) return std::nullopt; }
+    else if (arg == "--poll-interval") { if (!duration(o.poll_interval)) return std::nullopt; }
+    else if (arg == "--retry-delay") { if (!duration(o.retry_delay)) return std::nullopt; }
+    else if (arg == "--log-grace") { if (!duration(o.log_grace)) return std::nullopt; }
+    else {
+      error = fmt::format("unknown option '{}'", arg);
+      return std::nullopt;
+    }
+  }
+  if (!have_manifest) error = "missing --manifest";
+  else if (o.step_name.empty()) error = "missing --step-name";
+  if (!error.empty()) return std::nullopt;
+  return o;
+}
+
+int run_launcher(const LauncherOptions& options, KubeClient& client, std::ostream& out,
+                 std::ostream& err, const std::atomic<bool>& stop) {
+  Launcher launcher(options, client, out, err, stop);
+  return launcher.run();
+}
+
+}  // namespace pipec::runtime

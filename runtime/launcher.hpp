@@ -1,0 +1,69 @@
+#pragma once
+// The launcher: render the job, create or adopt it, follow it and its log, collect the
+// metrics, clean up, and return the exit code of docs/runtime.md.
+
+#include <atomic>
+#include <chrono>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pipec::runtime {
+
+class KubeClient;
+
+/// Exit codes (docs/runtime.md).
+enum ExitCode : int {
+  kExitSucceeded = 0,
+  kExitFailed = 1,
+  kExitBadArguments = 2,
+  kExitTimeout = 3,
+  kExitApiError = 4,
+  kExitStopped = 5,
+};
+
+struct LauncherOptions {
+  std::string manifest;
+  std::vector<std::string> bind_args, value_args;
+  std::vector<std::string> metric_args;        ///< `--metric SPEC`
+  std::vector<std::string> metric_value_args;  ///< `--metric-value NAME`
+  std::string metrics_file = "/tmp/outputs/mlpipeline-metrics.json";
+  std::string ui_metadata_file = "/tmp/outputs/mlpipeline-ui-metadata.json";
+  std::string tensorboard;
+  std::string workflow_name, step_name;
+  std::string pod_uid;  ///< from $POD_UID
+  std::chrono::milliseconds pending_timeout{0}, running_timeout{0};
+  bool keep_job = false;
+  std::string namespace_name;
+  std::string kubeconfig;
+  // Pacing, in ms so tests run fast (hidden options --poll-interval, --retry-delay).
+  std::chrono::milliseconds poll_interval{2000};
+  std::chrono::milliseconds retry_delay{1000};
+  std::chrono::milliseconds log_grace{10000};  ///< how long the log may lag the job's end
+  int watch_failures_before_polling = 5;
+  int api_retries = 5;  ///< attempts for a request answered with 5xx or not at all
+  int failure_log_lines = 20;
+};
+
+/// Parses a duration: `0`, `500ms`, `90s`, `30m`, `4h`, `2d`. Returns nullopt if malformed.
+[[nodiscard]] std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
+
+/// Parses the command line (without argv[0]). Returns nullopt with `error` set (exit 2),
+/// or with `error` empty when --help was asked (the usage is in `help`).
+[[nodiscard]] std::optional<LauncherOptions> parse_options(const std::vector<std::string>& args,
+                                                           std::string& error, std::string& help);
+
+/// The job name for a step: lower-case DNS-1035, at most kMaxJobName characters, a hash
+/// suffix when shortened, so `<name>-worker-NN` pod names stay valid.
+inline constexpr std::size_t kMaxJobName = 50;
+[[nodiscard]] std::string job_name_for_step(std::string_view step_name);
+
+/// Runs the launcher. Copies the training log to `out`, reports to `err`. `stop` is set
+/// by SIGTERM/SIGINT. Returns an ExitCode.
+[[nodiscard]] int run_launcher(const LauncherOptions& options, KubeClient& client,
+                               std::ostream& out, std::ostream& err,
+                               const std::atomic<bool>& stop);
+
+}  // namespace pipec::runtime

@@ -1,0 +1,48 @@
+// pipec-launcher: the process edge. Signals set a flag; everything else is run_launcher().
+#include <csignal>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+
+#include "runtime/kube_client.hpp"
+#include "runtime/launcher.hpp"
+
+namespace {
+std::atomic<bool> g_stop{false};
+extern "C" void on_signal(int) { g_stop = true; }
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace pipec::runtime;  // NOLINT: main only
+  try {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    std::string error, help;
+    auto options = parse_options(args, error, help);
+    if (!options) {
+      if (error.empty()) {
+        std::cout << help;
+        return kExitSucceeded;
+      }
+      std::cerr << "pipec-launcher: error: " << error << "\n"
+                << "Try 'pipec-launcher --help' for more information.\n";
+      return kExitBadArguments;
+    }
+    if (const char* uid = std::getenv("POD_UID")) options->pod_uid = uid;
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGINT, &sa, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+    auto config = load_kube_config(options->kubeconfig, InClusterPaths{}, error);
+    if (!config) {
+      std::cerr << "pipec-launcher: error: " << error << "\n";
+      return kExitApiError;
+    }
+    KubeClient client(std::move(*config));
+    return run_launcher(*options, client, std::cout, std::cerr, g_stop);
+  } catch (const std::exception& e) {
+    std::cerr << "pipec-launcher: internal error: " << e.what() << "\n";
+    return kExitApiError;
+  }
+}

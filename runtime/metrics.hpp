@@ -1,0 +1,77 @@
+#pragma once
+// Metric scraping from the training log as it flows, and KFP's metrics file.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pipec::runtime {
+
+enum class Aggregation { Last, Max, Min };
+
+/// One `--metric NAME[:FORMAT][:last|max|min]`.
+struct MetricSpec {
+  std::string name;      ///< as it appears in the log, e.g. `images/sec`
+  std::string reported;  ///< sanitised to KFP's rule, e.g. `images-sec`
+  std::string format = "RAW";  ///< RAW or PERCENTAGE
+  Aggregation aggregation = Aggregation::Last;
+};
+
+/// KFP's metric-name rule `^[a-zA-Z]([-_a-zA-Z0-9]{0,62}[a-zA-Z0-9])?$` applied to a log
+/// name: every run of other characters becomes one `-`, leading characters up to the
+/// first letter and trailing `-`/`_` are dropped, and the result is cut to 64 characters.
+/// Returns "" when no letter is left.
+[[nodiscard]] std::string sanitize_metric_name(std::string_view name);
+
+/// Parses a metric spec. Returns nullopt and sets `error` when malformed.
+[[nodiscard]] std::optional<MetricSpec> parse_metric_spec(std::string_view spec,
+                                                          std::string& error);
+
+/// Finds `name=value` and `name: value` (also `name = value`, `name:value`) for the given
+/// names in a log. A name is a whole token: it starts after a space, tab, `,;([{"'|`, `:` or
+/// `=` or the start of the line, so `train_loss=1` is not `loss`. A value is a decimal number
+/// with optional sign and exponent (`-0.5`, `+3`, `1e-3`, `.5`) followed by the end of the
+/// line, a space or `,;)]}"'%|`. NaN and infinities are dropped with a warning.
+class MetricScraper {
+ public:
+  explicit MetricScraper(std::vector<MetricSpec> specs);
+
+  /// Feeds the next bytes of the log. Lines may be split anywhere between calls.
+  void feed(std::string_view bytes);
+  /// Feeds one whole line (without its newline).
+  void feed_line(std::string_view line) { scan(line); }
+  /// Scans what is left of an unterminated last line.
+  void finish();
+
+  const std::vector<MetricSpec>& specs() const { return specs_; }
+  /// The collected value of specs()[i], if any was seen.
+  std::optional<double> value(std::size_t i) const { return values_[i]; }
+  /// Warnings since the last call (non-finite values), each once per metric.
+  std::vector<std::string> take_warnings();
+
+  /// KFP's metrics document: `{"metrics":[{"name":..,"numberValue":..,"format":..}]}` with
+  /// the metrics that have a value, in spec order.
+  std::string metrics_json() const;
+
+ private:
+  void scan(std::string_view region);
+  void candidate(const char* begin, const char* sep, const char* end);
+  void record(std::size_t index, double v);
+
+  std::vector<MetricSpec> specs_;
+  std::vector<std::optional<double>> values_;
+  std::vector<bool> warned_;
+  std::vector<std::string> warnings_;
+  std::uint64_t length_mask_ = 0;  // bit n set: some name has length n (n < 64)
+  bool long_names_ = false;        // some name is 64 characters or longer
+  std::string carry_;              // an incomplete line between feed() calls
+};
+
+/// Writes `content` to `path` atomically (temporary file in the same folder, fsync,
+/// rename), creating the folder. Returns false and sets `error` on failure.
+[[nodiscard]] bool write_file_atomically(const std::string& path, std::string_view content,
+                                         std::string& error);
+
+}  // namespace pipec::runtime
