@@ -1,0 +1,474 @@
+// parse(): the facade over the X3 grammar. Expects a file held by `sources`.
+// Guarantees: X3's exceptions never leave this file; every syntax error is one
+// located diagnostic; on success every StringLit has its `parts` and every param,
+// op and pipeline its doc comment.
+#include "compiler/syntax/parser.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/spirit/home/x3.hpp>
+#include <fmt/format.h>
+
+#include "compiler/syntax/config.hpp"
+#include "compiler/syntax/module.hpp"
+
+namespace pipec::syntax {
+
+namespace x3 = boost::spirit::x3;
+
+namespace {
+
+bool is_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+SourceRange range_in(FileId file, std::size_t begin, std::size_t end) {
+  return SourceRange{file, static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end)};
+}
+
+// Reports the first byte that is not valid UTF-8, or a NUL byte. Returns false then.
+bool check_encoding(std::string_view text, FileId file, Diagnostics& diags) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0) {
+      diags.error(range_in(file, i, i + 1), "source contains a NUL byte");
+      return false;
+    }
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool ok = len > 0 && i + len <= text.size();
+    std::uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      auto cc = static_cast<unsigned char>(text[i + k]);
+      if ((cc >> 6) != 0x2) ok = false;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are invalid too.
+    if (ok && ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+               (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff))
+      ok = false;
+    if (!ok) {
+      diags.error(range_in(file, i, i + 1), fmt::format("invalid UTF-8 byte 0x{:02x}", c));
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+// The grammar recurses once per bracket, `not` and `else if`; this scan bounds that
+// depth before X3 runs, so deep input gets an error instead of overflowing the stack.
+bool check_nesting(std::string_view text, FileId file, Diagnostics& diags) {
+  int depth = 0;
+  int not_run = 0;
+  std::vector<int> else_if_chain(1, 0);
+  std::string_view prev_word;
+  std::size_t i = 0;
+  auto too_deep = [&](std::size_t at, std::size_t len) {
+    diags.error(range_in(file, at, at + len),
+                fmt::format("nesting deeper than {} levels", kMaxNesting));
+    return false;
+  };
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      ++i;
+      continue;
+    }
+    if (c == '"') {
+      bool triple = text.substr(i, 3) == "\"\"\"";
+      i += triple ? 3 : 1;
+      while (i < text.size()) {
+        if (text[i] == '\\') {
+          i += 2;
+        } else if (triple ? text.substr(i, 3) == "\"\"\"" : (text[i] == '"' || text[i] == '\n')) {
+          i += triple ? 3 : 1;
+          break;
+        } else {
+          ++i;
+        }
+      }
+      not_run = 0;
+      prev_word = {};
+      continue;
+    }
+    if (is_ident_char(c)) {
+      std::size_t start = i;
+      while (i < text.size() && is_ident_char(text[i])) ++i;
+      std::string_view word = text.substr(start, i - start);
+      if (word == "not") {
+        if (depth + ++not_run > kMaxNesting) return too_deep(start, i - start);
+      } else {
+        not_run = 0;
+      }
+      int& chain = else_if_chain.back();
+      if (word == "if" && prev_word == "else") {
+        if (depth + ++chain > kMaxNesting) return too_deep(start, i - start);
+      } else if (word == "if" || word == "step" || word == "param" || word == "for" ||
+                 word == "finally" || word == "description") {
+        chain = 0;
+      }
+      prev_word = word;
+      continue;
+    }
+    not_run = 0;
+    prev_word = {};
+    if (c == '(' || c == '[' || c == '{') {
+      if (++depth > kMaxNesting) return too_deep(i, 1);
+      else_if_chain.push_back(0);
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+      else_if_chain.pop_back();
+    }
+    ++i;
+  }
+  return true;
+}
+
+std::size_t skip_space_and_comments(std::string_view text, std::size_t i) {
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      ++i;
+    } else if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+// X3 names literals "'x'" (chars) or "\"x\"" (strings); diagnostics quote with '.
+std::string describe(const std::string& which) {
+  if (which.size() >= 2 && which.front() == '"' && which.back() == '"')
+    return "'" + which.substr(1, which.size() - 2) + "'";
+  return which;
+}
+
+void report_expectation(std::string_view text, FileId file, std::size_t where,
+                        const std::string& which, Diagnostics& diags) {
+  // On Boost 1.74 where() is before the whitespace that the expected parser would
+  // have skipped; a string's closing quote is inside a lexeme, so nothing is skipped.
+  if (which.find("close the string") == std::string::npos &&
+      which.find("end of the line") == std::string::npos)
+    where = skip_space_and_comments(text, where);
+  std::string expected = describe(which);
+  if (where >= text.size()) {
+    diags.error(range_in(file, text.size(), text.size()),
+                fmt::format("unexpected end of file, expected {}", expected));
+    return;
+  }
+  std::size_t end = where + 1;
+  if (is_ident_char(text[where])) {
+    while (end < text.size() && is_ident_char(text[end])) ++end;
+  } else {
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80) ++end;
+  }
+  if (text[where] == '\n' || text[where] == '\r') end = where;
+  diags.error(range_in(file, where, end), fmt::format("expected {}", expected));
+}
+
+//// String decoding ///////////////////////////////////////////////////////
+
+struct Char {
+  char c;
+  std::uint32_t offset;
+};
+
+bool is_blank(const std::vector<Char>& line) {
+  return std::all_of(line.begin(), line.end(),
+                     [](const Char& ch) { return ch.c == ' ' || ch.c == '\t' || ch.c == '\r'; });
+}
+
+// The characters of a literal between its quotes, with the indentation common to
+// its lines and its blank first and last lines removed for `"""`.
+std::vector<Char> literal_chars(const ast::StringLit& lit) {
+  const std::string& raw = lit.raw;
+  bool triple = raw.size() >= 6 && raw.compare(0, 3, "\"\"\"") == 0;
+  std::size_t quote = triple ? 3 : 1;
+  std::vector<Char> chars;
+  for (std::size_t i = quote; i + quote < raw.size() + 0 && i < raw.size() - quote; ++i)
+    chars.push_back({raw[i], static_cast<std::uint32_t>(lit.range.begin + i)});
+  if (!triple) return chars;
+
+  std::vector<std::vector<Char>> lines(1);
+  std::vector<Char> newlines;
+  for (const Char& ch : chars) {
+    if (ch.c == '\n') {
+      newlines.push_back(ch);
+      lines.emplace_back();
+    } else {
+      lines.back().push_back(ch);
+    }
+  }
+  std::size_t first = 0, last = lines.size();
+  if (lines.size() > 1 && is_blank(lines.front())) first = 1;
+  if (last - first > 1 && is_blank(lines.back())) --last;
+  std::size_t indent = SIZE_MAX;
+  for (std::size_t l = first; l < last; ++l) {
+    if (is_blank(lines[l])) continue;
+    std::size_t n = 0;
+    while (n < lines[l].size() && (lines[l][n].c == ' ' || lines[l][n].c == '\t')) ++n;
+    indent = std::min(indent, n);
+  }
+  if (indent == SIZE_MAX) indent = 0;
+  std::vector<Char> out;
+  for (std::size_t l = first; l < last; ++l) {
+    if (l > first) out.push_back(newlines[l - 1]);
+    if (is_blank(lines[l])) continue;
+    out.insert(out.end(), lines[l].begin() + static_cast<std::ptrdiff_t>(indent), lines[l].end());
+  }
+  return out;
+}
+
+bool decode_string(ast::StringLit& lit, Diagnostics& diags) {
+  FileId file = lit.range.file;
+  std::vector<Char> chars = literal_chars(lit);
+  bool ok = true;
+  ast::StringPart text_part;
+  auto flush = [&] {
+    if (!text_part.text.empty()) lit.parts.push_back(std::move(text_part));
+    text_part = {};
+  };
+  auto add_text = [&](char c, std::uint32_t begin, std::uint32_t end) {
+    if (text_part.text.empty()) text_part.range = SourceRange{file, begin, end};
+    text_part.text += c;
+    text_part.range.end = end;
+  };
+  std::size_t i = 0;
+  while (i < chars.size()) {
+    const Char& ch = chars[i];
+    if (ch.c == '\\' && i + 1 < chars.size()) {
+      char e = chars[i + 1].c;
+      char out = e == 'n' ? '\n' : e == 't' ? '\t' : e == '"' ? '"' : e == '\\' ? '\\' : e == '$' ? '$' : 0;
+      if (out == 0) {
+        std::string shown = e == '\n' ? "\\n" : std::string(1, e);
+        diags.error(SourceRange{file, ch.offset, chars[i + 1].offset + 1},
+                    fmt::format("unknown escape sequence '\\{}' (use \\\" \\\\ \\n \\t or \\$)",
+                                e == '\n' ? std::string("<newline>") : shown));
+        ok = false;
+      } else {
+        add_text(out, ch.offset, chars[i + 1].offset + 1);
+      }
+      i += 2;
+      continue;
+    }
+    if (ch.c == '$' && i + 1 < chars.size() && chars[i + 1].c == '{') {
+      flush();
+      ast::StringPart ref;
+      ref.is_ref = true;
+      std::size_t j = i + 2;
+      auto read_name = [&](ast::Identifier& id) {
+        std::size_t start = j;
+        if (j < chars.size() && is_ident_char(chars[j].c) && !(chars[j].c >= '0' && chars[j].c <= '9'))
+          while (j < chars.size() && is_ident_char(chars[j].c)) id.name += chars[j++].c;
+        if (j == start) return false;
+        id.range = SourceRange{file, chars[start].offset, chars[j - 1].offset + 1};
+        return true;
+      };
+      auto fail = [&](std::string message) {
+        std::uint32_t at = j < chars.size() ? chars[j].offset : lit.range.end - 1;
+        diags.error(SourceRange{file, at, at + 1}, std::move(message));
+        ok = false;
+        // Resume after the closing brace, if there is one.
+        while (j < chars.size() && chars[j].c != '}' && chars[j].c != '"') ++j;
+        i = j < chars.size() && chars[j].c == '}' ? j + 1 : j;
+      };
+      if (!read_name(ref.head)) {
+        fail("expected a name after '${' (e.g. ${batch_size} or ${train.model})");
+        continue;
+      }
+      if (j < chars.size() && chars[j].c == '.') {
+        ++j;
+        ast::Identifier field;
+        if (!read_name(field)) {
+          fail("expected a name after '.' in '${...}'");
+          continue;
+        }
+        ref.field = std::move(field);
+      }
+      if (j >= chars.size() || chars[j].c != '}') {
+        fail("expected '}' to close '${'");
+        continue;
+      }
+      ref.range = SourceRange{file, ch.offset, chars[j].offset + 1};
+      lit.parts.push_back(std::move(ref));
+      i = j + 1;
+      continue;
+    }
+    add_text(ch.c, ch.offset, ch.offset + 1);
+    ++i;
+  }
+  flush();
+  return ok;
+}
+
+//// Walking the tree after parsing ////////////////////////////////////////
+
+// The `##` lines right above the line where a declaration starts, without the
+// markers; "" when there are none or the declaration does not start its line.
+std::string doc_before(std::string_view text, std::uint32_t offset) {
+  std::size_t line_start = offset;
+  while (line_start > 0 && text[line_start - 1] != '\n') --line_start;
+  for (std::size_t k = line_start; k < offset; ++k)
+    if (text[k] != ' ' && text[k] != '\t') return "";
+  std::vector<std::string_view> lines;
+  std::size_t end = line_start;
+  while (end > 0) {
+    std::size_t begin = end - 1;
+    while (begin > 0 && text[begin - 1] != '\n') --begin;
+    std::string_view line = text.substr(begin, end - 1 - begin);
+    std::size_t k = line.find_first_not_of(" \t");
+    if (k == std::string_view::npos || line.substr(k, 2) != "##") break;
+    line.remove_prefix(k + 2);
+    if (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    lines.push_back(line);
+    end = begin;
+  }
+  std::string doc;
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (!doc.empty()) doc += '\n';
+    doc += *it;
+  }
+  return doc;
+}
+
+class Finisher {
+ public:
+  Finisher(std::string_view text, Diagnostics& diags) : text_(text), diags_(diags) {}
+  bool ok() const { return ok_; }
+
+  void operator()(ast::StringLit& s) { ok_ = decode_string(s, diags_) && ok_; }
+  void operator()(ast::NumberLit&) {}
+  void operator()(ast::BoolLit&) {}
+  void operator()(ast::Identifier&) {}
+  void operator()(ast::Reference&) {}
+  void operator()(ast::ListExpr& l) {
+    for (auto& e : l.items) expr(e);
+  }
+  void operator()(ast::MapExpr& m) {
+    for (auto& e : m.entries) {
+      boost::apply_visitor(*this, e.key);
+      expr(e.value);
+    }
+  }
+  void operator()(ast::OrExpr& e) {
+    expr(e.first);
+    for (auto& r : e.rest) expr(r);
+  }
+  void operator()(ast::AndExpr& e) {
+    expr(e.first);
+    for (auto& r : e.rest) expr(r);
+  }
+  void operator()(ast::NotExpr& e) { expr(e.operand); }
+  void operator()(ast::CompareExpr& e) {
+    expr(e.lhs);
+    if (e.tail) expr(e.tail->rhs);
+  }
+  template <typename T>
+  void operator()(x3::forward_ast<T>& f) {
+    (*this)(f.get());
+  }
+  void expr(ast::Expression& e) { boost::apply_visitor(*this, e); }
+
+  void operator()(ast::Description& d) { (*this)(d.text); }
+  void operator()(ast::ParamDecl& p) {
+    p.doc = doc_before(text_, p.range.begin);
+    if (p.constraint) {
+      expr(p.constraint->low);
+      if (p.constraint->high) expr(*p.constraint->high);
+    }
+    if (p.default_value) expr(*p.default_value);
+  }
+  void operator()(ast::StepDecl& s) {
+    for (auto& a : s.args) expr(a.value);
+  }
+  void operator()(ast::IfStmt& s) {
+    expr(s.condition);
+    block(s.then_block);
+    if (s.else_block) block(*s.else_block);
+  }
+  void operator()(ast::ForStmt& s) {
+    expr(s.items);
+    block(s.body);
+  }
+  void operator()(ast::FinallyStmt& s) { block(s.body); }
+  void block(ast::Block& b) {
+    for (auto& s : b.statements) boost::apply_visitor(*this, s);
+  }
+  void operator()(ast::UseDecl& u) { boost::apply_visitor(*this, u.target); }
+  void operator()(ast::OpDecl& o) {
+    o.doc = doc_before(text_, o.range.begin);
+    for (auto& p : o.params) {
+      p.doc = doc_before(text_, p.range.begin);
+      if (p.default_value) expr(*p.default_value);
+    }
+    for (auto& out : o.outputs) out.doc = doc_before(text_, out.range.begin);
+    if (o.body)
+      for (auto& f : o.body->fields) expr(f.value);
+  }
+  void operator()(ast::PipelineDecl& p) {
+    p.doc = doc_before(text_, p.range.begin);
+    block(p.body);
+  }
+
+ private:
+  std::string_view text_;
+  Diagnostics& diags_;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+std::optional<ast::Module> parse(const SourceManager& sources, FileId file, Diagnostics& diags) {
+  std::string_view text = sources.text(file);
+  if (!check_encoding(text, file, diags) || !check_nesting(text, file, diags)) return std::nullopt;
+
+  grammar::Positions positions{file, text.data()};
+  ast::Module module;
+  module.file = file;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  try {
+    bool ok = x3::phrase_parse(
+        first, last, x3::with<grammar::position_tag>(std::ref(positions))[module_rule()],
+        grammar::skipper, module.decls);
+    if (!ok || first != last) {
+      report_expectation(text, file, static_cast<std::size_t>(first - text.data()),
+                         "'use', 'op' or 'pipeline'", diags);
+      return std::nullopt;
+    }
+  } catch (const x3::expectation_failure<const char*>& failure) {
+    report_expectation(text, file, static_cast<std::size_t>(failure.where() - text.data()),
+                       failure.which(), diags);
+    return std::nullopt;
+  }
+  Finisher finisher(text, diags);
+  for (auto& decl : module.decls) boost::apply_visitor(finisher, decl);
+  if (!finisher.ok()) return std::nullopt;
+  return module;
+}
+
+bool ast::StringLit::is_plain() const {
+  return std::none_of(parts.begin(), parts.end(), [](const StringPart& p) { return p.is_ref; });
+}
+
+std::string ast::StringLit::text() const {
+  std::string out;
+  for (const auto& p : parts)
+    if (!p.is_ref) out += p.text;
+  return out;
+}
+
+}  // namespace pipec::syntax
