@@ -151,11 +151,31 @@ std::string rfc3339_seconds(std::int64_t seconds) {
                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
+// Safe reads of API objects: a missing key or a wrong type reads as null / "" / 0.
+const json& at(const json& j, const char* key) {
+  static const json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+template <typename... Keys>
+const json& at(const json& j, const char* key, Keys... rest) {
+  return at(at(j, key), rest...);
+}
+std::string text(const json& j, const char* key) {
+  const json& v = at(j, key);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+long long integer(const json& j, const char* key) {
+  const json& v = at(j, key);
+  return v.is_number_integer() ? v.get<long long>() : 0;
+}
+
 std::string status_message(const HttpResponse& r) {
   if (r.status == 0) return r.error;
   json body = json::parse(r.body, nullptr, false);
-  if (body.is_object() && body.contains("message") && body["message"].is_string())
-    return fmt::format("{} ({})", body["message"].get<std::string>(), r.status);
+  if (!text(body, "message").empty())
+    return fmt::format("{} ({})", text(body, "message"), r.status);
   return fmt::format("HTTP {}", r.status);
 }
 
@@ -302,7 +322,7 @@ bool Launcher::prepare() {
   if (kind == "MPIJob") kind_ = {"mpijobs", "mpiReplicaSpecs", "launcher", false};
   if (kind == "TFJob") kind_ = {"tfjobs", "tfReplicaSpecs", "worker", true};
   if (kind == "PyTorchJob") kind_ = {"pytorchjobs", "pytorchReplicaSpecs", "worker", true};
-  const json& replicas = job_["spec"][kind_.replica_map];
+  const json& replicas = at(job_, "spec", kind_.replica_map.c_str());
   if (kind == "TFJob" && replicas.contains("Chief")) kind_.leader_type = "chief", kind_.leader_index = false;
   else if (kind != "MPIJob" && replicas.contains("Master")) kind_.leader_type = "master", kind_.leader_index = false;
 
@@ -334,15 +354,15 @@ bool Launcher::prepare() {
 bool Launcher::write_ui_metadata() {
   if (o_.tensorboard.empty()) return true;
   // Find the data volume whose mount holds the log directory.
-  const json& replicas = job_["spec"][kind_.replica_map];
+  const json& replicas = at(job_, "spec", kind_.replica_map.c_str());
   for (const auto& [type, replica] : replicas.items()) {
-    const json& spec = replica["template"]["spec"];
+    const json& spec = at(replica, "template", "spec");
     if (!spec.contains("containers")) continue;
-    for (const auto& container : spec["containers"]) {
+    for (const auto& container : at(spec, "containers")) {
       if (!container.contains("volumeMounts")) continue;
-      for (const auto& mount : container["volumeMounts"]) {
-        auto vname = mount.value("name", std::string());
-        auto path = mount.value("mountPath", std::string());
+      for (const auto& mount : at(container, "volumeMounts")) {
+        auto vname = text(mount, "name");
+        auto path = text(mount, "mountPath");
         if (vname.rfind("data-", 0) != 0) continue;
         while (path.size() > 1 && path.back() == '/') path.pop_back();
         const auto& tb = o_.tensorboard;
@@ -351,8 +371,8 @@ bool Launcher::write_ui_metadata() {
         std::string sub = tb.substr(path.size());
         while (!sub.empty() && sub.front() == '/') sub.erase(sub.begin());
         json volume;
-        for (const auto& v : spec.value("volumes", json::array()))
-          if (v.value("name", std::string()) == vname) volume = v;
+        for (const auto& v : at(spec, "volumes"))
+          if (text(v, "name") == vname) volume = v;
         if (volume.is_null()) continue;
         json doc = {{"version", 1},
                     {"outputs",
@@ -391,8 +411,7 @@ std::optional<int> Launcher::create_or_adopt() {
     }
     json existing = json::parse(g.body, nullptr, false);
     std::string step;
-    if (existing.is_object() && existing["metadata"]["labels"].is_object())
-      step = existing["metadata"]["labels"].value("pipelines.kubeflow.org/step", std::string());
+    step = text(at(existing, "metadata", "labels"), "pipelines.kubeflow.org/step");
     if (step != label_value(o_.step_name)) {
       error(fmt::format("{} '{}' already exists in namespace '{}' and belongs to another step "
                         "(label pipelines.kubeflow.org/step is '{}')",
@@ -408,16 +427,16 @@ std::optional<int> Launcher::create_or_adopt() {
 }
 
 std::string job_phase(const json& job, std::string* reason) {
-  const json& conds = job["status"]["conditions"];
+  const json& conds = at(job, "status", "conditions");
   if (!conds.is_array()) return "Pending";
   std::string phase = "Pending";
   for (const auto& c : conds) {
-    if (!c.is_object() || c.value("status", std::string()) != "True") continue;
-    auto type = c.value("type", std::string());
+    if (text(c, "status") != "True") continue;
+    auto type = text(c, "type");
     if (type == "Failed" || type == "Succeeded") {
       if (reason) {
-        auto why = c.value("reason", std::string());
-        auto msg = c.value("message", std::string());
+        auto why = text(c, "reason");
+        auto msg = text(c, "message");
         *reason = why.empty() ? msg : msg.empty() ? why : why + ": " + msg;
       }
       return type;
@@ -468,7 +487,7 @@ Launcher::Outcome Launcher::follow() {
       if (r.ok()) {
         json obj = json::parse(r.body, nullptr, false);
         if (obj.is_object()) {
-          rv = obj["metadata"].value("resourceVersion", std::string());
+          rv = text(at(obj, "metadata"), "resourceVersion");
           if (auto o = observe(obj)) return *o;
         }
       } else if (!transient(r)) {
@@ -502,19 +521,19 @@ Launcher::Outcome Launcher::follow() {
             buffer.erase(0, nl + 1);
             if (line.empty()) continue;
             json ev = json::parse(line, nullptr, false);
-            if (!ev.is_object() || !ev["type"].is_string() || !ev["object"].is_object()) {
+            if (text(ev, "type").empty() || !at(ev, "object").is_object()) {
               bad_event = true;
               return false;
             }
             ++events;
-            auto type = ev["type"].get<std::string>();
-            const json& obj = ev["object"];
+            auto type = text(ev, "type");
+            const json& obj = at(ev, "object");
             if (type == "ERROR") {
-              if (obj.value("code", 0) == 410) gone = true;
+              if (integer(obj, "code") == 410) gone = true;
               else bad_event = true;
               return false;
             }
-            rv = obj["metadata"].value("resourceVersion", rv);
+            if (auto v = text(at(obj, "metadata"), "resourceVersion"); !v.empty()) rv = v;
             if (type == "DELETED") {
               result = Outcome::Deleted;
               return false;
@@ -569,25 +588,24 @@ std::optional<std::pair<std::string, std::string>> Launcher::find_leader_pod() {
     return std::nullopt;
   }
   json list = json::parse(r.body, nullptr, false);
-  if (!list.is_object() || !list["items"].is_array()) return std::nullopt;
+  if (!at(list, "items").is_array()) return std::nullopt;
   const json* best = nullptr;
   auto key = [](const json& p) {
-    return std::pair{p["metadata"].value("creationTimestamp", std::string()),
-                     p["metadata"].value("name", std::string())};
+    return std::pair{text(at(p, "metadata"), "creationTimestamp"), text(at(p, "metadata"), "name")};
   };
-  for (const auto& p : list["items"])
+  for (const auto& p : at(list, "items"))
     if (p.is_object() && (!best || key(p) > key(*best))) best = &p;
   if (!best) return std::nullopt;
   std::string container;
-  const json& containers = (*best)["spec"]["containers"];
+  const json& containers = at(*best, "spec", "containers");
   if (containers.is_array()) {
     for (const auto& c : containers) {
-      auto n = c.value("name", std::string());
+      auto n = text(c, "name");
       if (n == "tensorflow" || n == "pytorch") container = n;
     }
-    if (container.empty() && !containers.empty()) container = containers[0].value("name", "");
+    if (container.empty() && !containers.empty()) container = text(containers[0], "name");
   }
-  return std::pair{(*best)["metadata"].value("name", std::string()), container};
+  return std::pair{text(at(*best, "metadata"), "name"), container};
 }
 
 void Launcher::emit_log_line(std::string_view line) {
@@ -676,29 +694,28 @@ void Launcher::report_failure() {
                                               url_encode("training.kubeflow.org/job-name=" + name_)));
   if (!r.ok()) return;
   json list = json::parse(r.body, nullptr, false);
-  if (!list.is_object() || !list["items"].is_array()) return;
+  if (!at(list, "items").is_array()) return;
   // The failing pod: a failed phase or a container that ended with a non-zero code.
   const json* pod = nullptr;
   std::string container;
   bool previous = false;
-  for (const auto& p : list["items"]) {
-    bool leader = p["metadata"]["labels"].is_object() &&
-                  p["metadata"]["labels"].value("training.kubeflow.org/replica-type", "") ==
-                      kind_.leader_type;
-    for (const auto& cs : p["status"].value("containerStatuses", json::array())) {
+  for (const auto& p : at(list, "items")) {
+    bool leader = text(at(p, "metadata", "labels"), "training.kubeflow.org/replica-type") ==
+                  kind_.leader_type;
+    for (const auto& cs : at(p, "status", "containerStatuses")) {
       for (const char* state : {"state", "lastState"}) {
-        const json& term = cs[state]["terminated"];
-        if (term.is_object() && term.value("exitCode", 0) != 0 && (!pod || leader)) {
+        const json& term = at(cs, state, "terminated");
+        if (integer(term, "exitCode") != 0 && (!pod || leader)) {
           pod = &p;
-          container = cs.value("name", "");
-          previous = std::string_view(state) == "lastState" && !cs["state"].contains("terminated");
+          container = text(cs, "name");
+          previous = std::string_view(state) == "lastState" && at(cs, "state", "terminated").is_null();
         }
       }
     }
-    if (!pod && p["status"].value("phase", "") == "Failed") pod = &p;
+    if (!pod && text(at(p, "status"), "phase") == "Failed") pod = &p;
   }
   if (!pod) return;
-  auto pod_name = (*pod)["metadata"].value("name", std::string());
+  auto pod_name = text(at(*pod, "metadata"), "name");
   std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?tailLines={}", ns_,
                                  url_encode(pod_name), o_.failure_log_lines);
   if (!container.empty()) path += "&container=" + url_encode(container);
@@ -844,8 +861,17 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
       o.keep_job = true;
       continue;
     }
+    static const std::set<std::string_view> kValued = {
+        "--manifest", "--bind", "--value", "--metric", "--metric-value", "--metrics-file",
+        "--ui-metadata-file", "--tensorboard", "--workflow-name", "--step-name", "--namespace",
+        "--kubeconfig", "--pending-timeout", "--running-timeout", "--poll-interval",
+        "--retry-delay", "--log-grace"};
     std::string value;
     auto eq = arg.find('=');
+    if (!kValued.count(std::string_view(arg).substr(0, arg.rfind("--", 0) == 0 ? eq : std::string::npos))) {
+      error = fmt::format("unknown option '{}'", arg.substr(0, eq));
+      return std::nullopt;
+    }
     if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);

@@ -1,0 +1,382 @@
+#include "tests/runtime/fake_kube.hpp"
+
+#include <ctime>
+#include <regex>
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+namespace pipec::runtime::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string status_json(int code, const std::string& reason, const std::string& message) {
+  return json{{"kind", "Status"},   {"apiVersion", "v1"}, {"metadata", json::object()},
+              {"status", "Failure"}, {"message", message}, {"reason", reason},
+              {"code", code}}
+      .dump();
+}
+
+void send_status(httplib::Response& res, int code, const std::string& reason,
+                 const std::string& message) {
+  res.status = code;
+  res.set_content(status_json(code, reason, message), "application/json");
+}
+
+// Go's RFC3339Nano: trailing zeros of the fraction are dropped.
+std::string rfc3339_nano(std::int64_t sec, std::int32_t nanos) {
+  std::time_t t = static_cast<std::time_t>(sec);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::string out = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", tm.tm_year + 1900,
+                                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  if (nanos) {
+    std::string frac = fmt::format("{:09}", nanos);
+    while (frac.back() == '0') frac.pop_back();
+    out += "." + frac;
+  }
+  return out + "Z";
+}
+
+std::optional<std::int64_t> parse_rfc3339_seconds(const std::string& s) {
+  std::tm tm{};
+  if (s.size() < 20 || !strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm)) return std::nullopt;
+  return static_cast<std::int64_t>(timegm(&tm));
+}
+
+bool labels_match(const json& labels, const std::string& selector) {
+  std::size_t start = 0;
+  while (start <= selector.size()) {
+    auto comma = selector.find(',', start);
+    auto term = selector.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    auto eq = term.find('=');
+    if (eq == std::string::npos) return false;
+    auto key = term.substr(0, eq), value = term.substr(eq + 1);
+    if (!labels.is_object() || labels.value(key, std::string("\x01")) != value) return false;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+FakeKube::FakeKube() : server_(std::make_unique<httplib::Server>()) {
+  // Followed streams hold a worker each; leave room for several at once.
+  server_->new_task_queue = [] { return new httplib::ThreadPool(32); };
+  server_->set_keep_alive_max_count(1);
+  routes();
+  port_ = server_->bind_to_any_port("127.0.0.1");
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  while (!server_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+FakeKube::~FakeKube() {
+  stopping_ = true;
+  changed_.notify_all();
+  server_->stop();
+  thread_.join();
+}
+
+void FakeKube::emit(const std::string& type, json& object) {
+  object["metadata"]["resourceVersion"] = std::to_string(++rv_);
+  events_.push_back({rv_, type, object});
+  changed_.notify_all();
+}
+
+void FakeKube::routes() {
+  auto& s = *server_;
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    std::string line = req.method + " " + req.path;
+    std::string query;
+    for (const auto& [k, v] : req.params) query += (query.empty() ? "?" : "&") + k + "=" + v;
+    std::string token = req.get_header_value("Authorization");
+    {
+      std::lock_guard lock(mutex_);
+      requests_.push_back(line + query);
+      tokens_.push_back(token);
+    }
+    if (!required_token.empty() && token != "Bearer " + required_token) {
+      send_status(res, 401, "Unauthorized", "Unauthorized");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+
+  const std::string jobs = R"(/apis/kubeflow\.org/(v1|v2beta1)/namespaces/([^/]+)/(mpijobs|tfjobs|pytorchjobs))";
+
+  s.Post(jobs, [this](const httplib::Request& req, httplib::Response& res) {
+    if (int d = create_delay_ms.load()) std::this_thread::sleep_for(std::chrono::milliseconds(d));
+    std::string plural = req.matches[3], ns = req.matches[2];
+    json job = json::parse(req.body, nullptr, false);
+    std::string name = job.is_object() ? job["metadata"].value("name", std::string()) : "";
+    int forced = create_status.load();
+    if (forced == 403) {
+      return send_status(res, 403, "Forbidden",
+                         fmt::format("{}.kubeflow.org is forbidden: User "
+                                     "\"system:serviceaccount:{}:pipeline-runner\" cannot create "
+                                     "resource \"{}\" in API group \"kubeflow.org\" in the "
+                                     "namespace \"{}\"",
+                                     plural, ns, plural, ns));
+    }
+    if (forced) return send_status(res, forced, "InternalError", "forced failure");
+    std::lock_guard lock(mutex_);
+    if (jobs_.count(name))
+      return send_status(res, 409, "AlreadyExists",
+                         fmt::format("{}.kubeflow.org \"{}\" already exists", plural, name));
+    job["metadata"]["uid"] = fmt::format("uid-{}", name);
+    job["metadata"]["creationTimestamp"] = rfc3339_nano(log_sec_, 0);
+    job["status"] = json::object();
+    emit("ADDED", job);
+    jobs_[name] = job;
+    plurals_[name] = plural;
+    res.status = 201;
+    res.set_content(job.dump(), "application/json");
+  });
+
+  s.Get(jobs, [this](const httplib::Request& req, httplib::Response& res) {
+    if (req.get_param_value("watch") != "true") {
+      std::lock_guard lock(mutex_);
+      json list = {{"kind", "List"}, {"metadata", {{"resourceVersion", std::to_string(rv_)}}},
+                   {"items", json::array()}};
+      for (auto& [n, j] : jobs_) list["items"].push_back(j);
+      res.set_content(list.dump(), "application/json");
+      return;
+    }
+    if (watch_broken || watch_500s.fetch_sub(1) > 0)
+      return send_status(res, 500, "InternalError", "etcdserver: request timed out");
+    auto since = std::make_shared<std::uint64_t>(0);
+    auto rv_text = req.get_param_value("resourceVersion");
+    if (!rv_text.empty()) *since = std::stoull(rv_text);
+    std::string field = req.get_param_value("fieldSelector");
+    std::string name = field.rfind("metadata.name=", 0) == 0 ? field.substr(14) : "";
+    auto sent = std::make_shared<int>(0);
+    auto started = std::chrono::steady_clock::now();
+    res.set_chunked_content_provider(
+        "application/json", [this, since, sent, name, started](std::size_t, httplib::DataSink& sink) {
+          std::unique_lock lock(mutex_);
+          for (const auto& ev : events_) {
+            if (ev.rv <= *since) continue;
+            if (!name.empty() && ev.object["metadata"].value("name", "") != name) continue;
+            int drop = drop_watch_after.load();
+            if (drop >= 0 && *sent >= drop) {
+              drop_watch_after = -1;
+              return false;  // the connection drops in the middle of the watch
+            }
+            std::string line = json{{"type", ev.type}, {"object", ev.object}}.dump() + "\n";
+            *since = ev.rv;
+            ++*sent;
+            if (!sink.write(line.data(), line.size())) return false;
+            if (ev.type == "DELETED") {
+              sink.done();
+              return true;
+            }
+          }
+          if (stopping_ || std::chrono::steady_clock::now() - started > std::chrono::seconds(20)) {
+            sink.done();
+            return true;
+          }
+          changed_.wait_for(lock, std::chrono::milliseconds(50));
+          return true;
+        });
+  });
+
+  s.Get(jobs + "/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard lock(mutex_);
+    auto it = jobs_.find(req.matches[4]);
+    if (it == jobs_.end())
+      return send_status(res, 404, "NotFound",
+                         fmt::format("{}.kubeflow.org \"{}\" not found", std::string(req.matches[3]),
+                                     std::string(req.matches[4])));
+    res.set_content(it->second.dump(), "application/json");
+  });
+
+  s.Delete(jobs + "/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard lock(mutex_);
+    auto it = jobs_.find(req.matches[4]);
+    if (it == jobs_.end())
+      return send_status(res, 404, "NotFound", "not found");
+    json job = it->second;
+    jobs_.erase(it);
+    emit("DELETED", job);
+    res.set_content(json{{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Success"}}.dump(),
+                    "application/json");
+  });
+
+  s.Get(R"(/api/v1/namespaces/([^/]+)/pods)", [this](const httplib::Request& req,
+                                                     httplib::Response& res) {
+    if (pods_403.fetch_sub(1) > 0)
+      return send_status(res, 403, "Forbidden", "pods is forbidden");
+    std::lock_guard lock(mutex_);
+    json list = {{"kind", "PodList"}, {"apiVersion", "v1"}, {"items", json::array()}};
+    auto selector = req.get_param_value("labelSelector");
+    for (auto& [n, p] : pods_)
+      if (labels_match(p.object["metadata"]["labels"], selector)) list["items"].push_back(p.object);
+    res.set_content(list.dump(), "application/json");
+  });
+
+  s.Get(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/log)", [this](const httplib::Request& req,
+                                                                  httplib::Response& res) {
+    std::string pod = req.matches[2];
+    {
+      std::lock_guard lock(mutex_);
+      if (!pods_.count(pod))
+        return send_status(res, 404, "NotFound", fmt::format("pods \"{}\" not found", pod));
+    }
+    if (log_500s.fetch_sub(1) > 0) return send_status(res, 500, "InternalError", "proxy error");
+    bool follow = req.get_param_value("follow") == "true";
+    bool stamps = req.get_param_value("timestamps") == "true";
+    std::int64_t since = 0;
+    if (req.has_param("sinceTime")) since = parse_rfc3339_seconds(req.get_param_value("sinceTime")).value_or(0);
+    auto format = [stamps](const LogLine& l) {
+      return (stamps ? rfc3339_nano(l.sec, l.nanos) + " " : std::string()) + l.text + "\n";
+    };
+    if (!follow) {
+      std::lock_guard lock(mutex_);
+      const auto& lines = pods_[pod].lines;
+      std::size_t first = 0;
+      if (req.has_param("tailLines")) {
+        auto n = std::stoul(req.get_param_value("tailLines"));
+        first = lines.size() > n ? lines.size() - n : 0;
+      }
+      std::string body;
+      for (std::size_t i = first; i < lines.size(); ++i)
+        if (lines[i].sec >= since) body += format(lines[i]);
+      res.set_content(body, "text/plain");
+      return;
+    }
+    auto next = std::make_shared<std::size_t>(0);
+    auto sent = std::make_shared<int>(0);
+    res.set_chunked_content_provider(
+        "text/plain", [this, pod, next, sent, since, format](std::size_t, httplib::DataSink& sink) {
+          std::unique_lock lock(mutex_);
+          auto& p = pods_[pod];
+          while (*next < p.lines.size()) {
+            const auto& l = p.lines[(*next)++];
+            if (l.sec < since) continue;
+            int drop = drop_log_after.load();
+            if (drop >= 0 && *sent >= drop) {
+              drop_log_after = -1;
+              return false;  // the stream drops mid-log
+            }
+            std::string text = format(l);
+            ++*sent;
+            if (!sink.write(text.data(), text.size())) return false;
+          }
+          if (p.ended || stopping_) {
+            sink.done();
+            return true;
+          }
+          changed_.wait_for(lock, std::chrono::milliseconds(50));
+          return true;
+        });
+  });
+}
+
+std::string FakeKube::wait_for_job(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, timeout, [this] { return !jobs_.empty(); });
+  return jobs_.empty() ? "" : jobs_.begin()->first;
+}
+
+std::optional<json> FakeKube::job(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(name);
+  if (it == jobs_.end()) return std::nullopt;
+  return it->second;
+}
+
+void FakeKube::put_job(const std::string& plural, json job) {
+  std::lock_guard lock(mutex_);
+  auto name = job["metadata"]["name"].get<std::string>();
+  job["metadata"]["uid"] = "uid-old";
+  emit("ADDED", job);
+  jobs_[name] = job;
+  plurals_[name] = plural;
+}
+
+void FakeKube::set_condition(const std::string& name, const std::string& type,
+                             const std::string& reason, const std::string& message) {
+  std::lock_guard lock(mutex_);
+  auto& job = jobs_.at(name);
+  json& conds = job["status"]["conditions"];
+  if (!conds.is_array()) conds = json::array();
+  bool found = false;
+  for (auto& c : conds) {
+    if (c["type"] == type) {
+      c["status"] = "True";
+      c["reason"] = reason;
+      c["message"] = message;
+      found = true;
+    } else if (c["type"] != "Created") {
+      c["status"] = "False";
+    }
+  }
+  if (!found)
+    conds.push_back({{"type", type}, {"status", "True"}, {"reason", reason}, {"message", message},
+                     {"lastTransitionTime", rfc3339_nano(log_sec_, 0)}});
+  emit("MODIFIED", job);
+}
+
+void FakeKube::add_pod(const std::string& pod, const std::string& job,
+                       const std::string& replica_type, int index, const std::string& container) {
+  std::lock_guard lock(mutex_);
+  ++pod_serial_;
+  Pod p;
+  p.object = {{"kind", "Pod"},
+              {"apiVersion", "v1"},
+              {"metadata",
+               {{"name", pod},
+                {"namespace", "team"},
+                {"creationTimestamp", rfc3339_nano(log_sec_ + pod_serial_, 0)},
+                {"labels",
+                 {{"training.kubeflow.org/job-name", job},
+                  {"training.kubeflow.org/replica-type", replica_type},
+                  {"training.kubeflow.org/replica-index", std::to_string(index)}}}}},
+              {"spec", {{"containers", json::array({{{"name", container}, {"image", "img"}}})}}},
+              {"status",
+               {{"phase", "Running"},
+                {"containerStatuses",
+                 json::array({{{"name", container}, {"state", {{"running", json::object()}}}}})}}}};
+  pods_[pod] = std::move(p);
+  changed_.notify_all();
+}
+
+void FakeKube::log(const std::string& pod, const std::string& text, std::int64_t step_ns) {
+  std::lock_guard lock(mutex_);
+  std::int64_t total = log_nanos_ + step_ns;
+  log_sec_ += total / 1'000'000'000;
+  log_nanos_ = static_cast<std::int32_t>(total % 1'000'000'000);
+  pods_.at(pod).lines.push_back({log_sec_, log_nanos_, text});
+  changed_.notify_all();
+}
+
+void FakeKube::end_pod(const std::string& pod, int exit_code) {
+  std::lock_guard lock(mutex_);
+  auto& p = pods_.at(pod);
+  p.ended = true;
+  p.object["status"]["phase"] = exit_code == 0 ? "Succeeded" : "Failed";
+  p.object["status"]["containerStatuses"][0]["state"] = {
+      {"terminated", {{"exitCode", exit_code}, {"reason", exit_code ? "Error" : "Completed"}}}};
+  changed_.notify_all();
+}
+
+std::vector<std::string> FakeKube::requests() {
+  std::lock_guard lock(mutex_);
+  return requests_;
+}
+
+int FakeKube::count(const std::string& prefix) {
+  std::lock_guard lock(mutex_);
+  int n = 0;
+  for (const auto& r : requests_) n += r.rfind(prefix, 0) == 0;
+  return n;
+}
+
+std::vector<std::string> FakeKube::tokens_seen() {
+  std::lock_guard lock(mutex_);
+  return tokens_;
+}
+
+}  // namespace pipec::runtime::testing

@@ -1,0 +1,108 @@
+#pragma once
+// A Kubernetes API peer for the launcher's tests: cpp-httplib on 127.0.0.1 with a port
+// chosen at run time. It keeps one namespace of Kubeflow jobs and pods, answers with the
+// real API shapes (objects, Status errors, newline-delimited watch events, chunked log
+// streams) and can be told to fail: a given status on create, 500s, dropped streams.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace httplib {
+class Server;
+}
+
+namespace pipec::runtime::testing {
+
+class FakeKube {
+ public:
+  FakeKube();
+  ~FakeKube();
+  FakeKube(const FakeKube&) = delete;
+  FakeKube& operator=(const FakeKube&) = delete;
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  // --- state the tests drive -------------------------------------------------------------
+  /// Waits until a job exists; returns its name ("" on timeout).
+  std::string wait_for_job(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  std::optional<nlohmann::json> job(const std::string& name);
+  /// Puts a job in place as if created earlier (for adoption).
+  void put_job(const std::string& plural, nlohmann::json job);
+  /// Sets condition `type` True (the others False, like the operators) and sends MODIFIED.
+  void set_condition(const std::string& name, const std::string& type,
+                     const std::string& reason = {}, const std::string& message = {});
+  /// Adds a pod of the job with the operators' labels.
+  void add_pod(const std::string& pod, const std::string& job, const std::string& replica_type,
+               int index, const std::string& container = "main");
+  /// Appends a log line; the timestamp advances by `step_ns` (0: same as the previous line).
+  void log(const std::string& pod, const std::string& text, std::int64_t step_ns = 1'000'000);
+  /// The container ended: a followed log stream completes; exit code in the pod status.
+  void end_pod(const std::string& pod, int exit_code);
+
+  // --- faults ----------------------------------------------------------------------------
+  std::atomic<int> create_status{0};     ///< answer POSTs with this Status code (0: normal)
+  std::atomic<int> create_delay_ms{0};
+  std::atomic<int> watch_500s{0};        ///< the next N watch requests get a 500
+  std::atomic<bool> watch_broken{false}; ///< every watch request gets a 500
+  std::atomic<int> drop_watch_after{-1}; ///< drop one watch stream after N events
+  std::atomic<int> drop_log_after{-1};   ///< drop one log stream after N lines
+  std::atomic<int> log_500s{0};          ///< the next N log requests get a 500
+  std::atomic<int> pods_403{0};          ///< list pods answers 403 (N times)
+  std::string required_token;            ///< when set, other bearer tokens get 401
+
+  // --- what the launcher did -------------------------------------------------------------
+  std::vector<std::string> requests();   ///< "METHOD /path?query"
+  int count(const std::string& prefix);  ///< requests that start with prefix
+  std::vector<std::string> tokens_seen();
+
+ private:
+  struct LogLine {
+    std::int64_t sec;
+    std::int32_t nanos;
+    std::string text;
+  };
+  struct Pod {
+    nlohmann::json object;
+    std::vector<LogLine> lines;
+    bool ended = false;
+  };
+  struct Event {
+    std::uint64_t rv;
+    std::string type;
+    nlohmann::json object;
+  };
+
+  void emit(const std::string& type, nlohmann::json& object);  // bumps rv; mutex held
+  void routes();
+
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::atomic<bool> stopping_{false};
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::uint64_t rv_ = 1000;
+  std::map<std::string, nlohmann::json> jobs_;
+  std::map<std::string, std::string> plurals_;
+  std::vector<Event> events_;
+  std::map<std::string, Pod> pods_;
+  std::int64_t log_sec_ = 1'795'000'000;  // 2026-11-18
+  std::int32_t log_nanos_ = 0;
+  int pod_serial_ = 0;
+  std::vector<std::string> requests_;
+  std::vector<std::string> tokens_;
+};
+
+}  // namespace pipec::runtime::testing

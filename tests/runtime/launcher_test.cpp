@@ -1,0 +1,576 @@
+// The launcher against FakeKube: one scenario per test, driven from a second thread.
+#include "runtime/launcher.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "runtime/kube_client.hpp"
+#include "tests/runtime/fake_kube.hpp"
+
+namespace pipec::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::FakeKube;
+using namespace std::chrono_literals;
+
+const char* kMpiJob = R"({"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob",
+  "metadata": {"name": "placeholder", "labels": {"app": "train"}},
+  "spec": {"slotsPerWorker": 1, "mpiReplicaSpecs": {
+    "Launcher": {"replicas": 1, "template": {"spec": {
+      "containers": [{"name": "main", "image": "img", "args": ["python", "train.py"],
+                      "volumeMounts": [{"name": "data-0", "mountPath": "/training"}]}],
+      "volumes": [{"name": "data-0", "persistentVolumeClaim": {"claimName": "user-susan"}}]}}},
+    "Worker": {"replicas": 2, "template": {"spec": {
+      "containers": [{"name": "main", "image": "img"}]}}}}}})";
+
+const char* kTfJobWithChief = R"({"apiVersion": "kubeflow.org/v1", "kind": "TFJob",
+  "metadata": {"name": "x"}, "spec": {"tfReplicaSpecs": {
+    "Chief": {"replicas": 1, "template": {"spec": {"containers": [{"name": "tensorflow", "image": "i"}]}}},
+    "Worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "tensorflow", "image": "i"}]}}}}}})";
+
+const char* kTfJobWorkers = R"({"apiVersion": "kubeflow.org/v1", "kind": "TFJob",
+  "metadata": {"name": "x"}, "spec": {"tfReplicaSpecs": {
+    "Worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "tensorflow", "image": "i"}]}}}}}})";
+
+const char* kPyTorchJob = R"({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+  "metadata": {"name": "x"}, "spec": {"pytorchReplicaSpecs": {
+    "Master": {"replicas": 1, "template": {"spec": {"containers": [{"name": "pytorch", "image": "i"}]}}},
+    "Worker": {"replicas": 3, "template": {"spec": {"containers": [{"name": "pytorch", "image": "i"}]}}}}}})";
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+  std::chrono::milliseconds took{0};
+};
+
+class RuntimeLauncher : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("pipec-launcher-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  LauncherOptions options(const char* manifest) {
+    LauncherOptions o;
+    o.manifest = manifest;
+    o.step_name = "wf-train-123";
+    o.workflow_name = "wf";
+    o.pod_uid = "pod-uid-1";
+    o.namespace_name = "team";
+    o.metrics_file = (dir_ / "out" / "metrics.json").string();
+    o.ui_metadata_file = (dir_ / "out" / "ui.json").string();
+    o.poll_interval = 50ms;
+    o.retry_delay = 20ms;
+    o.log_grace = 3s;
+    return o;
+  }
+
+  // Runs the launcher here while `script` drives the fake from another thread once the
+  // job exists (no script: nothing drives it).
+  Result run(const LauncherOptions& o, std::function<void(const std::string&)> script = {},
+             std::atomic<bool>* stop = nullptr) {
+    KubeConfig config;
+    config.server = kube_.url();
+    KubeClient client(config);
+    std::thread driver;
+    if (script)
+      driver = std::thread([&] {
+        auto name = kube_.wait_for_job(5s);
+        if (!name.empty()) script(name);
+      });
+    std::ostringstream out, err;
+    std::atomic<bool> never{false};
+    auto began = std::chrono::steady_clock::now();
+    Result r;
+    r.code = run_launcher(o, client, out, err, stop ? *stop : never);
+    r.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
+    if (driver.joinable()) driver.join();
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+  }
+
+  std::string read(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  void wait_for(const std::function<bool()>& condition) {
+    auto until = std::chrono::steady_clock::now() + 5s;
+    while (!condition() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(5ms);
+  }
+
+  fs::path dir_;
+  FakeKube kube_;
+};
+
+TEST_F(RuntimeLauncher, MpiJobSucceedsWithLauncherLogAndMetrics) {
+  auto o = options(kMpiJob);
+  o.metric_args = {"images/sec", "loss:RAW:min", "accuracy:PERCENTAGE"};
+  json created;
+  auto r = run(o, [&](const std::string& job) {
+    created = *kube_.job(job);
+    wait_for([&] { return kube_.count("GET /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs?") >= 1; });
+    kube_.add_pod(job + "-worker-0", job, "worker", 0);
+    kube_.log(job + "-worker-0", "worker noise loss=-99");
+    kube_.add_pod(job + "-launcher", job, "launcher", 0);
+    kube_.set_condition(job, "Created");
+    kube_.set_condition(job, "Running");
+    kube_.log(job + "-launcher", "step 1 images/sec=100.5 loss: 2.5 accuracy=0.25");
+    kube_.log(job + "-launcher", "step 2 images/sec=120 loss: 1e-1 accuracy=+5E-1");
+    kube_.log(job + "-launcher", "step 3 images/sec=0 loss: 0.3");
+    kube_.end_pod(job + "-launcher", 0);
+    kube_.set_condition(job, "Succeeded", "MPIJobSucceeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_EQ(r.out,
+            "step 1 images/sec=100.5 loss: 2.5 accuracy=0.25\n"
+            "step 2 images/sec=120 loss: 1e-1 accuracy=+5E-1\n"
+            "step 3 images/sec=0 loss: 0.3\n");
+  EXPECT_EQ(read(dir_ / "out" / "metrics.json"),
+            R"({"metrics":[{"format":"RAW","name":"images-sec","numberValue":0.0},)"
+            R"({"format":"RAW","name":"loss","numberValue":0.1},)"
+            R"({"format":"PERCENTAGE","name":"accuracy","numberValue":0.5}]})"
+            "\n");
+  // Named from the step, labelled, owned by the step's pod; deleted at the end.
+  EXPECT_EQ(created["metadata"]["name"], "wf-train-123");
+  EXPECT_EQ(created["metadata"]["namespace"], "team");
+  EXPECT_EQ(created["metadata"]["labels"],
+            json({{"app", "train"},
+                  {"pipelines.kubeflow.org/workflow", "wf"},
+                  {"pipelines.kubeflow.org/step", "wf-train-123"}}));
+  EXPECT_EQ(created["metadata"]["ownerReferences"],
+            json::parse(R"([{"apiVersion":"v1","kind":"Pod","name":"wf-train-123","uid":"pod-uid-1",
+                            "blockOwnerDeletion":false,"controller":false}])"));
+  EXPECT_EQ(kube_.count("DELETE /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs/wf-train-123"), 1);
+  EXPECT_FALSE(kube_.job("wf-train-123"));
+  EXPECT_NE(r.err.find("job wf-train-123 is Running"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("job wf-train-123 succeeded"), std::string::npos) << r.err;
+  EXPECT_LT(r.took, 5s);
+}
+
+struct LeaderCase {
+  const char* manifest;
+  const char* plural;
+  std::vector<std::pair<std::string, int>> pods;  // replica type, index; the first speaks
+};
+
+TEST_F(RuntimeLauncher, EachKindFollowsTheLeaderPod) {
+  const std::vector<LeaderCase> cases = {
+      {kTfJobWithChief, "tfjobs", {{"chief", 0}, {"worker", 0}}},
+      {kTfJobWorkers, "tfjobs", {{"worker", 0}, {"worker", 1}}},
+      {kPyTorchJob, "pytorchjobs", {{"master", 0}, {"worker", 0}}},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    auto o = options(c.manifest);
+    o.step_name = "wf-step-" + std::to_string(++n);
+    o.metric_args = {"acc"};
+    auto r = run(o, [&](const std::string& job) {
+      for (auto it = c.pods.rbegin(); it != c.pods.rend(); ++it) {
+        auto pod = job + "-" + it->first + "-" + std::to_string(it->second);
+        kube_.add_pod(pod, job, it->first, it->second, "tensorflow");
+        kube_.log(pod, "from " + it->first + "-" + std::to_string(it->second) + " acc=" +
+                           std::to_string(it->second + 1));
+        kube_.end_pod(pod, 0);
+      }
+      kube_.set_condition(job, "Running");
+      kube_.set_condition(job, "Succeeded");
+    });
+    auto leader = c.pods.front();
+    EXPECT_EQ(r.code, kExitSucceeded) << c.plural << r.err;
+    EXPECT_EQ(r.out, "from " + leader.first + "-" + std::to_string(leader.second) + " acc=" +
+                         std::to_string(leader.second + 1) + "\n")
+        << c.plural;
+    EXPECT_EQ(kube_.count(std::string("DELETE /apis/kubeflow.org/v1/namespaces/team/") + c.plural +
+                          "/wf-step-" + std::to_string(n)),
+              1);
+  }
+}
+
+TEST_F(RuntimeLauncher, FailedJobReportsReasonAndLogTail) {
+  auto o = options(kMpiJob);
+  o.metric_args = {"accuracy"};
+  o.failure_log_lines = 2;
+  auto r = run(o, [&](const std::string& job) {
+    auto pod = job + "-launcher";
+    kube_.add_pod(pod, job, "launcher", 0);
+    kube_.set_condition(job, "Running");
+    kube_.log(pod, "epoch 1 accuracy=0.5");
+    kube_.log(pod, "Traceback (most recent call last):");
+    kube_.log(pod, "ValueError: boom");
+    kube_.end_pod(pod, 1);
+    kube_.set_condition(job, "Failed", "MPIJobFailed", "launcher pod failed");
+  });
+  EXPECT_EQ(r.code, kExitFailed);
+  EXPECT_NE(r.err.find("pipec-launcher: error: job wf-train-123 failed: MPIJobFailed: launcher pod failed\n"
+                       "pipec-launcher: last lines of pod wf-train-123-launcher (main):\n"
+                       "  | Traceback (most recent call last):\n"
+                       "  | ValueError: boom\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(read(dir_ / "out" / "metrics.json"),
+            R"({"metrics":[{"format":"RAW","name":"accuracy","numberValue":0.5}]})" "\n");
+  EXPECT_EQ(kube_.count("DELETE "), 1);
+}
+
+TEST_F(RuntimeLauncher, PendingTimeoutDeletesTheJob) {
+  auto o = options(kMpiJob);
+  o.pending_timeout = 300ms;
+  auto r = run(o, [&](const std::string& job) { kube_.set_condition(job, "Created"); });
+  EXPECT_EQ(r.code, kExitTimeout);
+  EXPECT_NE(r.err.find("error: job wf-train-123 did not start running within 300ms (--pending-timeout)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(kube_.count("DELETE "), 1);
+  EXPECT_GE(r.took, 300ms);
+  EXPECT_LT(r.took, 3s);
+  EXPECT_EQ(read(dir_ / "out" / "metrics.json"), "{\"metrics\":[]}\n");
+}
+
+TEST_F(RuntimeLauncher, RunningTimeoutKeepsJobWhenAsked) {
+  auto o = options(kMpiJob);
+  o.running_timeout = 300ms;
+  o.keep_job = true;
+  auto r = run(o, [&](const std::string& job) { kube_.set_condition(job, "Running"); });
+  EXPECT_EQ(r.code, kExitTimeout);
+  EXPECT_NE(r.err.find("error: job wf-train-123 ran longer than 300ms (--running-timeout)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(kube_.count("DELETE "), 0);
+  EXPECT_LT(r.took, 3s);
+}
+
+TEST_F(RuntimeLauncher, AdoptsTheJobOfARestartedStep) {
+  auto job = json::parse(kMpiJob);
+  job["metadata"] = {{"name", "wf-train-123"},
+                     {"labels", {{"pipelines.kubeflow.org/step", "wf-train-123"}}}};
+  kube_.put_job("mpijobs", job);
+  auto r = run(options(kMpiJob), [&](const std::string& name) {
+    kube_.set_condition(name, "Running");
+    kube_.set_condition(name, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_NE(r.err.find("adopted the existing MPIJob team/wf-train-123 (the step was restarted)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(kube_.count("POST "), 1);
+  EXPECT_EQ(kube_.count("GET /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs/wf-train-123"), 2);
+}
+
+TEST_F(RuntimeLauncher, RefusesToAdoptAnotherStepsJob) {
+  auto job = json::parse(kMpiJob);
+  job["metadata"] = {{"name", "wf-train-123"}, {"labels", {{"pipelines.kubeflow.org/step", "other"}}}};
+  kube_.put_job("mpijobs", job);
+  auto r = run(options(kMpiJob));
+  EXPECT_EQ(r.code, kExitApiError);
+  EXPECT_NE(r.err.find("error: mpijobs.kubeflow.org 'wf-train-123' already exists in namespace "
+                       "'team' and belongs to another step"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(kube_.count("DELETE "), 0);
+}
+
+TEST_F(RuntimeLauncher, ForbiddenNamesVerbResourceAndRbacFile) {
+  kube_.create_status = 403;
+  auto r = run(options(kMpiJob));
+  EXPECT_EQ(r.code, kExitApiError);
+  EXPECT_EQ(r.err,
+            "pipec-launcher: error: forbidden: cannot create mpijobs.kubeflow.org in namespace "
+            "'team': mpijobs.kubeflow.org is forbidden: User "
+            "\"system:serviceaccount:team:pipeline-runner\" cannot create resource \"mpijobs\" in "
+            "API group \"kubeflow.org\" in the namespace \"team\" (403)\n"
+            "pipec-launcher: note: the step's service account needs the Role in "
+            "runtime/deploy/rbac.yaml (kubectl apply -n team -f runtime/deploy/rbac.yaml)\n");
+}
+
+TEST_F(RuntimeLauncher, RetriesCreateAfterServerErrors) {
+  kube_.create_status = 500;
+  std::thread heal([&] {
+    wait_for([&] { return kube_.count("POST ") >= 2; });
+    kube_.create_status = 0;
+  });
+  auto r = run(options(kMpiJob), [&](const std::string& job) {
+    kube_.set_condition(job, "Running");
+    kube_.set_condition(job, "Succeeded");
+  });
+  heal.join();
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_GE(kube_.count("POST "), 3);
+}
+
+TEST_F(RuntimeLauncher, WatchSurvivesServerErrorsAndDroppedConnections) {
+  kube_.watch_500s = 2;
+  kube_.drop_watch_after = 1;
+  auto r = run(options(kMpiJob), [&](const std::string& job) {
+    kube_.set_condition(job, "Created");
+    std::this_thread::sleep_for(100ms);
+    kube_.set_condition(job, "Running");
+    std::this_thread::sleep_for(100ms);
+    kube_.set_condition(job, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_NE(r.err.find("warning: the watch of job wf-train-123 was interrupted (etcdserver: "
+                       "request timed out (500)); reconnecting"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("job wf-train-123 is Running"), std::string::npos);
+  // Every watch after the first resumes from a resourceVersion.
+  int watches = 0;
+  for (const auto& req : kube_.requests())
+    if (req.find("watch=true") != std::string::npos) {
+      ++watches;
+      EXPECT_NE(req.find("resourceVersion=1"), std::string::npos) << req;
+    }
+  EXPECT_GE(watches, 4);
+}
+
+TEST_F(RuntimeLauncher, FallsBackToPollingWhenWatchKeepsFailing) {
+  kube_.watch_broken = true;
+  auto o = options(kMpiJob);
+  o.watch_failures_before_polling = 3;
+  auto r = run(o, [&](const std::string& job) {
+    kube_.set_condition(job, "Running");
+    std::this_thread::sleep_for(200ms);
+    kube_.set_condition(job, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_NE(r.err.find("warning: watching failed 3 times; polling job wf-train-123 every 50ms"),
+            std::string::npos)
+      << r.err;
+  int watches = 0;
+  for (const auto& req : kube_.requests()) watches += req.find("watch=true") != std::string::npos;
+  EXPECT_EQ(watches, 3);
+}
+
+TEST_F(RuntimeLauncher, LogSurvivesDropsWithoutLosingOrRepeatingLines) {
+  kube_.drop_log_after = 5;
+  auto o = options(kMpiJob);
+  std::string expected;
+  auto r = run(o, [&](const std::string& job) {
+    auto pod = job + "-launcher";
+    kube_.add_pod(pod, job, "launcher", 0);
+    for (int i = 0; i < 10; ++i) {
+      // Lines 3, 4 and 5 share one timestamp; the stream drops after line 4.
+      kube_.log(pod, "line " + std::to_string(i), i == 4 || i == 5 ? 0 : 1'000'000);
+      expected += "line " + std::to_string(i) + "\n";
+    }
+    kube_.log_500s = 1;
+    kube_.set_condition(job, "Running");
+    wait_for([&] { return kube_.count("GET /api/v1/namespaces/team/pods/" + pod + "/log") >= 3; });
+    kube_.log(pod, "line 10");
+    expected += "line 10\n";
+    kube_.end_pod(pod, 0);
+    kube_.set_condition(job, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_EQ(r.out, expected);
+  // The reconnection asked for the log from the last second printed.
+  bool since = false;
+  for (const auto& req : kube_.requests()) since = since || req.find("sinceTime=") != std::string::npos;
+  EXPECT_TRUE(since);
+}
+
+TEST_F(RuntimeLauncher, FollowsTheNewPodAfterARestart) {
+  auto r = run(options(kMpiJob), [&](const std::string& job) {
+    auto a = job + "-launcher-a", b = job + "-launcher-b";
+    kube_.add_pod(a, job, "launcher", 0);
+    kube_.set_condition(job, "Running");
+    kube_.log(a, "a1");
+    kube_.log(a, "a2");
+    kube_.end_pod(a, 137);
+    kube_.set_condition(job, "Restarting");
+    wait_for([&] { return kube_.count("GET /api/v1/namespaces/team/pods/" + a + "/log") >= 2; });
+    kube_.add_pod(b, job, "launcher", 0);
+    kube_.set_condition(job, "Running");
+    kube_.log(b, "b1");
+    kube_.log(b, "b2");
+    kube_.end_pod(b, 0);
+    kube_.set_condition(job, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_EQ(r.out, "a1\na2\nb1\nb2\n");
+  EXPECT_NE(r.err.find("job wf-train-123 is Restarting"), std::string::npos);
+}
+
+TEST_F(RuntimeLauncher, StopSignalDeletesTheJob) {
+  std::atomic<bool> stop{false};
+  auto o = options(kMpiJob);
+  o.keep_job = true;  // a stop deletes the job anyway
+  auto r = run(
+      o,
+      [&](const std::string& job) {
+        kube_.set_condition(job, "Running");
+        std::this_thread::sleep_for(100ms);
+        stop = true;
+      },
+      &stop);
+  EXPECT_EQ(r.code, kExitStopped);
+  EXPECT_EQ(kube_.count("DELETE "), 1);
+  EXPECT_LT(r.took, 2s);
+}
+
+TEST_F(RuntimeLauncher, BadValueStopsBeforeAnyRequest) {
+  auto o = options(kMpiJob);
+  o.bind_args = {"/spec/mpiReplicaSpecs/Worker/replicas=workers:int"};
+  o.value_args = {"workers=-2"};
+  auto r = run(o);
+  EXPECT_EQ(r.code, kExitBadArguments);
+  EXPECT_EQ(r.err, "pipec-launcher: error: value 'workers' must be an integer >= 1, got \"-2\"\n");
+  EXPECT_TRUE(kube_.requests().empty());
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "metrics.json"));
+}
+
+TEST_F(RuntimeLauncher, MetricChosenByAValue) {
+  auto o = options(kMpiJob);
+  o.metric_value_args = {"metric"};
+  o.value_args = {"metric=top-1 acc:PERCENTAGE:max"};
+  auto bad = o;
+  bad.value_args = {"metric=42"};
+  auto r = run(bad);
+  EXPECT_EQ(r.code, kExitBadArguments);
+  EXPECT_NE(r.err.find("error: value 'metric': metric '42' cannot be reported"), std::string::npos) << r.err;
+  bad.value_args = {"metric=top-1 acc"};
+  r = run(bad);
+  EXPECT_EQ(r.code, kExitBadArguments);
+  o.value_args = {"metric=top-1/acc:PERCENTAGE:max"};
+  r = run(o, [&](const std::string& job) {
+    kube_.add_pod(job + "-launcher", job, "launcher", 0);
+    kube_.log(job + "-launcher", "top-1/acc=0.7");
+    kube_.log(job + "-launcher", "top-1/acc=0.9");
+    kube_.log(job + "-launcher", "top-1/acc=0.8");
+    kube_.end_pod(job + "-launcher", 0);
+    kube_.set_condition(job, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_EQ(read(dir_ / "out" / "metrics.json"),
+            R"({"metrics":[{"format":"PERCENTAGE","name":"top-1-acc","numberValue":0.9}]})" "\n");
+}
+
+TEST_F(RuntimeLauncher, TensorboardMetadataPointsIntoTheDataVolume) {
+  auto o = options(kMpiJob);
+  o.bind_args = {"/spec/mpiReplicaSpecs=data:data"};
+  o.value_args = {R"(data=["ds:/data", "runs:/runs"])"};
+  o.tensorboard = "/runs/exp1/logs";
+  auto r = run(o, [&](const std::string& job) { kube_.set_condition(job, "Succeeded"); });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_EQ(json::parse(read(dir_ / "out" / "ui.json")),
+            json::parse(R"({"version": 1, "outputs": [{"type": "tensorboard",
+              "source": "volume://data-1/exp1/logs",
+              "pod_template_spec": {"spec": {
+                "containers": [{"volumeMounts": [{"name": "data-1", "mountPath": "/runs"}]}],
+                "volumes": [{"name": "data-1", "persistentVolumeClaim": {"claimName": "runs"}}]}}}]})"));
+  o.tensorboard = "/runsx/logs";
+  r = run(o);
+  EXPECT_EQ(r.code, kExitBadArguments);
+  EXPECT_EQ(r.err, "pipec-launcher: error: --tensorboard '/runsx/logs' is not inside a data volume of the job\n");
+}
+
+TEST(RuntimeLauncherNames, JobNamesAreShortStableDnsLabels) {
+  EXPECT_EQ(job_name_for_step("wf-train-123"), "wf-train-123");
+  EXPECT_EQ(job_name_for_step("My_Step.1"), "my-step-1");
+  EXPECT_EQ(job_name_for_step("123abc"), "abc");
+  auto long1 = job_name_for_step(std::string(80, 'a') + "-1");
+  auto long2 = job_name_for_step(std::string(80, 'a') + "-2");
+  EXPECT_EQ(long1.size(), kMaxJobName);
+  EXPECT_NE(long1, long2);
+  EXPECT_EQ(long1, job_name_for_step(std::string(80, 'a') + "-1"));
+}
+
+TEST(RuntimeLauncherOptions, ParsesDurationsAndRejectsUnknownOptions) {
+  EXPECT_EQ(parse_duration("90s"), std::chrono::milliseconds(90'000));
+  EXPECT_EQ(parse_duration("2d"), std::chrono::milliseconds(172'800'000));
+  EXPECT_EQ(parse_duration("250ms"), std::chrono::milliseconds(250));
+  EXPECT_EQ(parse_duration("0"), std::chrono::milliseconds(0));
+  EXPECT_FALSE(parse_duration("1.5h"));
+  EXPECT_FALSE(parse_duration("-1s"));
+  EXPECT_FALSE(parse_duration("s"));
+  std::string error, help;
+  auto o = parse_options({"--manifest", "{}", "--step-name=s", "--value", "a=b=c", "--keep-job",
+                          "--pending-timeout", "30m"},
+                         error, help);
+  ASSERT_TRUE(o) << error;
+  EXPECT_EQ(o->value_args, std::vector<std::string>{"a=b=c"});
+  EXPECT_TRUE(o->keep_job);
+  EXPECT_EQ(o->pending_timeout, std::chrono::minutes(30));
+  EXPECT_FALSE(parse_options({"--manifest", "{}", "--step-name", "s", "--bogus"}, error, help));
+  EXPECT_EQ(error, "unknown option '--bogus'");
+  EXPECT_FALSE(parse_options({"--manifest", "{}", "--step-name", "s", "--running-timeout", "soon"},
+                             error, help));
+  EXPECT_EQ(error, "--running-timeout expects a duration (e.g. 90s, 30m, 4h, 2d, 0), got 'soon'");
+  EXPECT_FALSE(parse_options({"--manifest", "{}"}, error, help));
+  EXPECT_EQ(error, "missing --step-name");
+}
+
+// The real binary: kubeconfig with a token, SIGTERM mid-run.
+TEST_F(RuntimeLauncher, BinaryDeletesTheJobOnSigterm) {
+  kube_.required_token = "s3cret";
+  auto kubeconfig = dir_ / "kubeconfig";
+  {
+    std::ofstream f(kubeconfig);
+    f << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+      << "clusters: [{name: fake, cluster: {server: '" << kube_.url() << "'}}]\n"
+      << "contexts: [{name: test, context: {cluster: fake, user: me, namespace: team}}]\n"
+      << "users: [{name: me, user: {token: s3cret}}]\n";
+  }
+  std::string metrics = (dir_ / "m.json").string();
+  std::vector<std::string> args = {PIPEC_LAUNCHER_PATH, "--kubeconfig", kubeconfig.string(),
+                                   "--manifest", kMpiJob, "--step-name", "wf-sig-1",
+                                   "--metric", "loss", "--metrics-file", metrics,
+                                   "--retry-delay", "20ms", "--poll-interval", "50ms"};
+  std::string out_path = (dir_ / "stdout").string(), err_path = (dir_ / "stderr").string();
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    freopen(out_path.c_str(), "w", stdout);
+    freopen(err_path.c_str(), "w", stderr);
+    setenv("POD_UID", "uid-sig", 1);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  auto job = kube_.wait_for_job(10s);
+  ASSERT_EQ(job, "wf-sig-1");
+  EXPECT_EQ(kube_.job(job)->at("metadata").at("ownerReferences")[0].at("uid"), "uid-sig");
+  kube_.add_pod(job + "-launcher", job, "launcher", 0);
+  kube_.log(job + "-launcher", "loss=0.75");
+  kube_.set_condition(job, "Running");
+  wait_for([&] { return kube_.count("GET /api/v1/namespaces/team/pods/" + job + "-launcher/log") >= 1; });
+  std::this_thread::sleep_for(100ms);
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  int status = 0;
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (waitpid(pid, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(WIFEXITED(status)) << read(err_path);
+  EXPECT_EQ(WEXITSTATUS(status), kExitStopped) << read(err_path);
+  EXPECT_EQ(kube_.count("DELETE /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs/wf-sig-1"), 1);
+  EXPECT_FALSE(kube_.job(job));
+  EXPECT_EQ(read(out_path), "loss=0.75\n");
+  EXPECT_EQ(read(metrics), R"({"metrics":[{"format":"RAW","name":"loss","numberValue":0.75}]})" "\n");
+  for (const auto& t : kube_.tokens_seen()) EXPECT_EQ(t, "Bearer s3cret");
+}
+
+}  // namespace
+}  // namespace pipec::runtime

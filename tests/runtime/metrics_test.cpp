@@ -1,0 +1,131 @@
+#include "runtime/metrics.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace pipec::runtime {
+namespace {
+
+MetricScraper scraper(std::vector<std::string> specs) {
+  std::vector<MetricSpec> out;
+  for (const auto& s : specs) {
+    std::string error;
+    auto m = parse_metric_spec(s, error);
+    EXPECT_TRUE(m) << error;
+    out.push_back(*m);
+  }
+  return MetricScraper(std::move(out));
+}
+
+TEST(RuntimeMetrics, SanitisesNamesToKfpRule) {
+  EXPECT_EQ(sanitize_metric_name("images/sec"), "images-sec");
+  EXPECT_EQ(sanitize_metric_name("top-1 acc (%)"), "top-1-acc");
+  EXPECT_EQ(sanitize_metric_name("1/loss"), "loss");
+  EXPECT_EQ(sanitize_metric_name("val_loss"), "val_loss");
+  EXPECT_EQ(sanitize_metric_name("a__"), "a");
+  EXPECT_EQ(sanitize_metric_name("42"), "");
+  EXPECT_EQ(sanitize_metric_name(std::string(70, 'x')), std::string(64, 'x'));
+  EXPECT_EQ(sanitize_metric_name(std::string(63, 'x') + "-y"), std::string(63, 'x'));
+}
+
+TEST(RuntimeMetrics, ParsesSpecs) {
+  std::string error;
+  auto m = parse_metric_spec("images/sec:PERCENTAGE:max", error);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->name, "images/sec");
+  EXPECT_EQ(m->reported, "images-sec");
+  EXPECT_EQ(m->format, "PERCENTAGE");
+  EXPECT_EQ(m->aggregation, Aggregation::Max);
+  m = parse_metric_spec("loss:min", error);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->format, "RAW");
+  EXPECT_EQ(m->aggregation, Aggregation::Min);
+  EXPECT_FALSE(parse_metric_spec("", error));
+  EXPECT_FALSE(parse_metric_spec("a b", error));
+  EXPECT_EQ(error,
+            "metric 'a b' cannot be reported: a name needs a letter and no spaces or '=' (expected "
+            "NAME[:RAW|PERCENTAGE][:last|max|min], e.g. images/sec:RAW:max)");
+}
+
+TEST(RuntimeMetrics, ReadsSignsExponentsBothSeparatorsAndNonPositiveValues) {
+  auto s = scraper({"a", "b", "c", "d", "e", "f", "g"});
+  s.feed("a=-0.5 b: 1e-3 c=+2.5E+2 d:0 e = -7, f:-.25\ng=3\n");
+  EXPECT_EQ(s.value(0), -0.5);
+  EXPECT_EQ(s.value(1), 0.001);
+  EXPECT_EQ(s.value(2), 250.0);
+  EXPECT_EQ(s.value(3), 0.0);
+  EXPECT_EQ(s.value(4), -7.0);
+  EXPECT_EQ(s.value(5), -0.25);
+  EXPECT_EQ(s.value(6), 3.0);
+}
+
+TEST(RuntimeMetrics, MatchesWholeNamesOnly) {
+  auto s = scraper({"loss", "images/sec"});
+  s.feed("train_loss=9 xloss: 9 loss_avg=9 INFO:root:loss=0.25 rate images/sec=10.5\n");
+  EXPECT_EQ(s.value(0), 0.25);
+  EXPECT_EQ(s.value(1), 10.5);
+  s.feed("loss=1.5abc loss=2e loss=0x10 loss=\n");  // not numbers: ignored
+  EXPECT_EQ(s.value(0), 0.25);
+  s.feed("(loss=3.5) [loss: 4.5];\n");
+  EXPECT_EQ(s.value(0), 4.5);
+}
+
+TEST(RuntimeMetrics, LastMaxAndMinAggregations) {
+  auto s = scraper({"a", "b:max", "c:min"});
+  for (const char* v : {"3", "-1", "7", "2"}) s.feed(std::string("a=") + v + " b=" + v + " c=" + v + "\n");
+  EXPECT_EQ(s.value(0), 2.0);
+  EXPECT_EQ(s.value(1), 7.0);
+  EXPECT_EQ(s.value(2), -1.0);
+}
+
+TEST(RuntimeMetrics, RejectsNanAndInfinityWithOneWarning) {
+  auto s = scraper({"loss"});
+  s.feed("loss=1\nloss=nan\nloss=inf\nloss=-Infinity\nloss=1e999\n");
+  EXPECT_EQ(s.value(0), 1.0);
+  auto w = s.take_warnings();
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0], "metric 'loss' value 'nan' ignored: not a finite number");
+}
+
+TEST(RuntimeMetrics, LinesSplitAcrossFeedsAndLongLines) {
+  auto s = scraper({"acc"});
+  std::string text = "epoch 1 acc=0.5\nepoch 2 acc=0.75\nepoch 3 ac";
+  for (char c : text) s.feed(std::string_view(&c, 1));
+  EXPECT_EQ(s.value(0), 0.75);
+  s.feed("c=0.875");
+  EXPECT_EQ(s.value(0), 0.75);  // the line is not finished yet
+  s.finish();
+  EXPECT_EQ(s.value(0), 0.875);
+  // Separators inside 16-byte blocks and at their edges.
+  std::string padded = std::string(15, 'x') + " acc=1\n" + std::string(31, ' ') + "acc:2\n";
+  s.feed(padded);
+  EXPECT_EQ(s.value(0), 2.0);
+}
+
+TEST(RuntimeMetrics, WritesKfpMetricsFileAtomically) {
+  auto s = scraper({"images/sec", "never", "acc:PERCENTAGE"});
+  s.feed("images/sec=1.5e3 acc=0.5\n");
+  EXPECT_EQ(s.metrics_json(),
+            R"({"metrics":[{"format":"RAW","name":"images-sec","numberValue":1500.0},)"
+            R"({"format":"PERCENTAGE","name":"acc","numberValue":0.5}]})" "\n");
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / ("pipec-metrics-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  std::string error;
+  auto path = (dir / "a" / "metrics.json").string();
+  ASSERT_TRUE(write_file_atomically(path, s.metrics_json(), error)) << error;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), s.metrics_json());
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir / "a"), fs::directory_iterator()), 1);
+  EXPECT_FALSE(write_file_atomically("/proc/nonexistent/x.json", "{}", error));
+  EXPECT_NE(error.find("cannot write '/proc/nonexistent/x.json'"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pipec::runtime
