@@ -1,0 +1,1291 @@
+// check_program(): every semantic check of a program, in passes that stop between
+// them (load, ops, pipeline, graph) and report everything they find within one.
+// Expects nothing of the input. Guarantees, when it returns a Program: every name
+// resolves, every value has the type its use declares (ints widened to floats),
+// constraints hold on defaults, the step graph is acyclic and every step, op and
+// pipeline name is a distinct DNS-1123 label once sanitised.
+#include "compiler/sema/check.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "compiler/base/names.hpp"
+#include "compiler/base/spellcheck.hpp"
+#include "compiler/sema/load.hpp"
+#include "compiler/sema/program.hpp"
+
+namespace pipec::sema {
+
+namespace ast = syntax::ast;
+namespace x3 = boost::spirit::x3;
+using ir::Type;
+using ir::TypeKind;
+using ir::Value;
+
+namespace {
+
+//// AST helpers ///////////////////////////////////////////////////////////
+
+template <class T>
+const T* node(const ast::Expression& e) {
+  if constexpr (std::is_same_v<T, ast::StringLit> || std::is_same_v<T, ast::NumberLit> ||
+                std::is_same_v<T, ast::BoolLit> || std::is_same_v<T, ast::Reference>) {
+    return boost::get<T>(&e.get());
+  } else {
+    if (const auto* p = boost::get<x3::forward_ast<T>>(&e.get())) return &p->get();
+    return nullptr;
+  }
+}
+
+// The operand a one-element or/and/compare level stands for.
+const ast::Expression& strip(const ast::Expression& e) {
+  const ast::Expression* cur = &e;
+  for (;;) {
+    if (const auto* o = node<ast::OrExpr>(*cur); o && o->rest.empty()) {
+      cur = &o->first;
+    } else if (const auto* a = node<ast::AndExpr>(*cur); a && a->rest.empty()) {
+      cur = &a->first;
+    } else if (const auto* c = node<ast::CompareExpr>(*cur); c && !c->tail) {
+      cur = &c->lhs;
+    } else {
+      return *cur;
+    }
+  }
+}
+
+SourceRange range_of(const ast::Expression& e) {
+  return boost::apply_visitor(
+      [](const auto& n) -> SourceRange {
+        if constexpr (std::is_base_of_v<ast::Located, std::decay_t<decltype(n)>>)
+          return n.range;
+        else
+          return n.get().range;
+      },
+      e.get());
+}
+
+std::string join_quoted(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
+  return out;
+}
+
+//// Types ///////////////////////////////////////////////////////////////
+
+// A list or map type with no element type is the type of `[]` or `{}`.
+bool is_open(const Type& t) {
+  return (t.kind == TypeKind::List || t.kind == TypeKind::Map) && t.element.empty();
+}
+
+// The spelling in the language: "int", "list<string>" (ir::Type::str() lives in pipec_ir).
+std::string spell(const Type& t) {
+  switch (t.kind) {
+    case TypeKind::String: return "string";
+    case TypeKind::Int: return "int";
+    case TypeKind::Float: return "float";
+    case TypeKind::Bool: return "bool";
+    case TypeKind::List: return "list<" + (t.element.empty() ? std::string("?") : spell(t.element[0])) + ">";
+    case TypeKind::Map: return "map<" + (t.element.empty() ? std::string("?") : spell(t.element[0])) + ">";
+  }
+  return "?";
+}
+
+std::string type_str(const Type& t) {
+  return is_open(t) ? (t.kind == TypeKind::List ? "empty list" : "empty map") : spell(t);
+}
+
+bool assignable(const Type& to, const Type& from) {
+  if (to.kind == TypeKind::Float && from.kind == TypeKind::Int) return true;
+  if (to.kind != from.kind) return false;
+  if (to.is_scalar()) return true;
+  if (is_open(from)) return true;
+  if (is_open(to)) return false;
+  return assignable(to.element[0], from.element[0]);
+}
+
+// The common type of two list items or map values, or nullopt.
+std::optional<Type> unify(const Type& a, const Type& b) {
+  if (assignable(a, b) && !is_open(a)) return a;
+  if (assignable(b, a)) return b;
+  return std::nullopt;
+}
+
+bool is_numeric(const Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float; }
+
+// Widens int literals inside `v` to floats where `to` wants floats.
+void coerce(Value& v, const Type& to) {
+  if (is_open(v.type) && !is_open(to)) v.type = to;
+  if (to.kind == TypeKind::Float && v.type.kind == TypeKind::Int) {
+    v.type = to;
+    if (v.kind == Value::Kind::Literal) v.literal = static_cast<double>(v.literal.get<std::int64_t>());
+    return;
+  }
+  if ((to.kind == TypeKind::List || to.kind == TypeKind::Map) && !to.element.empty() &&
+      to.kind == v.type.kind) {
+    const Type& el = to.element[0];
+    if (v.kind == Value::Kind::Literal) {
+      for (auto& item : v.literal) {
+        if (el.kind == TypeKind::Float && item.is_number_integer())
+          item = static_cast<double>(item.get<std::int64_t>());
+      }
+    }
+    for (auto& item : v.items) coerce(item, el);
+    for (auto& entry : v.entries) coerce(entry.second, el);
+    v.type = to;
+  }
+}
+
+//// The checker ///////////////////////////////////////////////////////////
+
+// Where a value is written; decides which references it may hold.
+enum class Context { Default, Arg, Body, Condition };
+
+enum class ScopeKind { Loop, IfBranch, Finally };
+
+struct StepEntry {
+  const ast::StepDecl* decl = nullptr;
+  std::vector<int> scopes;  // enclosing scopes, outermost first
+  const OpInfo* op = nullptr;
+};
+
+struct LoopVar {
+  std::string name;
+  Type type;
+  SourceRange range;
+};
+
+const char* const kBodyFields[] = {"image", "command", "args", "env", "resources", "outputs"};
+const char* const kResourceKeys[] = {"cpu", "memory", "gpus", "gpu_vendor"};
+
+class Checker {
+ public:
+  Checker(SourceManager& sources, Diagnostics& diags) : sources_(sources), diags_(diags) {}
+
+  std::shared_ptr<const Program> run(FileId main) {
+    if (!load_modules(sources_, main, diags_, modules_)) return nullptr;
+    collect_ops();
+    if (diags_.has_errors()) return nullptr;
+    const ast::PipelineDecl* pipeline = find_pipeline(main);
+    if (!pipeline) return nullptr;
+    check_pipeline(*pipeline);
+    if (diags_.has_errors()) return nullptr;
+    check_graph();
+    if (diags_.has_errors()) return nullptr;
+    return std::make_shared<const Program>(std::move(program_));
+  }
+
+ private:
+  //// Ops ////////////////////////////////////////////////////////////////
+
+  void collect_ops() {
+    std::map<std::string, std::pair<std::string, SourceRange>> dns_names;
+    for (const auto& m : modules_) {
+      for (const auto& decl : m.module.decls) {
+        const auto* op = boost::get<ast::OpDecl>(&decl.get());
+        if (!op) continue;
+        if (auto it = program_.ops.find(op->name.name); it != program_.ops.end()) {
+          diags_.error(op->name.range, fmt::format("duplicate op '{}'", op->name.name));
+          diags_.note(it->second.range, "previous declaration here");
+          continue;
+        }
+        OpInfo info = check_op(*op, m);
+        if (info.kind == ir::OpKind::Container) check_dns_name(op->name, "op", dns_names);
+        program_.ops.emplace(op->name.name, std::move(info));
+      }
+    }
+  }
+
+  OpInfo check_op(const ast::OpDecl& op, const LoadedModule& m) {
+    OpInfo info;
+    info.name = op.name.name;
+    info.range = op.name.range;
+    std::map<std::string, SourceRange> seen;
+    for (const auto& p : op.params) {
+      if (!declare(seen, p.name, "parameter")) continue;
+      ir::OpParam param;
+      param.name = p.name.name;
+      param.doc = p.doc;
+      auto type = resolve_type(p.type);
+      if (type) param.type = *type;
+      if (p.default_value && type) {
+        if (auto v = value(*p.default_value, Context::Default)) {
+          if (check_assign(*v, *type, fmt::format("default of '{}'", p.name.name)))
+            param.default_value = v->literal;
+        }
+      }
+      info.params.push_back(std::move(param));
+      info.param_ranges.push_back(p.name.range);
+    }
+    std::map<std::string, SourceRange> seen_outputs;
+    for (const auto& o : op.outputs) {
+      if (!declare(seen_outputs, o.name, "output")) continue;
+      ir::OpOutput out;
+      out.name = o.name.name;
+      out.doc = o.doc;
+      if (auto type = resolve_type(o.type)) out.type = *type;
+      info.outputs.push_back(std::move(out));
+    }
+    if (!op.body) {
+      if (!m.is_stdlib) {
+        diags_.error(op.name.range,
+                     fmt::format("op '{}' has no body; give it one with at least 'image' (only "
+                                 "stdlib modules declare built-in ops)",
+                                 op.name.name));
+      } else if (op.name.name == "mpi_job") {
+        info.kind = ir::OpKind::MpiJob;
+      } else if (op.name.name == "tf_job") {
+        info.kind = ir::OpKind::TfJob;
+      } else if (op.name.name == "pytorch_job") {
+        info.kind = ir::OpKind::PyTorchJob;
+      } else {
+        diags_.error(op.name.range, fmt::format("unknown built-in op '{}'", op.name.name));
+      }
+      return info;
+    }
+    info.container = check_body(op, info);
+    return info;
+  }
+
+  ir::ContainerOp check_body(const ast::OpDecl& op, OpInfo& info) {
+    ir::ContainerOp c;
+    c.name = op.name.name;
+    c.params = info.params;
+    c.doc = op.doc;
+    c.range = op.name.range;
+    current_op_ = &info;
+    std::map<std::string, SourceRange> seen;
+    bool has_image = false;
+    std::map<std::string, std::string> paths;
+    for (const auto& field : op.body->fields) {
+      const std::string& name = field.name.name;
+      if (std::find(std::begin(kBodyFields), std::end(kBodyFields), name) == std::end(kBodyFields)) {
+        diags_.error(field.name.range, fmt::format("unknown op body field '{}'", name));
+        suggest(field.name.range, name, {std::begin(kBodyFields), std::end(kBodyFields)});
+        continue;
+      }
+      if (!declare(seen, field.name, "field")) continue;
+      if (name == "image") {
+        has_image = true;
+        if (auto v = value(field.value, Context::Body); v && check_assign(*v, Type::scalar(TypeKind::String), "'image'"))
+          c.image = std::move(*v);
+      } else if (name == "command") {
+        if (node<ast::ListExpr>(strip(field.value))) {
+          c.command = words(field.value, "'command'");
+        } else if (auto v = value(field.value, Context::Body)) {
+          if (v->type.kind != TypeKind::String) {
+            diags_.error(v->range, fmt::format("'command' must be a string (run by sh -c) or a list "
+                                               "of words, got {}", type_str(v->type)));
+          } else {
+            c.command.push_back(std::move(*v));
+            c.shell = true;
+          }
+        }
+      } else if (name == "args") {
+        c.args = words(field.value, "'args'");
+      } else if (name == "env") {
+        c.env = entries(field.value, "'env'", [&](const ast::MapEntry& e, const std::string& key) {
+          bool ok = !key.empty() && !(key[0] >= '0' && key[0] <= '9') &&
+                    std::all_of(key.begin(), key.end(), [](char ch) {
+                      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                             (ch >= '0' && ch <= '9') || ch == '_';
+                    });
+          if (!ok)
+            diags_.error(e.range, fmt::format("'{}' is not a valid environment variable name", key));
+          return ok;
+        });
+      } else if (name == "resources") {
+        c.resources = entries(field.value, "'resources'", [&](const ast::MapEntry& e, const std::string& key) {
+          if (std::find(std::begin(kResourceKeys), std::end(kResourceKeys), key) != std::end(kResourceKeys))
+            return true;
+          diags_.error(e.range, fmt::format("unknown resource '{}'", key));
+          suggest(e.range, key, {std::begin(kResourceKeys), std::end(kResourceKeys)});
+          return false;
+        });
+      } else if (name == "outputs") {
+        auto list = entries(field.value, "'outputs'", [&](const ast::MapEntry& e, const std::string& key) {
+          auto it = std::find_if(info.outputs.begin(), info.outputs.end(),
+                                 [&](const ir::OpOutput& o) { return o.name == key; });
+          if (it != info.outputs.end()) return true;
+          diags_.error(e.range, fmt::format("op '{}' declares no output '{}'", info.name, key));
+          std::vector<std::string> names;
+          for (const auto& o : info.outputs) names.push_back(o.name);
+          suggest(e.range, key, names);
+          return false;
+        });
+        for (auto& [key, v] : list) {
+          if (!v.is_literal() || !v.literal.is_string()) {
+            diags_.error(v.range, fmt::format("the path of output '{}' must be a plain string", key));
+            continue;
+          }
+          std::string path = v.literal.get<std::string>();
+          if (path.empty() || path[0] != '/') {
+            diags_.error(v.range, fmt::format("the path of output '{}' must be absolute (e.g. \"/tmp/{}\")", key, key));
+            continue;
+          }
+          paths[key] = path;
+        }
+      }
+    }
+    current_op_ = nullptr;
+    if (!has_image)
+      diags_.error(op.name.range, fmt::format("op '{}' has no 'image' (e.g. image \"python:3.11\")", op.name.name));
+    for (auto& out : info.outputs) {
+      auto it = paths.find(out.name);
+      if (it == paths.end()) {
+        if (seen.count("outputs") || !info.outputs.empty())
+          diags_.error(op.name.range,
+                       fmt::format("output '{}' of op '{}' has no path; add it to 'outputs' (e.g. "
+                                   "outputs {{{}: \"/tmp/{}\"}})",
+                                   out.name, op.name.name, out.name, out.name));
+        continue;
+      }
+      out.path = it->second;
+    }
+    c.outputs = info.outputs;
+    return c;
+  }
+
+  // A list literal whose items are scalars: argv words.
+  std::vector<Value> words(const ast::Expression& e, const std::string& what) {
+    std::vector<Value> out;
+    const auto* list = node<ast::ListExpr>(strip(e));
+    if (!list) {
+      diags_.error(range_of(e), fmt::format("{} must be a list (e.g. [\"python\", \"main.py\"])", what));
+      return out;
+    }
+    for (const auto& item : list->items) {
+      auto v = value(item, current_op_ ? Context::Body : Context::Arg);
+      if (!v) continue;
+      if (!v->type.is_scalar()) {
+        diags_.error(v->range, fmt::format("items of {} must be strings or numbers, got {}", what, type_str(v->type)));
+        continue;
+      }
+      out.push_back(std::move(*v));
+    }
+    return out;
+  }
+
+  // A map literal whose keys pass `key_ok` and whose values are scalars.
+  template <class KeyOk>
+  std::vector<std::pair<std::string, Value>> entries(const ast::Expression& e, const std::string& what,
+                                                     KeyOk key_ok) {
+    std::vector<std::pair<std::string, Value>> out;
+    const auto* map = node<ast::MapExpr>(strip(e));
+    if (!map) {
+      diags_.error(range_of(e), fmt::format("{} must be a map (e.g. {{KEY: \"value\"}})", what));
+      return out;
+    }
+    std::set<std::string> seen;
+    for (const auto& entry : map->entries) {
+      std::string key = map_key(entry.key);
+      if (!seen.insert(key).second) {
+        diags_.error(entry.range, fmt::format("duplicate key '{}'", key));
+        continue;
+      }
+      auto v = value(entry.value, current_op_ ? Context::Body : Context::Arg);
+      if (!key_ok(entry, key) || !v) continue;
+      if (!v->type.is_scalar()) {
+        diags_.error(v->range, fmt::format("values of {} must be strings or numbers, got {}", what, type_str(v->type)));
+        continue;
+      }
+      out.emplace_back(key, std::move(*v));
+    }
+    return out;
+  }
+
+  //// Pipeline ///////////////////////////////////////////////////////////
+
+  const ast::PipelineDecl* find_pipeline(FileId main) {
+    const ast::PipelineDecl* found = nullptr;
+    for (const auto& m : modules_) {
+      for (const auto& decl : m.module.decls) {
+        const auto* p = boost::get<ast::PipelineDecl>(&decl.get());
+        if (!p) continue;
+        if (!m.is_main) {
+          diags_.error(p->name.range, fmt::format("'{}' is used as a library, so it cannot declare a pipeline",
+                                                  sources_.name(m.file)));
+        } else if (found) {
+          diags_.error(p->name.range, "a file declares only one pipeline");
+          diags_.note(found->name.range, "first pipeline here");
+        } else {
+          found = p;
+        }
+      }
+    }
+    if (!found && !diags_.has_errors())
+      diags_.error(SourceRange{main, 0, 0},
+                   fmt::format("'{}' declares no pipeline (e.g. pipeline NAME {{ ... }})", sources_.name(main)));
+    return diags_.has_errors() ? nullptr : found;
+  }
+
+  void check_pipeline(const ast::PipelineDecl& p) {
+    program_.name = p.name.name;
+    program_.range = p.name.range;
+    std::string dns = to_dns1123(p.name.name);
+    if (dns.empty() || dns.size() > kMaxK8sNameLength)
+      diags_.error(p.name.range, fmt::format("pipeline name '{}' does not give a valid Kubernetes name "
+                                             "(1 to {} letters, digits or '-')",
+                                             p.name.name, kMaxK8sNameLength));
+    // Top-level declarations first: params, description, finally.
+    const ast::FinallyStmt* finally = nullptr;
+    for (const auto& s : p.body.statements) {
+      if (const auto* d = boost::get<ast::Description>(&s.get())) {
+        if (description_seen_) {
+          diags_.error(d->range, "duplicate description");
+        } else if (!d->text.is_plain()) {
+          diags_.error(d->text.range, "the description must be a plain string (no '${...}')");
+        }
+        description_seen_ = true;
+        program_.description = d->text.text();
+      } else if (const auto* param = boost::get<ast::ParamDecl>(&s.get())) {
+        check_param(*param);
+      } else if (const auto* f = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
+        if (finally) {
+          diags_.error(f->get().range, "a pipeline has only one 'finally' block");
+          diags_.note(finally->range, "first 'finally' here");
+        }
+        finally = &f->get();
+      }
+    }
+    collect_steps(p.body.statements, {}, true);
+    program_.body = statements(p.body.statements);
+    if (finally) {
+      scope_path_ = {finally_scope_};
+      program_.finally_body = statements(finally->body.statements);
+      scope_path_.clear();
+    }
+  }
+
+  void check_param(const ast::ParamDecl& p) {
+    if (auto it = params_.find(p.name.name); it != params_.end()) {
+      diags_.error(p.name.range, fmt::format("duplicate parameter '{}'", p.name.name));
+      diags_.note(it->second->name.range, "previous declaration here");
+      return;
+    }
+    params_.emplace(p.name.name, &p);
+    ir::Param param;
+    param.name = p.name.name;
+    param.doc = p.doc;
+    param.range = p.name.range;
+    auto type = resolve_type(p.type);
+    if (!type) return;
+    param.type = *type;
+    param_types_[p.name.name] = *type;
+    if (p.constraint) check_constraint(p, *type, param.constraint);
+    if (p.default_value) {
+      if (auto v = value(*p.default_value, Context::Default)) {
+        if (check_assign(*v, *type, fmt::format("default of '{}'", p.name.name))) {
+          param.default_value = v->literal;
+          check_against(param, v->range);
+        }
+      }
+    }
+    program_.params.push_back(std::move(param));
+  }
+
+  void check_constraint(const ast::ParamDecl& p, const Type& type, ir::Constraint& out) {
+    const auto& c = *p.constraint;
+    if (!type.is_scalar()) {
+      diags_.error(c.range, fmt::format("only string, int, float and bool parameters can be constrained, "
+                                        "'{}' is {}", p.name.name, spell(type)));
+      return;
+    }
+    if (c.high) {
+      auto lo = value(c.low, Context::Default);
+      auto hi = value(*c.high, Context::Default);
+      if (!lo || !hi) return;
+      if (!is_numeric(type)) {
+        diags_.error(c.range, fmt::format("a range needs an int or float parameter, '{}' is {}", p.name.name, spell(type)));
+        return;
+      }
+      for (const auto* v : {&*lo, &*hi}) {
+        if (!is_numeric(v->type) || (type.kind == TypeKind::Int && v->type.kind != TypeKind::Int)) {
+          diags_.error(v->range, fmt::format("bounds of a range on {} '{}' must be {} numbers",
+                                             spell(type), p.name.name, spell(type)));
+          return;
+        }
+      }
+      double a = lo->literal.get<double>(), b = hi->literal.get<double>();
+      if (a > b) {
+        diags_.error(c.range, fmt::format("the range {} is empty", sources_.slice(c.range)));
+        return;
+      }
+      out.min = a;
+      out.max = b;
+      return;
+    }
+    const auto* list = node<ast::ListExpr>(strip(c.low));
+    if (!list) {
+      diags_.error(range_of(c.low), "expected a list of allowed values (e.g. [\"a\", \"b\"]) or a range (e.g. 1..10)");
+      return;
+    }
+    if (list->items.empty()) {
+      diags_.error(c.range, fmt::format("parameter '{}' allows no value at all", p.name.name));
+      return;
+    }
+    for (const auto& item : list->items) {
+      auto v = value(item, Context::Default);
+      if (!v) continue;
+      if (!check_assign(*v, type, fmt::format("allowed value of '{}'", p.name.name))) continue;
+      if (std::find(out.one_of.begin(), out.one_of.end(), v->literal) != out.one_of.end()) {
+        diags_.error(v->range, fmt::format("duplicate allowed value {}", v->literal.dump()));
+        continue;
+      }
+      out.one_of.push_back(v->literal);
+    }
+  }
+
+  void check_against(const ir::Param& p, SourceRange at) {
+    const auto& c = p.constraint;
+    const auto& v = *p.default_value;
+    if (!c.one_of.empty() && std::find(c.one_of.begin(), c.one_of.end(), v) == c.one_of.end()) {
+      std::string allowed;
+      for (const auto& a : c.one_of) allowed += (allowed.empty() ? "" : ", ") + a.dump();
+      diags_.error(at, fmt::format("default {} of '{}' is not one of the allowed values [{}]", v.dump(),
+                                   p.name, allowed));
+    }
+    if (c.min && v.is_number() && (v.get<double>() < *c.min || v.get<double>() > *c.max))
+      diags_.error(at, fmt::format("default {} of '{}' is outside its range {}..{}", v.dump(), p.name,
+                                   ir::Literal(*c.min).dump(), ir::Literal(*c.max).dump()));
+  }
+
+  //// Steps //////////////////////////////////////////////////////////////
+
+  // First walk: every step and its scopes, so that references may point forward.
+  void collect_steps(const std::vector<ast::Statement>& body, std::vector<int> scopes, bool top) {
+    for (const auto& s : body) {
+      if (const auto* step = boost::get<ast::StepDecl>(&s.get())) {
+        if (auto it = steps_.find(step->name.name); it != steps_.end()) {
+          diags_.error(step->name.range, fmt::format("duplicate step '{}'", step->name.name));
+          diags_.note(it->second.decl->name.range, "previous declaration here");
+          continue;
+        }
+        if (params_.count(step->name.name)) {
+          diags_.error(step->name.range, fmt::format("step '{}' has the name of a parameter", step->name.name));
+          diags_.note(params_.at(step->name.name)->name.range, "parameter declared here");
+        }
+        check_dns_name(step->name, "step", step_dns_);
+        StepEntry entry{step, scopes, nullptr};
+        if (auto it = program_.ops.find(step->op.name); it != program_.ops.end()) entry.op = &it->second;
+        steps_.emplace(step->name.name, entry);
+        step_order_.push_back(step->name.name);
+      } else if (const auto* f = boost::get<x3::forward_ast<ast::IfStmt>>(&s.get())) {
+        auto then_scopes = scopes;
+        then_scopes.push_back(next_if_scope(f->get(), false));
+        collect_steps(f->get().then_block.statements, then_scopes, false);
+        if (f->get().else_block) {
+          auto else_scopes = scopes;
+          else_scopes.push_back(next_if_scope(f->get(), true));
+          collect_steps(f->get().else_block->statements, else_scopes, false);
+        }
+      } else if (const auto* l = boost::get<x3::forward_ast<ast::ForStmt>>(&s.get())) {
+        auto inner = scopes;
+        inner.push_back(new_scope(ScopeKind::Loop));
+        loop_scopes_[&l->get()] = inner.back();
+        collect_steps(l->get().body.statements, inner, false);
+      } else if (const auto* fin = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
+        if (!top) {
+          diags_.error(fin->get().range, "'finally' is only allowed at the top of a pipeline");
+          continue;
+        }
+        if (finally_scope_ < 0) {
+          finally_scope_ = new_scope(ScopeKind::Finally);
+          collect_steps(fin->get().body.statements, {finally_scope_}, false);
+        }
+      } else if (!top) {
+        if (const auto* d = boost::get<ast::Description>(&s.get()))
+          diags_.error(d->range, "'description' is only allowed at the top of a pipeline");
+        if (const auto* p = boost::get<ast::ParamDecl>(&s.get()))
+          diags_.error(p->range, "'param' is only allowed at the top of a pipeline");
+      }
+    }
+  }
+
+  int new_scope(ScopeKind kind) {
+    scope_kinds_.push_back(kind);
+    return static_cast<int>(scope_kinds_.size() - 1);
+  }
+
+  // Second walk: checks and converts each statement.
+  std::vector<Stmt> statements(const std::vector<ast::Statement>& body) {
+    std::vector<Stmt> out;
+    for (const auto& s : body) {
+      if (const auto* step = boost::get<ast::StepDecl>(&s.get())) {
+        if (auto st = check_step(*step)) out.push_back(std::move(*st));
+      } else if (const auto* f = boost::get<x3::forward_ast<ast::IfStmt>>(&s.get())) {
+        out.push_back(check_if(f->get()));
+      } else if (const auto* l = boost::get<x3::forward_ast<ast::ForStmt>>(&s.get())) {
+        out.push_back(check_for(l->get()));
+      }
+    }
+    return out;
+  }
+
+  Stmt check_if(const ast::IfStmt& s) {
+    Stmt out;
+    out.kind = Stmt::Kind::If;
+    out.range = s.range;
+    std::vector<std::string> uses;
+    uses_ = &uses;
+    out.condition = condition(s.condition);
+    uses_ = nullptr;
+    inherited_.push_back(uses);
+    // Scope ids follow the order collect_steps() gave them.
+    scope_path_.push_back(next_if_scope(s, false));
+    out.then_body = statements(s.then_block.statements);
+    scope_path_.pop_back();
+    if (s.else_block) {
+      scope_path_.push_back(next_if_scope(s, true));
+      out.else_body = statements(s.else_block->statements);
+      scope_path_.pop_back();
+    }
+    inherited_.pop_back();
+    return out;
+  }
+
+  // If branches get scope ids on first sight, so both walks agree on them.
+  int next_if_scope(const ast::IfStmt& s, bool else_branch) {
+    auto key = std::make_pair(&s, else_branch);
+    auto it = if_scopes_.find(key);
+    if (it == if_scopes_.end()) it = if_scopes_.emplace(key, new_scope(ScopeKind::IfBranch)).first;
+    return it->second;
+  }
+
+  Stmt check_for(const ast::ForStmt& s) {
+    Stmt out;
+    out.kind = Stmt::Kind::For;
+    out.range = s.range;
+    out.var = s.var.name;
+    std::vector<std::string> uses;
+    uses_ = &uses;
+    auto items = value(s.items, Context::Arg);
+    uses_ = nullptr;
+    Type item_type = Type::scalar(TypeKind::String);
+    if (items) {
+      if (items->type.kind != TypeKind::List) {
+        diags_.error(items->range, fmt::format("'for' needs a list to go over, got {}", type_str(items->type)));
+      } else if (is_open(items->type)) {
+        diags_.error(items->range, "'for' over an empty list runs nothing");
+      } else {
+        item_type = items->type.element[0];
+      }
+    }
+    for (const auto& v : loop_vars_) {
+      if (v.name == s.var.name) {
+        diags_.error(s.var.range, fmt::format("loop variable '{}' hides the one of an enclosing 'for'", v.name));
+        diags_.note(v.range, "declared here");
+      }
+    }
+    if (params_.count(s.var.name)) {
+      diags_.error(s.var.range, fmt::format("loop variable '{}' has the name of a parameter", s.var.name));
+      diags_.note(params_.at(s.var.name)->name.range, "parameter declared here");
+    }
+    out.item_type = item_type;
+    out.items = std::move(items);
+    // Steps in the body depend on what the items use (lowering lifts that to the loop).
+    for (const auto& inherited : inherited_) uses.insert(uses.end(), inherited.begin(), inherited.end());
+    std::sort(uses.begin(), uses.end());
+    uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
+    out.deps = uses;
+    loop_vars_.push_back({s.var.name, item_type, s.var.range});
+    scope_path_.push_back(loop_scopes_.at(&s));
+    inherited_.push_back(uses);
+    out.body = statements(s.body.statements);
+    inherited_.pop_back();
+    scope_path_.pop_back();
+    loop_vars_.pop_back();
+    return out;
+  }
+
+  std::optional<Stmt> check_step(const ast::StepDecl& s) {
+    auto entry_it = steps_.find(s.name.name);
+    if (entry_it == steps_.end() || entry_it->second.decl != &s) return std::nullopt;  // a duplicate
+    Stmt out;
+    out.kind = Stmt::Kind::Step;
+    out.range = s.name.range;
+    out.name = s.name.name;
+    out.op = s.op.name;
+    const OpInfo* op = entry_it->second.op;
+    if (!op) {
+      diags_.error(s.op.range, fmt::format("unknown op '{}'", s.op.name));
+      std::vector<std::string> names;
+      for (const auto& [name, info] : program_.ops) names.push_back(name);
+      if (!suggest(s.op.range, s.op.name, names) && program_.ops.count("mpi_job") == 0 &&
+          (s.op.name == "mpi_job" || s.op.name == "tf_job" || s.op.name == "pytorch_job"))
+        diags_.note(s.op.range, "training ops come from the stdlib: add 'use arena'");
+    }
+    std::vector<std::string> uses;
+    std::map<std::string, SourceRange> given;
+    for (const auto& arg : s.args) {
+      if (auto it = given.find(arg.name.name); it != given.end()) {
+        diags_.error(arg.name.range, fmt::format("duplicate argument '{}'", arg.name.name));
+        diags_.note(it->second, "first given here");
+        continue;
+      }
+      given.emplace(arg.name.name, arg.name.range);
+      uses_ = &uses;
+      auto v = value(arg.value, Context::Arg);
+      uses_ = nullptr;
+      if (!op) continue;
+      auto p = std::find_if(op->params.begin(), op->params.end(),
+                            [&](const ir::OpParam& q) { return q.name == arg.name.name; });
+      if (p == op->params.end()) {
+        diags_.error(arg.name.range, fmt::format("unknown argument '{}' for op '{}'", arg.name.name, op->name));
+        std::vector<std::string> names;
+        for (const auto& q : op->params) names.push_back(q.name);
+        suggest(arg.name.range, arg.name.name, names);
+        diags_.note(op->range, fmt::format("'{}' declared here", op->name));
+        continue;
+      }
+      if (!v) continue;
+      if (!check_assign(*v, p->type, fmt::format("argument '{}' of op '{}'", arg.name.name, op->name)))
+        continue;
+      out.args.emplace_back(arg.name.name, std::move(*v));
+    }
+    if (op) {
+      for (std::size_t i = 0; i < op->params.size(); ++i) {
+        const auto& p = op->params[i];
+        if (p.default_value || given.count(p.name)) continue;
+        diags_.error(s.op.range, fmt::format("missing argument '{}' for op '{}'", p.name, op->name));
+        diags_.note(op->param_ranges[i], fmt::format("'{}' declared here", p.name));
+      }
+    }
+    for (const auto& a : s.after) {
+      auto it = steps_.find(a.name);
+      if (it == steps_.end()) {
+        diags_.error(a.range, fmt::format("unknown step '{}' in 'after'", a.name));
+        suggest(a.range, a.name, step_order_);
+        continue;
+      }
+      if (check_reach(it->second, a.range, false)) uses.push_back(a.name);
+    }
+    for (const auto& inherited : inherited_) uses.insert(uses.end(), inherited.begin(), inherited.end());
+    std::sort(uses.begin(), uses.end());
+    uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
+    out.deps = uses;
+    edges_[s.name.name] = uses;
+    return out;
+  }
+
+  // Whether the current place may refer to `step`: not into a loop or `finally` from
+  // outside, and (for outputs) not into an `if` branch from outside.
+  bool check_reach(const StepEntry& step, SourceRange at, bool output) {
+    const auto& name = step.decl->name.name;
+    for (int scope : step.scopes) {
+      if (std::find(scope_path_.begin(), scope_path_.end(), scope) != scope_path_.end()) continue;
+      ScopeKind kind = scope_kinds_[scope];
+      if (kind == ScopeKind::Loop) {
+        diags_.error(at, fmt::format("step '{}' runs inside a 'for' loop and cannot be referred to from "
+                                     "outside it", name));
+      } else if (kind == ScopeKind::Finally) {
+        diags_.error(at, fmt::format("step '{}' runs in 'finally' and cannot be referred to from outside it", name));
+      } else if (output) {
+        diags_.error(at, fmt::format("step '{}' runs only in one branch of an 'if'; its outputs cannot "
+                                     "be used outside that branch", name));
+      } else {
+        continue;
+      }
+      diags_.note(step.decl->name.range, fmt::format("'{}' declared here", name));
+      return false;
+    }
+    if (finally_scope_ >= 0 && !scope_path_.empty() && scope_path_[0] == finally_scope_ &&
+        (step.scopes.empty() || step.scopes[0] != finally_scope_)) {
+      diags_.error(at, fmt::format("steps in 'finally' cannot refer to step '{}' of the main pipeline", name));
+      return false;
+    }
+    return true;
+  }
+
+  //// Values ///////////////////////////////////////////////////////////////
+
+  std::optional<Value> value(const ast::Expression& expr, Context ctx) {
+    const ast::Expression& e = strip(expr);
+    Value v;
+    v.range = range_of(e);
+    if (const auto* s = node<ast::StringLit>(e)) {
+      v.type = Type::scalar(TypeKind::String);
+      if (s->is_plain()) {
+        v.literal = s->text();
+        return v;
+      }
+      v.kind = Value::Kind::Interpolation;
+      bool ok = true;
+      for (const auto& part : s->parts) {
+        ir::Part out;
+        if (!part.is_ref) {
+          out.text = part.text;
+          v.parts.push_back(std::move(out));
+          continue;
+        }
+        auto ref = resolve(part.head, part.field ? &*part.field : nullptr, part.range, ctx);
+        if (!ref) {
+          ok = false;
+          continue;
+        }
+        if (!ref->type.is_scalar()) {
+          diags_.error(part.range, fmt::format("cannot put {} '{}' into a string; only string, int, float "
+                                               "and bool values can be interpolated",
+                                               spell(ref->type), sources_.slice(part.range).substr(2, part.range.end - part.range.begin - 3)));
+          ok = false;
+          continue;
+        }
+        out.ref = std::move(*ref);
+        v.parts.push_back(std::move(out));
+      }
+      if (!ok) return std::nullopt;
+      return v;
+    }
+    if (const auto* n = node<ast::NumberLit>(e)) return number(*n);
+    if (const auto* b = node<ast::BoolLit>(e)) {
+      v.type = Type::scalar(TypeKind::Bool);
+      v.literal = b->value;
+      return v;
+    }
+    if (const auto* r = node<ast::Reference>(e)) {
+      auto ref = resolve(r->head, r->field ? &*r->field : nullptr, r->range, ctx);
+      if (!ref) return std::nullopt;
+      v.kind = Value::Kind::Ref;
+      v.type = ref->type;
+      v.ref = std::move(*ref);
+      return v;
+    }
+    if (const auto* l = node<ast::ListExpr>(e)) {
+      v.type = Type{TypeKind::List, {}};
+      bool ok = true, literal = true;
+      for (const auto& item : l->items) {
+        auto iv = value(item, ctx);
+        if (!iv) {
+          ok = false;
+          continue;
+        }
+        if (!v.type.element.empty()) {
+          auto u = unify(v.type.element[0], iv->type);
+          if (!u) {
+            diags_.error(iv->range, fmt::format("list items must have one type: this one is {}, the first is {}",
+                                                type_str(iv->type), type_str(v.type.element[0])));
+            ok = false;
+            continue;
+          }
+          v.type.element[0] = *u;
+        } else if (!is_open(iv->type)) {
+          v.type.element.push_back(iv->type);
+        }
+        literal = literal && iv->is_literal();
+        v.items.push_back(std::move(*iv));
+      }
+      if (!ok) return std::nullopt;
+      for (auto& item : v.items) coerce(item, v.type.element.empty() ? item.type : v.type.element[0]);
+      fold(v, literal);
+      return v;
+    }
+    if (const auto* m = node<ast::MapExpr>(e)) {
+      v.type = Type{TypeKind::Map, {}};
+      bool ok = true, literal = true;
+      std::map<std::string, SourceRange> seen;
+      for (const auto& entry : m->entries) {
+        std::string key = map_key(entry.key);
+        if (auto it = seen.find(key); it != seen.end()) {
+          diags_.error(entry.range, fmt::format("duplicate key '{}'", key));
+          diags_.note(it->second, "first given here");
+          ok = false;
+          continue;
+        }
+        seen.emplace(key, entry.range);
+        auto ev = value(entry.value, ctx);
+        if (!ev) {
+          ok = false;
+          continue;
+        }
+        if (!v.type.element.empty()) {
+          auto u = unify(v.type.element[0], ev->type);
+          if (!u) {
+            diags_.error(ev->range, fmt::format("map values must have one type: this one is {}, the first is {}",
+                                                type_str(ev->type), type_str(v.type.element[0])));
+            ok = false;
+            continue;
+          }
+          v.type.element[0] = *u;
+        } else if (!is_open(ev->type)) {
+          v.type.element.push_back(ev->type);
+        }
+        literal = literal && ev->is_literal();
+        v.entries.emplace_back(key, std::move(*ev));
+      }
+      if (!ok) return std::nullopt;
+      for (auto& entry : v.entries) coerce(entry.second, v.type.element.empty() ? entry.second.type : v.type.element[0]);
+      fold(v, literal);
+      return v;
+    }
+    if (ctx == Context::Condition) return std::nullopt;  // handled by condition()
+    diags_.error(v.range, "comparisons and 'and', 'or', 'not' are only allowed in an 'if' condition");
+    return std::nullopt;
+  }
+
+  // A list or map of literals becomes one literal.
+  static void fold(Value& v, bool literal) {
+    if (!literal) {
+      v.kind = v.type.kind == TypeKind::List ? Value::Kind::List : Value::Kind::Map;
+      return;
+    }
+    v.kind = Value::Kind::Literal;
+    if (v.type.kind == TypeKind::List) {
+      v.literal = ir::Literal::array();
+      for (auto& item : v.items) v.literal.push_back(item.literal);
+      v.items.clear();
+    } else {
+      v.literal = ir::Literal::object();
+      for (auto& [key, ev] : v.entries) v.literal[key] = ev.literal;
+      v.entries.clear();
+    }
+  }
+
+  std::optional<Value> number(const ast::NumberLit& n) {
+    Value v;
+    v.range = n.range;
+    const std::string& t = n.text;
+    if (n.is_float()) {
+      errno = 0;
+      double d = std::strtod(t.c_str(), nullptr);
+      if (errno == ERANGE || !std::isfinite(d)) {
+        diags_.error(n.range, fmt::format("number '{}' is out of range", t));
+        return std::nullopt;
+      }
+      v.type = Type::scalar(TypeKind::Float);
+      v.literal = d;
+      return v;
+    }
+    std::int64_t i = 0;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), i);
+    if (ec != std::errc() || ptr != t.data() + t.size()) {
+      diags_.error(n.range, fmt::format("integer '{}' is out of range", t));
+      return std::nullopt;
+    }
+    v.type = Type::scalar(TypeKind::Int);
+    v.literal = i;
+    return v;
+  }
+
+  std::optional<ir::Ref> resolve(const ast::Identifier& head, const ast::Identifier* field,
+                                 SourceRange range, Context ctx) {
+    ir::Ref ref;
+    ref.name = head.name;
+    ref.range = range;
+    auto no_fields = [&](const std::string& what) {
+      diags_.error(field->range, fmt::format("{} '{}' has no field '{}'", what, head.name, field->name));
+      return std::nullopt;
+    };
+    if (ctx == Context::Default) {
+      diags_.error(range, "a default value must be a constant, not a reference");
+      return std::nullopt;
+    }
+    if (ctx == Context::Body) {
+      const OpInfo& op = *current_op_;
+      for (const auto& p : op.params) {
+        if (p.name != head.name) continue;
+        if (field) return no_fields("parameter");
+        ref.kind = ir::Ref::Kind::OpParam;
+        ref.type = p.type;
+        return ref;
+      }
+      diags_.error(head.range, fmt::format("unknown parameter '{}' of op '{}'", head.name, op.name));
+      std::vector<std::string> names;
+      for (const auto& p : op.params) names.push_back(p.name);
+      suggest(head.range, head.name, names);
+      return std::nullopt;
+    }
+    for (auto it = loop_vars_.rbegin(); it != loop_vars_.rend(); ++it) {
+      if (it->name != head.name) continue;
+      ref.kind = ir::Ref::Kind::LoopItem;
+      ref.type = it->type;
+      if (field) {
+        if (it->type.kind != TypeKind::Map)
+          return no_fields(fmt::format("loop variable of type {}", spell(it->type)));
+        ref.field = field->name;
+        ref.type = it->type.element[0];
+      }
+      return ref;
+    }
+    if (auto it = param_types_.find(head.name); it != param_types_.end()) {
+      if (field) return no_fields("parameter");
+      ref.kind = ir::Ref::Kind::Param;
+      ref.type = it->second;
+      return ref;
+    }
+    if (params_.count(head.name)) return std::nullopt;  // its type was wrong, already reported
+    if (auto it = steps_.find(head.name); it != steps_.end()) {
+      const StepEntry& step = it->second;
+      if (!step.op) return std::nullopt;  // unknown op, reported at the step
+      std::vector<std::string> outputs;
+      for (const auto& o : step.op->outputs) outputs.push_back(o.name);
+      if (!field) {
+        diags_.error(range, outputs.empty()
+                                ? fmt::format("step '{}' is not a value and its op has no outputs", head.name)
+                                : fmt::format("step '{}' is not a value; use one of its outputs (e.g. '{}.{}')",
+                                              head.name, head.name, outputs[0]));
+        return std::nullopt;
+      }
+      auto o = std::find(outputs.begin(), outputs.end(), field->name);
+      if (o == outputs.end()) {
+        diags_.error(field->range, fmt::format("step '{}' has no output '{}'", head.name, field->name));
+        if (!suggest(field->range, field->name, outputs) && !outputs.empty())
+          diags_.note(step.op->range, fmt::format("op '{}' has outputs {}", step.op->name, join_quoted(outputs)));
+        return std::nullopt;
+      }
+      if (!check_reach(step, range, true)) return std::nullopt;
+      ref.kind = ir::Ref::Kind::StepOutput;
+      ref.field = field->name;
+      ref.type = step.op->outputs[static_cast<std::size_t>(o - outputs.begin())].type;
+      if (uses_) uses_->push_back(head.name);
+      return ref;
+    }
+    diags_.error(head.range, fmt::format("unknown name '{}'", head.name));
+    std::vector<std::string> names;
+    for (const auto& v : loop_vars_) names.push_back(v.name);
+    for (const auto& [name, type] : param_types_) names.push_back(name);
+    names.insert(names.end(), step_order_.begin(), step_order_.end());
+    suggest(head.range, head.name, names);
+    return std::nullopt;
+  }
+
+  //// Conditions ///////////////////////////////////////////////////////////
+
+  std::optional<ir::Condition> condition(const ast::Expression& expr) {
+    const ast::Expression& e = strip(expr);
+    ir::Condition c;
+    c.range = range_of(e);
+    auto chain = [&](const ast::Expression& first, const std::vector<ast::Expression>& rest,
+                     ir::Condition::Op op) -> std::optional<ir::Condition> {
+      auto acc = condition(first);
+      bool ok = acc.has_value();
+      for (const auto& r : rest) {
+        auto next = condition(r);
+        if (!next || !ok) {
+          ok = false;
+          continue;
+        }
+        ir::Condition both;
+        both.op = op;
+        both.range = SourceRange{c.range.file, acc->range.begin, next->range.end};
+        both.operands.push_back(std::move(*acc));
+        both.operands.push_back(std::move(*next));
+        acc = std::move(both);
+      }
+      if (!ok) return std::nullopt;
+      return acc;
+    };
+    if (const auto* o = node<ast::OrExpr>(e)) return chain(o->first, o->rest, ir::Condition::Op::Or);
+    if (const auto* a = node<ast::AndExpr>(e)) return chain(a->first, a->rest, ir::Condition::Op::And);
+    if (const auto* n = node<ast::NotExpr>(e)) {
+      auto inner = condition(n->operand);
+      if (!inner) return std::nullopt;
+      c.op = ir::Condition::Op::Not;
+      c.operands.push_back(std::move(*inner));
+      return c;
+    }
+    if (const auto* cmp = node<ast::CompareExpr>(e)) {
+      auto lhs = value(cmp->lhs, Context::Arg);
+      auto rhs = value(cmp->tail->rhs, Context::Arg);
+      if (!lhs || !rhs) return std::nullopt;
+      const std::string& op = cmp->tail->op;
+      bool ordering = op != "==" && op != "!=";
+      bool numeric = is_numeric(lhs->type) && is_numeric(rhs->type);
+      if (!lhs->type.is_scalar() || !rhs->type.is_scalar() ||
+          (!numeric && lhs->type.kind != rhs->type.kind)) {
+        diags_.error(c.range, fmt::format("cannot compare {} with {}", type_str(lhs->type), type_str(rhs->type)));
+        return std::nullopt;
+      }
+      if (ordering && !numeric) {
+        diags_.error(c.range, fmt::format("'{}' compares numbers, not {}", op, spell(lhs->type)));
+        return std::nullopt;
+      }
+      c.op = op == "==" ? ir::Condition::Op::Eq : op == "!=" ? ir::Condition::Op::Ne
+           : op == "<" ? ir::Condition::Op::Lt : op == "<=" ? ir::Condition::Op::Le
+           : op == ">" ? ir::Condition::Op::Gt : ir::Condition::Op::Ge;
+      for (auto* side : {&*lhs, &*rhs}) {
+        ir::Condition leaf;
+        leaf.range = side->range;
+        leaf.value = std::move(*side);
+        c.operands.push_back(std::move(leaf));
+      }
+      return c;
+    }
+    auto v = value(e, Context::Condition);
+    if (!v) return std::nullopt;
+    if (v->type.kind != TypeKind::Bool) {
+      diags_.error(v->range, fmt::format("a condition must be bool, got {}", type_str(v->type)));
+      return std::nullopt;
+    }
+    c.value = std::move(*v);
+    return c;
+  }
+
+  //// Graph ////////////////////////////////////////////////////////////////
+
+  // Reports each cycle once, naming its steps in the order they run.
+  void check_graph() {
+    std::map<std::string, int> state;  // 0 new, 1 on stack, 2 done
+    std::set<std::string> reported;
+    for (const auto& start : step_order_) {
+      if (state[start] != 0) continue;
+      // Iterative DFS over "depends on" edges; the stack holds (step, next edge index).
+      std::vector<std::pair<std::string, std::size_t>> stack{{start, 0}};
+      state[start] = 1;
+      while (!stack.empty()) {
+        auto& [name, index] = stack.back();
+        const auto& deps = edges_[name];
+        if (index == deps.size()) {
+          state[name] = 2;
+          stack.pop_back();
+          continue;
+        }
+        const std::string dep = deps[index++];
+        if (state[dep] == 0) {
+          state[dep] = 1;
+          stack.push_back({dep, 0});
+        } else if (state[dep] == 1) {
+          report_cycle(stack, dep, reported);
+        }
+      }
+    }
+  }
+
+  void report_cycle(const std::vector<std::pair<std::string, std::size_t>>& stack, const std::string& dep,
+                    std::set<std::string>& reported) {
+    std::vector<std::string> cycle;  // in "depends on" order, from dep back to dep
+    auto it = std::find_if(stack.begin(), stack.end(), [&](const auto& e) { return e.first == dep; });
+    for (; it != stack.end(); ++it) cycle.push_back(it->first);
+    for (const auto& n : cycle)
+      if (reported.count(n)) return;
+    reported.insert(cycle.begin(), cycle.end());
+    std::reverse(cycle.begin(), cycle.end());  // run order
+    // Start at the step declared first, so the message does not depend on the walk.
+    auto first = std::min_element(cycle.begin(), cycle.end(), [&](const auto& a, const auto& b) {
+      return steps_.at(a).decl->range.begin < steps_.at(b).decl->range.begin;
+    });
+    std::rotate(cycle.begin(), first, cycle.end());
+    std::string text;
+    for (const auto& n : cycle) text += n + " -> ";
+    text += cycle.front();
+    diags_.error(steps_.at(cycle.front()).decl->name.range, fmt::format("steps form a cycle: {}", text));
+  }
+
+  //// Shared helpers ///////////////////////////////////////////////////////
+
+  std::optional<Type> resolve_type(const ast::TypeExpr& t) {
+    static const std::vector<std::string> kNames = {"string", "int", "float", "bool", "list", "map"};
+    const std::string& n = t.name.name;
+    auto scalar = [&](TypeKind k) -> std::optional<Type> {
+      if (!t.args.empty()) {
+        diags_.error(t.range, fmt::format("type '{}' takes no element type", n));
+        return std::nullopt;
+      }
+      return Type::scalar(k);
+    };
+    if (n == "string") return scalar(TypeKind::String);
+    if (n == "int") return scalar(TypeKind::Int);
+    if (n == "float") return scalar(TypeKind::Float);
+    if (n == "bool") return scalar(TypeKind::Bool);
+    if (n == "list" || n == "map") {
+      if (t.args.size() != 1) {
+        diags_.error(t.range, fmt::format("type '{}' needs one element type (e.g. {}<string>)", n, n));
+        return std::nullopt;
+      }
+      auto el = resolve_type(t.args[0]);
+      if (!el) return std::nullopt;
+      return n == "list" ? Type::list_of(*el) : Type::map_of(*el);
+    }
+    diags_.error(t.name.range, fmt::format("unknown type '{}'", n));
+    suggest(t.name.range, n, kNames);
+    return std::nullopt;
+  }
+
+  bool check_assign(Value& v, const Type& to, const std::string& what) {
+    if (!assignable(to, v.type)) {
+      diags_.error(v.range, fmt::format("{} must be {}, got {}", what, spell(to), type_str(v.type)));
+      return false;
+    }
+    coerce(v, to);
+    return true;
+  }
+
+  bool declare(std::map<std::string, SourceRange>& seen, const ast::Identifier& id, const char* what) {
+    auto [it, inserted] = seen.emplace(id.name, id.range);
+    if (inserted) return true;
+    diags_.error(id.range, fmt::format("duplicate {} '{}'", what, id.name));
+    diags_.note(it->second, "previous declaration here");
+    return false;
+  }
+
+  bool suggest(SourceRange at, const std::string& word, const std::vector<std::string>& names) {
+    std::string near = spellcheck(word, names);
+    if (near.empty()) return false;
+    diags_.note(SourceRange{at.file, at.begin, at.begin}, fmt::format("did you mean '{}'?", near));
+    return true;
+  }
+
+  void check_dns_name(const ast::Identifier& id, const char* what,
+                      std::map<std::string, std::pair<std::string, SourceRange>>& seen) {
+    std::string dns = to_dns1123(id.name);
+    if (dns.empty()) {
+      diags_.error(id.range, fmt::format("{} name '{}' gives an empty Kubernetes name; use letters or digits",
+                                         what, id.name));
+      return;
+    }
+    if (dns.size() > kMaxK8sNameLength) {
+      diags_.error(id.range, fmt::format("{} name '{}' is too long: Kubernetes names have at most {} "
+                                         "characters, '{}' has {}",
+                                         what, id.name, kMaxK8sNameLength, dns, dns.size()));
+      return;
+    }
+    auto [it, inserted] = seen.emplace(dns, std::make_pair(id.name, id.range));
+    if (!inserted) {
+      diags_.error(id.range, fmt::format("{} names '{}' and '{}' both become '{}' in Kubernetes", what,
+                                         it->second.first, id.name, dns));
+      diags_.note(it->second.second, fmt::format("'{}' declared here", it->second.first));
+    }
+  }
+
+  static std::string map_key(const ast::MapKey& key) {
+    if (const auto* id = boost::get<ast::Identifier>(&key.get())) return id->name;
+    return boost::get<ast::StringLit>(key.get()).text();
+  }
+
+  SourceManager& sources_;
+  Diagnostics& diags_;
+  std::vector<LoadedModule> modules_;
+  Program program_;
+  bool description_seen_ = false;
+  std::map<std::string, const ast::ParamDecl*> params_;
+  std::map<std::string, Type> param_types_;
+  std::map<std::string, StepEntry> steps_;
+  std::vector<std::string> step_order_;
+  std::map<std::string, std::pair<std::string, SourceRange>> step_dns_;
+  std::map<std::string, std::vector<std::string>> edges_;  // step -> steps it depends on
+  std::vector<ScopeKind> scope_kinds_;
+  std::map<const ast::ForStmt*, int> loop_scopes_;
+  std::map<std::pair<const ast::IfStmt*, bool>, int> if_scopes_;
+  int finally_scope_ = -1;
+  std::vector<int> scope_path_;
+  std::vector<LoopVar> loop_vars_;
+  std::vector<std::vector<std::string>> inherited_;  // step uses of enclosing conditions
+  std::vector<std::string>* uses_ = nullptr;
+  const OpInfo* current_op_ = nullptr;
+};
+
+}  // namespace
+
+std::shared_ptr<const Program> check_program(SourceManager& sources, FileId main, Diagnostics& diags) {
+  Checker checker(sources, diags);
+  return checker.run(main);
+}
+
+}  // namespace pipec::sema

@@ -1,0 +1,121 @@
+// load_modules(): follows `use` declarations. Expects nothing of the files; reports
+// every problem at the `use` that caused it. Invents the display name of a used
+// file: the using file's directory joined with the path, lexically normalised.
+#include "compiler/sema/load.hpp"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "compiler/base/spellcheck.hpp"
+#include "compiler/syntax/parser.hpp"
+#include "stdlib/embedded_stdlib.hpp"
+
+namespace pipec::sema {
+
+namespace ast = syntax::ast;
+namespace fs = std::filesystem;
+
+namespace {
+
+class Loader {
+ public:
+  Loader(SourceManager& sources, Diagnostics& diags, std::vector<LoadedModule>& out)
+      : sources_(sources), diags_(diags), out_(out) {}
+
+  bool load(FileId file, const std::string& key, bool is_stdlib, bool is_main) {
+    auto parsed = syntax::parse(sources_, file, diags_);
+    if (!parsed) return false;
+    loaded_.emplace(key, file);
+    stack_.push_back({key, std::string(sources_.name(file))});
+    bool ok = true;
+    for (const auto& decl : parsed->decls) {
+      if (const auto* use = boost::get<ast::UseDecl>(&decl.get())) ok = follow(*use, file) && ok;
+    }
+    stack_.pop_back();
+    out_.push_back({file, std::move(*parsed), is_stdlib, is_main});
+    return ok;
+  }
+
+ private:
+  bool follow(const ast::UseDecl& use, FileId from) {
+    std::string key, display;
+    FileId file = kNoFile;
+    bool is_stdlib = false;
+    SourceRange at = use.range;
+    if (const auto* name = boost::get<ast::Identifier>(&use.target.get())) {
+      at = name->range;
+      const auto* module = stdlib::find(name->name);
+      if (!module) {
+        diags_.error(at, fmt::format("unknown stdlib module '{}'", name->name));
+        std::vector<std::string> names;
+        for (const auto& m : stdlib::modules()) names.emplace_back(m.name);
+        std::string near = spellcheck(name->name, names);
+        if (!near.empty()) diags_.note(at, fmt::format("did you mean '{}'?", near));
+        return false;
+      }
+      key = "stdlib:" + name->name;
+      display = fmt::format("stdlib/{}.pipe", name->name);
+      is_stdlib = true;
+      if (in_cycle(key, display, at)) return false;
+      if (loaded_.count(key)) return true;
+      file = sources_.add(display, std::string(module->text));
+    } else {
+      const auto& lit = boost::get<ast::StringLit>(use.target.get());
+      at = lit.range;
+      std::string rel = lit.text();
+      if (!lit.is_plain() || rel.empty()) {
+        diags_.error(at, "the path after 'use' must be a plain, non-empty string");
+        return false;
+      }
+      fs::path base = fs::path(std::string(sources_.name(from))).parent_path();
+      display = (base / rel).lexically_normal().generic_string();
+      std::error_code ec;
+      fs::path canonical = fs::weakly_canonical(display, ec);
+      key = ec ? display : canonical.generic_string();
+      if (in_cycle(key, display, at)) return false;
+      if (loaded_.count(key)) return true;
+      std::string error;
+      file = sources_.load(display, error);
+      if (file == kNoFile) {
+        diags_.error(at, fmt::format("cannot read '{}': {}", display, error));
+        return false;
+      }
+    }
+    return load(file, key, is_stdlib, false);
+  }
+
+  // Reports `use a -> b -> a` when `key` is being loaded further up. Returns true then.
+  bool in_cycle(const std::string& key, const std::string& display, SourceRange at) {
+    for (std::size_t i = 0; i < stack_.size(); ++i) {
+      if (stack_[i].first != key) continue;
+      std::string path;
+      for (std::size_t k = i; k < stack_.size(); ++k) path += stack_[k].second + " -> ";
+      diags_.error(at, fmt::format("files use each other in a cycle: {}{}", path, display));
+      return true;
+    }
+    return false;
+  }
+
+  SourceManager& sources_;
+  Diagnostics& diags_;
+  std::vector<LoadedModule>& out_;
+  std::map<std::string, FileId> loaded_;
+  std::vector<std::pair<std::string, std::string>> stack_;  // key, display name
+};
+
+}  // namespace
+
+bool load_modules(SourceManager& sources, FileId main, Diagnostics& diags,
+                  std::vector<LoadedModule>& out) {
+  Loader loader(sources, diags, out);
+  std::string name(sources.name(main));
+  std::error_code ec;
+  fs::path canonical = fs::weakly_canonical(name, ec);
+  return loader.load(main, ec ? name : canonical.generic_string(), false, true);
+}
+
+}  // namespace pipec::sema

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <vector>
+
+#include "compiler/base/diagnostics.hpp"
+#include "compiler/base/source_manager.hpp"
+#include "compiler/syntax/ast.hpp"
+
+namespace pipec::sema {
+
+/// One parsed file of a program.
+struct LoadedModule {
+  FileId file = kNoFile;
+  syntax::ast::Module module;
+  bool is_stdlib = false;
+  bool is_main = false;
+};
+
+/// Parses `main` and, depth first, every file and stdlib module it `use`s, each once.
+/// `use NAME` reads the embedded stdlib/NAME.pipe (shown as "stdlib/NAME.pipe");
+/// `use "path"` reads a file relative to the file that says it. Reports syntax
+/// errors, unknown modules, unreadable files and `use` cycles. Returns false on error.
+[[nodiscard]] bool load_modules(SourceManager& sources, FileId main, Diagnostics& diags,
+                                std::vector<LoadedModule>& out);
+
+}  // namespace pipec::sema

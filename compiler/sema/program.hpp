@@ -1,0 +1,65 @@
+#pragma once
+
+// The checked program that check_program() returns and ir::lower() reads: every
+// name resolved, every value typed (as ir::Value), every step's dependencies known.
+// It holds no AST, so lowering never sees parser types.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/base/source_manager.hpp"
+#include "compiler/ir/ir.hpp"
+
+namespace pipec::sema {
+
+/// An op any step may call: a container op, or a built-in training op from stdlib.
+struct OpInfo {
+  std::string name;
+  ir::OpKind kind = ir::OpKind::Container;
+  std::vector<ir::OpParam> params;
+  std::vector<SourceRange> param_ranges;  // parallel to params
+  std::vector<ir::OpOutput> outputs;
+  std::optional<ir::ContainerOp> container;  // set for OpKind::Container
+  SourceRange range;                          // of the op's name
+};
+
+/// A checked statement of a pipeline body.
+struct Stmt {
+  enum class Kind { Step, If, For };
+  Kind kind = Kind::Step;
+  SourceRange range;
+
+  // Step: the op, the given arguments (checked, not yet in signature order), and
+  // every step it depends on (after, output uses, uses in enclosing conditions and
+  // loop items), sorted, without duplicates.
+  std::string name;
+  std::string op;
+  std::vector<std::pair<std::string, ir::Value>> args;
+  std::vector<std::string> deps;
+
+  // If: the condition; then_body/else_body.
+  std::optional<ir::Condition> condition;
+  std::vector<Stmt> then_body;
+  std::vector<Stmt> else_body;
+
+  // For: `for var in items { body }`; deps are the steps the items use.
+  std::string var;
+  ir::Type item_type;
+  std::optional<ir::Value> items;
+  std::vector<Stmt> body;
+};
+
+struct Program {
+  std::string name;
+  std::string description;
+  SourceRange range;                  // of the pipeline's name
+  std::vector<ir::Param> params;      // in source order
+  std::map<std::string, OpInfo> ops;  // every op the program can call, by name
+  std::vector<Stmt> body;
+  std::vector<Stmt> finally_body;
+};
+
+}  // namespace pipec::sema
