@@ -1,0 +1,292 @@
+#include "compiler/syntax/parser.hpp"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/syntax/test_support.hpp"
+
+namespace pipec::syntax {
+namespace {
+
+using testing::parse_string;
+namespace x3 = boost::spirit::x3;
+
+const ast::PipelineDecl& pipeline_of(const ast::Module& m) {
+  for (const auto& d : m.decls)
+    if (const auto* p = boost::get<ast::PipelineDecl>(&d.get())) return *p;
+  throw std::runtime_error("no pipeline");
+}
+
+const ast::StepDecl& first_step(const ast::Module& m) {
+  for (const auto& s : pipeline_of(m).body.statements)
+    if (const auto* step = boost::get<ast::StepDecl>(&s.get())) return *step;
+  throw std::runtime_error("no step");
+}
+
+const ast::StringLit& string_arg(const ast::StepDecl& step, std::size_t i) {
+  const auto& e = step.args.at(i).value;
+  const auto& o = boost::get<x3::forward_ast<ast::OrExpr>>(e.get()).get();
+  const auto& a = boost::get<x3::forward_ast<ast::AndExpr>>(o.first.get()).get();
+  const auto& c = boost::get<x3::forward_ast<ast::CompareExpr>>(a.first.get()).get();
+  return boost::get<ast::StringLit>(c.lhs.get());
+}
+
+TEST(Parser, ParsesDeclarationsWithTrailingCommas) {
+  auto out = parse_string(
+      "use arena\n"
+      "use \"lib/ops.pipe\"\n"
+      "op train(epochs: int = 10, data: list<string>,) -> (model: string,) {\n"
+      "  image \"python:3.11\"\n"
+      "  command [\"python\", \"train.py\",]\n"
+      "  env {A: \"1\", \"B-2\": \"x\",}\n"
+      "}\n"
+      "pipeline p {\n"
+      "  param n: int in 1..64 = 1\n"
+      "  step a = train(epochs: n, data: [\"x\",],) after b, c,\n"
+      "  step b = train(data: [])\n"
+      "}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  EXPECT_EQ(out.diagnostics, "");
+  ASSERT_EQ(out.module->decls.size(), 4u);
+  const auto& op = boost::get<ast::OpDecl>(out.module->decls[2].get());
+  EXPECT_EQ(op.name.name, "train");
+  ASSERT_EQ(op.params.size(), 2u);
+  EXPECT_EQ(op.params[1].type.name.name, "list");
+  EXPECT_EQ(op.params[1].type.args.at(0).name.name, "string");
+  ASSERT_EQ(op.outputs.size(), 1u);
+  ASSERT_TRUE(op.body);
+  EXPECT_EQ(op.body->fields.size(), 3u);
+  const auto& step = first_step(*out.module);
+  EXPECT_EQ(step.name.name, "a");
+  EXPECT_EQ(step.op.name, "train");
+  ASSERT_EQ(step.after.size(), 2u);
+  EXPECT_EQ(step.after[1].name, "c");
+}
+
+TEST(Parser, RecordsByteRanges) {
+  auto out = parse_string("pipeline p {\n  step all_reduce = f(x: 1)\n}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  const auto& step = first_step(*out.module);
+  EXPECT_EQ(step.name.range.begin, 20u);
+  EXPECT_EQ(step.name.range.end, 30u);
+  EXPECT_EQ(step.range.begin, 15u);  // at 'step', after the skipped indentation
+  EXPECT_EQ(step.args.at(0).name.range.begin, 35u);
+}
+
+TEST(Parser, BodylessOpIsBuiltin) {
+  auto out = parse_string("op mpi_job(image: string)\nop tf_job(image: string) -> (x: int)\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  EXPECT_FALSE(boost::get<ast::OpDecl>(out.module->decls[0].get()).body);
+  EXPECT_FALSE(boost::get<ast::OpDecl>(out.module->decls[1].get()).body);
+}
+
+TEST(Parser, DecodesEscapesAndInterpolation) {
+  auto out = parse_string("pipeline p {\n  step a = f(s: \"x \\\"${n}\\\" \\$ ${t.out}\\n\\t\\\\\")\n}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  const auto& s = string_arg(first_step(*out.module), 0);
+  ASSERT_EQ(s.parts.size(), 5u);
+  EXPECT_EQ(s.parts[0].text, "x \"");
+  EXPECT_TRUE(s.parts[1].is_ref);
+  EXPECT_EQ(s.parts[1].head.name, "n");
+  EXPECT_EQ(s.parts[2].text, "\" $ ");
+  EXPECT_EQ(s.parts[3].head.name, "t");
+  EXPECT_EQ(s.parts[3].field->name, "out");
+  EXPECT_EQ(s.parts[4].text, "\n\t\\");
+  EXPECT_FALSE(s.is_plain());
+}
+
+TEST(Parser, DollarWithoutBraceIsText) {
+  auto out = parse_string("pipeline p {\n  step a = f(s: \"cost $5 $x\")\n}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  const auto& s = string_arg(first_step(*out.module), 0);
+  EXPECT_TRUE(s.is_plain());
+  EXPECT_EQ(s.text(), "cost $5 $x");
+}
+
+TEST(Parser, DedentsTripleQuotedStrings) {
+  auto out = parse_string(
+      "pipeline p {\n"
+      "  step a = f(s: \"\"\"\n"
+      "      mpirun python x.py\n"
+      "        --batch ${n}\n"
+      "\n"
+      "      done\n"
+      "    \"\"\")\n"
+      "}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  const auto& s = string_arg(first_step(*out.module), 0);
+  ASSERT_EQ(s.parts.size(), 3u);
+  EXPECT_EQ(s.parts[0].text, "mpirun python x.py\n  --batch ");
+  EXPECT_EQ(s.parts[1].head.name, "n");
+  EXPECT_EQ(s.parts[2].text, "\n\ndone");
+}
+
+TEST(Parser, AttachesDocComments) {
+  auto out = parse_string(
+      "## Trains.\n"
+      "## Twice.\n"
+      "op t(\n"
+      "  ## Epoch count.\n"
+      "  epochs: int,\n"
+      "  # plain comment\n"
+      "  lr: float,\n"
+      ") { image \"x\" }\n"
+      "pipeline p {\n"
+      "  ## The batch size.\n"
+      "  param b: int = 1\n"
+      "}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  const auto& op = boost::get<ast::OpDecl>(out.module->decls[0].get());
+  EXPECT_EQ(op.doc, "Trains.\nTwice.");
+  EXPECT_EQ(op.params[0].doc, "Epoch count.");
+  EXPECT_EQ(op.params[1].doc, "");
+  const auto& param = boost::get<ast::ParamDecl>(pipeline_of(*out.module).body.statements[0].get());
+  EXPECT_EQ(param.doc, "The batch size.");
+}
+
+TEST(Parser, ParsesIfElseIfForFinally) {
+  auto out = parse_string(
+      "pipeline p {\n"
+      "  if a == 1 and not b or c {\n"
+      "  } else if x >= 2.5 {\n"
+      "    for i in [1, 2] { step s = f() }\n"
+      "  } else {\n"
+      "  }\n"
+      "  finally { step e = f() }\n"
+      "}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  const auto& body = pipeline_of(*out.module).body.statements;
+  ASSERT_EQ(body.size(), 2u);
+  const auto& i = boost::get<x3::forward_ast<ast::IfStmt>>(body[0].get()).get();
+  ASSERT_TRUE(i.else_block);
+  ASSERT_EQ(i.else_block->statements.size(), 1u);
+  const auto& nested = boost::get<x3::forward_ast<ast::IfStmt>>(i.else_block->statements[0].get()).get();
+  EXPECT_TRUE(nested.else_block);
+  EXPECT_NE(boost::get<x3::forward_ast<ast::FinallyStmt>>(&body[1].get()), nullptr);
+}
+
+TEST(Parser, KeywordsAreNotNames) {
+  auto out = parse_string("pipeline p {\n  param in: int = 1\n}\n");
+  EXPECT_FALSE(out.module);
+  EXPECT_EQ(out.diagnostics,
+            "input:2:9: error: expected name\n"
+            "  param in: int = 1\n"
+            "        ^~\n");
+  // A keyword prefix is a name.
+  EXPECT_TRUE(parse_string("pipeline p {\n  param interval: int = 1\n}\n").module);
+}
+
+TEST(Parser, ReportsExpectedTokenAfterSkippedComments) {
+  auto out = parse_string("pipeline p {\n  param n: int = # nothing\n  # still nothing\n}\n");
+  EXPECT_EQ(out.diagnostics,
+            "input:4:1: error: expected expression\n"
+            "}\n"
+            "^\n");
+}
+
+TEST(Parser, ReportsUnknownStatement) {
+  auto out = parse_string("pipeline p {\n  stpe a = f()\n}\n");
+  EXPECT_EQ(out.diagnostics,
+            "input:2:3: error: expected statement or '}'\n"
+            "  stpe a = f()\n"
+            "  ^~~~\n");
+}
+
+TEST(Parser, ReportsMissingCloseParen) {
+  auto out = parse_string("pipeline p {\n  step a = f(x: 1\n}\n");
+  EXPECT_EQ(out.diagnostics,
+            "input:3:1: error: expected ')'\n"
+            "}\n"
+            "^\n");
+}
+
+TEST(Parser, ReportsUnterminatedString) {
+  auto out = parse_string("pipeline p {\n  description \"abc\n}\n");
+  EXPECT_EQ(out.diagnostics,
+            "input:2:19: error: expected '\"' before the end of the line\n"
+            "  description \"abc\n"
+            "                  ^\n");
+}
+
+TEST(Parser, ReportsUnexpectedEndOfFile) {
+  auto out = parse_string("pipeline p {\n  param n: int\n");
+  EXPECT_EQ(out.diagnostics,
+            "input:3:1: error: unexpected end of file, expected statement or '}'\n"
+            "\n"
+            "^\n");
+}
+
+TEST(Parser, ReportsBadEscapeAndInterpolation) {
+  auto out = parse_string("pipeline p {\n  step a = f(s: \"\\q ${} ${x.}\")\n}\n");
+  EXPECT_EQ(out.diagnostics,
+            "input:2:18: error: unknown escape sequence '\\q' (use \\\" \\\\ \\n \\t or \\$)\n"
+            "  step a = f(s: \"\\q ${} ${x.}\")\n"
+            "                 ^~\n"
+            "input:2:23: error: expected a name after '${' (e.g. ${batch_size} or ${train.model})\n"
+            "  step a = f(s: \"\\q ${} ${x.}\")\n"
+            "                      ^\n"
+            "input:2:29: error: expected a name after '.' in '${...}'\n"
+            "  step a = f(s: \"\\q ${} ${x.}\")\n"
+            "                            ^\n");
+}
+
+TEST(Parser, RejectsInvalidUtf8) {
+  auto out = parse_string("pipeline p {\n  description \"caf\xc3\xa9 \xff\"\n}\n");
+  EXPECT_EQ(out.diagnostics,
+            "input:2:22: error: invalid UTF-8 byte 0xff\n"
+            "  description \"caf\xc3\xa9 \xff\"\n"
+            "                     ^\n");
+}
+
+TEST(Parser, RejectsOverlongUtf8) {
+  auto out = parse_string("# \xc0\xaf\n");
+  EXPECT_EQ(out.diagnostics, "input:1:3: error: invalid UTF-8 byte 0xc0\n# \xc0\xaf\n  ^\n");
+}
+
+TEST(Parser, RejectsNulByte) {
+  auto out = parse_string(std::string("pipeline p {\0}\n", 15));
+  EXPECT_EQ(out.diagnostics,
+            "input:1:13: error: source contains a NUL byte\n"
+            "pipeline p {?}\n"
+            "            ^\n");
+}
+
+TEST(Parser, AcceptsNestingUpToTheLimit) {
+  std::string deep(kMaxNesting - 2, '[');
+  std::string text = "pipeline p {\n  param x: list<int> = " + deep + std::string(kMaxNesting - 2, ']') + "\n}\n";
+  auto out = parse_string(text);
+  EXPECT_TRUE(out.module) << out.diagnostics;
+}
+
+// The pipeline's own '{' is the first level, so the 256th '(' is one too many.
+TEST(Parser, RejectsDeepNestingWithoutOverflow) {
+  std::string text = "pipeline p {\n  param x: int = " + std::string(100000, '(') + "\n}\n";
+  auto out = parse_string(text);
+  EXPECT_FALSE(out.module);
+  EXPECT_NE(out.diagnostics.find("input:2:273: error: nesting deeper than 256 levels\n"), std::string::npos)
+      << out.diagnostics;
+}
+
+TEST(Parser, RejectsLongNotAndElseIfChains) {
+  std::string nots;
+  for (int i = 0; i < 100000; ++i) nots += "not ";
+  auto out = parse_string("pipeline p {\n  if " + nots + "x { }\n}\n");
+  EXPECT_NE(out.diagnostics.find("error: nesting deeper than 256 levels"), std::string::npos);
+  std::string chain = "pipeline p {\n  if a { }";
+  for (int i = 0; i < 100000; ++i) chain += " else if a { }";
+  out = parse_string(chain + "\n}\n");
+  EXPECT_NE(out.diagnostics.find("error: nesting deeper than 256 levels"), std::string::npos);
+}
+
+TEST(Parser, HandlesALargeFile) {
+  std::string text = "pipeline p {\n";
+  while (text.size() < 5'000'000) text += "  step s" + std::to_string(text.size()) + " = f(x: [1, 2, \"abc\"], y: 2)\n";
+  text += "}\n";
+  auto out = parse_string(text);
+  ASSERT_TRUE(out.module) << out.diagnostics.substr(0, 500);
+  EXPECT_GT(pipeline_of(*out.module).body.statements.size(), 100000u);
+}
+
+}  // namespace
+}  // namespace pipec::syntax
