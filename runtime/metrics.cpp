@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -32,15 +34,12 @@ bool is_alnum(char c) {
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // Characters that end a name on its left.
-bool is_name_boundary(char c) {
-  switch (c) {
-    case ' ': case '\t': case '\n': case '\r': case ',': case ';': case '(': case '[':
-    case '{': case '"': case '\'': case '|': case ':': case '=':
-      return true;
-    default:
-      return false;
-  }
-}
+constexpr auto kBoundary = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : std::string_view(" \t\n\r,;([{\"'|:="))
+    t[c] = true;
+  return t;
+}();
 
 // Characters that may follow a value.
 bool is_value_end(char c) {
@@ -107,9 +106,18 @@ std::optional<MetricSpec> parse_metric_spec(std::string_view spec, std::string& 
 
 MetricScraper::MetricScraper(std::vector<MetricSpec> specs)
     : specs_(std::move(specs)), values_(specs_.size()), warned_(specs_.size(), false) {
-  for (const auto& s : specs_) {
-    if (s.name.size() < 64) length_mask_ |= std::uint64_t{1} << s.name.size();
-    else long_names_ = true;
+  // Candidates are looked up by (length, first byte), after a check of the last byte.
+  first_.assign(64 * 256, kNone);
+  next_.assign(specs_.size(), kNone);
+  for (std::size_t i = specs_.size(); i-- > 0;) {
+    const auto& name = specs_[i].name;
+    if (name.empty()) continue;
+    if (name.size() < 64) length_mask_ |= std::uint64_t{1} << name.size();
+    max_length_ = std::max(max_length_, name.size());
+    last_char_[static_cast<unsigned char>(name.back())] = true;
+    auto& head = first_[std::min<std::size_t>(name.size(), 63) * 256 + static_cast<unsigned char>(name[0])];
+    next_[i] = head;
+    head = i;
   }
 }
 
@@ -122,33 +130,37 @@ void MetricScraper::record(std::size_t index, double v) {
   }
 }
 
-// `sep` points at '=' or ':' inside [begin, end).
+// `sep` points at '=' or ':' inside [begin, end), a run of whole lines. The name is the
+// token just before it (at most the longest metric name), the value the number after it;
+// neither crosses a newline because '\n' is a boundary and not part of a number.
 void MetricScraper::candidate(const char* begin, const char* sep, const char* end) {
   const char* name_end = sep;
-  while (name_end > begin && (name_end[-1] == ' ' || name_end[-1] == '\t') && *sep == '=')
-    --name_end;
+  if (*sep == '=')
+    while (name_end > begin && (name_end[-1] == ' ' || name_end[-1] == '\t')) --name_end;
+  if (name_end == begin || !last_char_[static_cast<unsigned char>(name_end[-1])]) return;
+  std::size_t room = static_cast<std::size_t>(name_end - begin);
+  const char* limit = name_end - std::min(room, max_length_ + 1);
   const char* name_begin = name_end;
-  while (name_begin > begin && !is_name_boundary(name_begin[-1])) --name_begin;
+  while (name_begin > limit && !kBoundary[static_cast<unsigned char>(name_begin[-1])]) --name_begin;
   auto len = static_cast<std::size_t>(name_end - name_begin);
-  if (len == 0) return;
-  if (len < 64 ? !((length_mask_ >> len) & 1) : !long_names_) return;
-  std::size_t index = specs_.size();
-  for (std::size_t i = 0; i < specs_.size(); ++i) {
-    if (specs_[i].name.size() == len && std::memcmp(specs_[i].name.data(), name_begin, len) == 0) {
+  if (len == 0 || len > max_length_) return;
+  if (len < 64 && !((length_mask_ >> len) & 1)) return;
+  std::size_t index = kNone;
+  for (auto i = first_[std::min<std::size_t>(len, 63) * 256 + static_cast<unsigned char>(*name_begin)];
+       i != kNone; i = next_[i]) {
+    const auto& name = specs_[i].name;
+    if (name.size() == len && name.back() == name_end[-1] &&
+        std::memcmp(name.data(), name_begin, len) == 0) {
       index = i;
       break;
     }
   }
-  if (index == specs_.size()) return;
+  if (index == kNone) return;
   const char* p = sep + 1;
   while (p < end && (*p == ' ' || *p == '\t')) ++p;
   if (p < end && *p == '+') ++p;
-  auto result = [&] {
-    double v = 0;
-    auto r = std::from_chars(p, end, v);
-    return std::pair{r, v};
-  }();
-  auto [r, v] = result;
+  double v = 0;
+  auto r = std::from_chars(p, end, v);
   if (r.ec == std::errc::result_out_of_range) {
     v = HUGE_VAL;  // reported below as not finite
   } else if (r.ec != std::errc()) {
@@ -174,7 +186,6 @@ void MetricScraper::scan(std::string_view region) {
 #if defined(__SSE2__)
   const __m128i eq = _mm_set1_epi8('=');
   const __m128i colon = _mm_set1_epi8(':');
-  const char* line_end = begin;  // the end of the line of the last separator
   while (end - p >= 16) {
     __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(
@@ -182,25 +193,16 @@ void MetricScraper::scan(std::string_view region) {
     while (mask) {
       const char* sep = p + __builtin_ctz(mask);
       mask &= mask - 1;
-      // The line around the separator: names and values never cross a newline.
-      const char* line_begin = sep;
-      while (line_begin > begin && line_begin[-1] != '\n' && sep - line_begin < 256) --line_begin;
-      if (sep >= line_end) {
-        line_end = static_cast<const char*>(std::memchr(sep, '\n', end - sep));
-        if (!line_end) line_end = end;
-      }
-      candidate(line_begin, sep, line_end);
+      // Most separators (times, paths, "host:port") fail this test without a call.
+      if (sep > begin && (last_char_[static_cast<unsigned char>(sep[-1])] || sep[-1] == ' ' ||
+                          sep[-1] == '\t'))
+        candidate(begin, sep, end);
     }
     p += 16;
   }
 #endif
-  for (; p < end; ++p) {
-    if (*p != '=' && *p != ':') continue;
-    const char* line_begin = p;
-    while (line_begin > begin && line_begin[-1] != '\n' && p - line_begin < 256) --line_begin;
-    const char* line_end = static_cast<const char*>(std::memchr(p, '\n', end - p));
-    candidate(line_begin, p, line_end ? line_end : end);
-  }
+  for (; p < end; ++p)
+    if (*p == '=' || *p == ':') candidate(begin, p, end);
 }
 
 void MetricScraper::feed(std::string_view bytes) {

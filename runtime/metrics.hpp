@@ -1,6 +1,7 @@
 #pragma once
 // Metric scraping from the training log as it flows, and KFP's metrics file.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -65,7 +66,11 @@ class MetricScraper {
   std::vector<bool> warned_;
   std::vector<std::string> warnings_;
   std::uint64_t length_mask_ = 0;  // bit n set: some name has length n (n < 64)
-  bool long_names_ = false;        // some name is 64 characters or longer
+  std::size_t max_length_ = 0;     // of the names
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> first_;  // [min(length, 63) * 256 + first byte] -> spec index
+  std::vector<std::size_t> next_;   // the next spec with the same key
+  std::array<bool, 256> last_char_{};  // bytes that end some name
   std::string carry_;              // an incomplete line between feed() calls
 };
 
