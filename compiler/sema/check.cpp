@@ -264,11 +264,14 @@ class Checker {
     current_op_ = &info;
     std::map<std::string, SourceRange> seen;
     bool has_image = false;
+    bool unknown_field = false;
     std::map<std::string, std::string> paths;
+    std::set<std::string> mentioned;  // outputs given a path, valid or not
     for (const auto& field : op.body->fields) {
       const std::string& name = field.name.name;
       if (std::find(std::begin(kBodyFields), std::end(kBodyFields), name) == std::end(kBodyFields)) {
         diags_.error(field.name.range, fmt::format("unknown op body field '{}'", name));
+        unknown_field = true;
         suggest(field.name.range, name, {std::begin(kBodyFields), std::end(kBodyFields)});
         continue;
       }
@@ -322,6 +325,7 @@ class Checker {
           return false;
         });
         for (auto& [key, v] : list) {
+          mentioned.insert(key);
           if (!v.is_literal() || !v.literal.is_string()) {
             diags_.error(v.range, fmt::format("the path of output '{}' must be a plain string", key));
             continue;
@@ -336,12 +340,12 @@ class Checker {
       }
     }
     current_op_ = nullptr;
-    if (!has_image)
+    if (!has_image && !unknown_field)
       diags_.error(op.name.range, fmt::format("op '{}' has no 'image' (e.g. image \"python:3.11\")", op.name.name));
     for (auto& out : info.outputs) {
       auto it = paths.find(out.name);
       if (it == paths.end()) {
-        if (seen.count("outputs") || !info.outputs.empty())
+        if (!mentioned.count(out.name))
           diags_.error(op.name.range,
                        fmt::format("output '{}' of op '{}' has no path; add it to 'outputs' (e.g. "
                                    "outputs {{{}: \"/tmp/{}\"}})",
@@ -509,7 +513,7 @@ class Checker {
       }
       for (const auto* v : {&*lo, &*hi}) {
         if (!is_numeric(v->type) || (type.kind == TypeKind::Int && v->type.kind != TypeKind::Int)) {
-          diags_.error(v->range, fmt::format("bounds of a range on {} '{}' must be {} numbers",
+          diags_.error(v->range, fmt::format("the bounds of a range on {} parameter '{}' must be {}s",
                                              spell(type), p.name.name, spell(type)));
           return;
         }
@@ -555,7 +559,12 @@ class Checker {
     }
     if (c.min && v.is_number() && (v.get<double>() < *c.min || v.get<double>() > *c.max))
       diags_.error(at, fmt::format("default {} of '{}' is outside its range {}..{}", v.dump(), p.name,
-                                   ir::Literal(*c.min).dump(), ir::Literal(*c.max).dump()));
+                                   bound(*c.min, p.type), bound(*c.max, p.type)));
+  }
+
+  static std::string bound(double b, const Type& type) {
+    if (type.kind == TypeKind::Int) return std::to_string(static_cast<std::int64_t>(b));
+    return ir::Literal(b).dump();
   }
 
   //// Steps //////////////////////////////////////////////////////////////
@@ -725,6 +734,7 @@ class Checker {
     }
     std::vector<std::string> uses;
     std::map<std::string, SourceRange> given;
+    std::set<std::string> suggested;  // a misspelt argument is not also reported missing
     for (const auto& arg : s.args) {
       if (auto it = given.find(arg.name.name); it != given.end()) {
         diags_.error(arg.name.range, fmt::format("duplicate argument '{}'", arg.name.name));
@@ -742,7 +752,8 @@ class Checker {
         diags_.error(arg.name.range, fmt::format("unknown argument '{}' for op '{}'", arg.name.name, op->name));
         std::vector<std::string> names;
         for (const auto& q : op->params) names.push_back(q.name);
-        suggest(arg.name.range, arg.name.name, names);
+        if (suggest(arg.name.range, arg.name.name, names))
+          suggested.insert(spellcheck(arg.name.name, names));
         diags_.note(op->range, fmt::format("'{}' declared here", op->name));
         continue;
       }
@@ -754,7 +765,7 @@ class Checker {
     if (op) {
       for (std::size_t i = 0; i < op->params.size(); ++i) {
         const auto& p = op->params[i];
-        if (p.default_value || given.count(p.name)) continue;
+        if (p.default_value || given.count(p.name) || suggested.count(p.name)) continue;
         diags_.error(s.op.range, fmt::format("missing argument '{}' for op '{}'", p.name, op->name));
         diags_.note(op->param_ranges[i], fmt::format("'{}' declared here", p.name));
       }
@@ -1007,8 +1018,11 @@ class Checker {
       ref.kind = ir::Ref::Kind::LoopItem;
       ref.type = it->type;
       if (field) {
-        if (it->type.kind != TypeKind::Map)
-          return no_fields(fmt::format("loop variable of type {}", spell(it->type)));
+        if (it->type.kind != TypeKind::Map) {
+          diags_.error(field->range, fmt::format("loop variable '{}' has no field '{}' (its items are {})",
+                                                 head.name, field->name, spell(it->type)));
+          return std::nullopt;
+        }
         ref.field = field->name;
         ref.type = it->type.element[0];
       }
