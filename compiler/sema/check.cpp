@@ -218,7 +218,7 @@ class Checker {
       if (type) param.type = *type;
       if (p.default_value && type) {
         if (auto v = value(*p.default_value, Context::Default)) {
-          if (check_assign(*v, *type, fmt::format("default of '{}'", p.name.name)))
+          if (check_assign(*v, *type, fmt::format("default for '{}'", p.name.name)))
             param.default_value = v->literal;
         }
       }
@@ -487,7 +487,7 @@ class Checker {
     if (p.constraint) check_constraint(p, *type, param.constraint);
     if (p.default_value) {
       if (auto v = value(*p.default_value, Context::Default)) {
-        if (check_assign(*v, *type, fmt::format("default of '{}'", p.name.name))) {
+        if (check_assign(*v, *type, fmt::format("default for '{}'", p.name.name))) {
           param.default_value = v->literal;
           check_against(param, v->range);
         }
