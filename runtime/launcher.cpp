@@ -242,6 +242,7 @@ class Launcher {
   std::optional<MetricScraper> scraper_;
   std::string failure_reason_;
 
+  std::atomic<bool> pods_forbidden_{false};  // reported once
   std::atomic<bool> job_done_{false};
   std::atomic<bool> log_abort_{false};
   std::atomic<bool> log_finished_{false};
@@ -581,10 +582,7 @@ std::optional<std::pair<std::string, std::string>> Launcher::find_leader_pod() {
   auto r = client_.request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
                                               url_encode(selector)));
   if (!r.ok()) {
-    if (r.status == 403) {
-      static std::once_flag once;
-      std::call_once(once, [&] { report_api_error(r, "list", "pods"); });
-    }
+    if (r.status == 403 && !pods_forbidden_.exchange(true)) report_api_error(r, "list", "pods");
     return std::nullopt;
   }
   json list = json::parse(r.body, nullptr, false);

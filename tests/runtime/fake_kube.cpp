@@ -146,6 +146,12 @@ void FakeKube::routes() {
     }
     if (watch_broken || watch_500s.fetch_sub(1) > 0)
       return send_status(res, 500, "InternalError", "etcdserver: request timed out");
+    if (watch_gone.fetch_sub(1) > 0) {
+      // The resourceVersion is too old: one ERROR event, then the stream ends.
+      json status = json::parse(status_json(410, "Expired", "too old resource version"));
+      res.set_content(json{{"type", "ERROR"}, {"object", status}}.dump() + "\n", "application/json");
+      return;
+    }
     auto since = std::make_shared<std::uint64_t>(0);
     auto rv_text = req.get_param_value("resourceVersion");
     if (!rv_text.empty()) *since = std::stoull(rv_text);

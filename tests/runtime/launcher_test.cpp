@@ -344,6 +344,33 @@ TEST_F(RuntimeLauncher, WatchSurvivesServerErrorsAndDroppedConnections) {
   EXPECT_GE(watches, 4);
 }
 
+TEST_F(RuntimeLauncher, WatchRestartsFromAGetAfterGone) {
+  kube_.watch_gone = 1;
+  auto r = run(options(kMpiJob), [&](const std::string& job) {
+    wait_for([&] { return kube_.count("GET /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs?") >= 2; });
+    kube_.set_condition(job, "Running");
+    kube_.set_condition(job, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  // GET, watch (410), GET again, watch.
+  EXPECT_EQ(kube_.count("GET /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs/wf-train-123"), 2);
+}
+
+TEST_F(RuntimeLauncher, ForbiddenPodsAreReportedOnce) {
+  kube_.pods_403 = 1000;
+  auto r = run(options(kMpiJob), [&](const std::string& job) {
+    kube_.set_condition(job, "Running");
+    std::this_thread::sleep_for(100ms);
+    kube_.set_condition(job, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  std::string message = "pipec-launcher: error: forbidden: cannot list pods in namespace 'team': pods is forbidden (403)\n";
+  auto first = r.err.find(message);
+  EXPECT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(message, first + 1), std::string::npos) << r.err;
+}
+
 TEST_F(RuntimeLauncher, FallsBackToPollingWhenWatchKeepsFailing) {
   kube_.watch_broken = true;
   auto o = options(kMpiJob);
