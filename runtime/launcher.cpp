@@ -59,14 +59,12 @@ std::string lower_dns_label(std::string_view text, std::size_t max) {
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
   if (out.empty()) out = "job";
-  if (out.size() > max || out != text) {
-    if (out.size() > max) {
-      std::uint32_t h = 2166136261u;  // FNV-1a of the original, so distinct steps stay distinct
-      for (unsigned char c : text) h = (h ^ c) * 16777619u;
-      out.resize(max - 9);
-      while (!out.empty() && out.back() == '-') out.pop_back();
-      out += fmt::format("-{:08x}", h);
-    }
+  if (out.size() > max) {
+    std::uint32_t h = 2166136261u;  // FNV-1a of the original, so distinct steps stay distinct
+    for (unsigned char c : text) h = (h ^ c) * 16777619u;
+    out.resize(max - 9);
+    while (!out.empty() && out.back() == '-') out.pop_back();
+    out += fmt::format("-{:08x}", h);
   }
   return out;
 }
@@ -479,6 +477,16 @@ Launcher::Outcome Launcher::follow() {
     return std::nullopt;
   };
 
+  // An API server that answers nothing useful for api_outage_limit ends the launcher.
+  std::optional<Clock::time_point> outage;
+  auto outage_over = [&](const HttpResponse& r) {
+    if (!outage) outage = Clock::now();
+    if (Clock::now() - *outage < o_.api_outage_limit) return false;
+    error(fmt::format("the API server has not answered for {}: {}", format_duration(o_.api_outage_limit),
+                      status_message(r)));
+    return true;
+  };
+
   while (true) {
     if (stop_) return Outcome::Stopped;
     if (auto t = timed_out()) return *t;
@@ -486,6 +494,7 @@ Launcher::Outcome Launcher::follow() {
       auto r = client_.request("GET", job_path());
       if (r.status == 404) return Outcome::Deleted;
       if (r.ok()) {
+        outage.reset();
         json obj = json::parse(r.body, nullptr, false);
         if (obj.is_object()) {
           rv = text(at(obj, "metadata"), "resourceVersion");
@@ -495,7 +504,8 @@ Launcher::Outcome Launcher::follow() {
         report_api_error(r, "get", resource());
         return Outcome::ApiError;
       } else {
-        warning(fmt::format("cannot get job {}: {}; retrying", name_, status_message(r)));
+        if (!outage) warning(fmt::format("cannot get job {}: {}; retrying", name_, status_message(r)));
+        if (outage_over(r)) return Outcome::ApiError;
       }
       if (polling || !r.ok()) {
         sleep_for(polling ? o_.poll_interval : o_.retry_delay);
@@ -547,6 +557,7 @@ Launcher::Outcome Launcher::follow() {
           return true;
         },
         [&] { return stop_.load() || timed_out().has_value(); });
+    if (events > 0) outage.reset();
     if (result) return *result;
     if (gone) {  // the resourceVersion is too old: start again from a GET
       rv.clear();
@@ -563,6 +574,7 @@ Launcher::Outcome Launcher::follow() {
       continue;
     }
     ++failures;
+    if (!r.ok() && outage_over(r)) return Outcome::ApiError;
     warning(fmt::format("the watch of job {} was interrupted ({}); reconnecting", name_,
                         bad_event ? "a malformed event" : r.ok() ? "closed at once" : status_message(r)));
     if (failures >= o_.watch_failures_before_polling) {

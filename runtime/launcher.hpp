@@ -44,6 +44,8 @@ struct LauncherOptions {
   std::chrono::milliseconds log_grace{10000};  ///< how long the log may lag the job's end
   int watch_failures_before_polling = 5;
   int api_retries = 5;  ///< attempts for a request answered with 5xx or not at all
+  /// While following, how long the API server may fail every request before exit 4.
+  std::chrono::milliseconds api_outage_limit{std::chrono::minutes(10)};
   int failure_log_lines = 20;
 };
 

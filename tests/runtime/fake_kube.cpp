@@ -144,7 +144,7 @@ void FakeKube::routes() {
       res.set_content(list.dump(), "application/json");
       return;
     }
-    if (watch_broken || watch_500s.fetch_sub(1) > 0)
+    if (watch_broken || jobs_broken || watch_500s.fetch_sub(1) > 0)
       return send_status(res, 500, "InternalError", "etcdserver: request timed out");
     if (watch_gone.fetch_sub(1) > 0) {
       // The resourceVersion is too old: one ERROR event, then the stream ends.
@@ -161,6 +161,7 @@ void FakeKube::routes() {
     auto started = std::chrono::steady_clock::now();
     res.set_chunked_content_provider(
         "application/json", [this, since, sent, name, started](std::size_t, httplib::DataSink& sink) {
+          if (jobs_broken) return false;  // the server went away: open watches drop
           std::unique_lock lock(mutex_);
           for (const auto& ev : events_) {
             if (ev.rv <= *since) continue;
@@ -189,6 +190,7 @@ void FakeKube::routes() {
   });
 
   s.Get(jobs + "/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) {
+    if (jobs_broken) return send_status(res, 503, "ServiceUnavailable", "the server is shutting down");
     std::lock_guard lock(mutex_);
     auto it = jobs_.find(req.matches[4]);
     if (it == jobs_.end())

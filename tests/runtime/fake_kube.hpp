@@ -56,6 +56,7 @@ class FakeKube {
   std::atomic<int> watch_500s{0};        ///< the next N watch requests get a 500
   std::atomic<bool> watch_broken{false}; ///< every watch request gets a 500
   std::atomic<int> drop_watch_after{-1}; ///< drop one watch stream after N events
+  std::atomic<bool> jobs_broken{false};  ///< every GET of a job or watch gets a 500
   std::atomic<int> watch_gone{0};        ///< the next N watches send ERROR 410 Gone
   std::atomic<int> drop_log_after{-1};   ///< drop one log stream after N lines
   std::atomic<int> log_500s{0};          ///< the next N log requests get a 500

@@ -371,6 +371,20 @@ TEST_F(RuntimeLauncher, ForbiddenPodsAreReportedOnce) {
   EXPECT_EQ(r.err.find(message, first + 1), std::string::npos) << r.err;
 }
 
+TEST_F(RuntimeLauncher, GivesUpWhenTheApiServerStaysDown) {
+  auto o = options(kMpiJob);
+  o.api_outage_limit = 300ms;
+  auto r = run(o, [&](const std::string& job) {
+    kube_.set_condition(job, "Running");
+    kube_.jobs_broken = true;
+  });
+  EXPECT_EQ(r.code, kExitApiError);
+  EXPECT_NE(r.err.find("error: the API server has not answered for 300ms: the server is shutting down (503)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_LT(r.took, 3s);
+}
+
 TEST_F(RuntimeLauncher, FallsBackToPollingWhenWatchKeepsFailing) {
   kube_.watch_broken = true;
   auto o = options(kMpiJob);
