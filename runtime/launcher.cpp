@@ -188,9 +188,9 @@ struct JobKind {
 
 class Launcher {
  public:
-  Launcher(const LauncherOptions& o, KubeClient& client, std::ostream& out, std::ostream& err,
-           const std::atomic<bool>& stop)
-      : o_(o), client_(client), out_(out), err_(err), stop_(stop) {}
+  Launcher(const LauncherOptions& o, const ConnectFn& connect, std::ostream& out,
+           std::ostream& err, const std::atomic<bool>& stop)
+      : o_(o), connect_(connect), out_(out), err_(err), stop_(stop) {}
 
   int run();
 
@@ -228,7 +228,8 @@ class Launcher {
   }
 
   const LauncherOptions& o_;
-  KubeClient& client_;
+  const ConnectFn& connect_;
+  KubeClient* client_ = nullptr;  // set once the arguments are checked
   std::ostream& out_;
   std::ostream& err_;
   const std::atomic<bool>& stop_;
@@ -274,7 +275,7 @@ HttpResponse Launcher::call(std::string_view method, const std::string& path,
   HttpResponse r;
   for (int attempt = 0; attempt < std::max(1, o_.api_retries); ++attempt) {
     if (attempt > 0) sleep_for(o_.retry_delay);
-    r = client_.request(method, path, body);
+    r = client_->request(method, path, body);
     if (!transient(r) || stop_) break;
   }
   return r;
@@ -314,8 +315,6 @@ bool Launcher::prepare() {
   scraper_.emplace(std::move(specs));
 
   // Where the job goes, what it is called, which pod speaks for it.
-  ns_ = o_.namespace_name.empty() ? client_.config().namespace_name : o_.namespace_name;
-  if (ns_.empty()) return error("no namespace: give --namespace"), false;
   api_version_ = job_["apiVersion"].get<std::string>();
   auto kind = job_["kind"].get<std::string>();
   if (kind == "MPIJob") kind_ = {"mpijobs", "mpiReplicaSpecs", "launcher", false};
@@ -332,7 +331,6 @@ bool Launcher::prepare() {
   meta.erase("resourceVersion");
   meta.erase("uid");
   meta["name"] = name_;
-  meta["namespace"] = ns_;
   if (!meta["labels"].is_object()) meta["labels"] = json::object();
   if (!o_.workflow_name.empty())
     meta["labels"]["pipelines.kubeflow.org/workflow"] = label_value(o_.workflow_name);
@@ -491,7 +489,7 @@ Launcher::Outcome Launcher::follow() {
     if (stop_) return Outcome::Stopped;
     if (auto t = timed_out()) return *t;
     if (polling || rv.empty()) {
-      auto r = client_.request("GET", job_path());
+      auto r = client_->request("GET", job_path());
       if (r.status == 404) return Outcome::Deleted;
       if (r.ok()) {
         outage.reset();
@@ -522,7 +520,7 @@ Launcher::Outcome Launcher::follow() {
     bool gone = false, bad_event = false;
     int events = 0;
     auto began = Clock::now();
-    auto r = client_.stream(
+    auto r = client_->stream(
         path,
         [&](std::string_view data) {
           buffer.append(data);
@@ -591,7 +589,7 @@ std::optional<std::pair<std::string, std::string>> Launcher::find_leader_pod() {
       "training.kubeflow.org/job-name={},training.kubeflow.org/replica-type={}", name_,
       kind_.leader_type);
   if (kind_.leader_index) selector += ",training.kubeflow.org/replica-index=0";
-  auto r = client_.request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
+  auto r = client_->request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
                                               url_encode(selector)));
   if (!r.ok()) {
     if (r.status == 403 && !pods_forbidden_.exchange(true)) report_api_error(r, "list", "pods");
@@ -677,7 +675,7 @@ void Launcher::follow_log() {
     if (at_last_time_ > 0) path += "&sinceTime=" + url_encode(rfc3339_seconds(last_time_.seconds));
     to_skip_ = at_last_time_;
     std::string partial;
-    auto r = client_.stream(
+    auto r = client_->stream(
         path, [&](std::string_view data) { emit_log_bytes(partial, data, false); return true; },
         [&] { return log_abort_.load(); });
     if (r.ok()) emit_log_bytes(partial, {}, true);  // a complete stream: keep the last line
@@ -700,7 +698,7 @@ void Launcher::follow_log() {
 
 void Launcher::report_failure() {
   error(fmt::format("job {} failed{}", name_, failure_reason_.empty() ? "" : ": " + failure_reason_));
-  auto r = client_.request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
+  auto r = client_->request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
                                               url_encode("training.kubeflow.org/job-name=" + name_)));
   if (!r.ok()) return;
   json list = json::parse(r.body, nullptr, false);
@@ -730,7 +728,7 @@ void Launcher::report_failure() {
                                  url_encode(pod_name), o_.failure_log_lines);
   if (!container.empty()) path += "&container=" + url_encode(container);
   if (previous) path += "&previous=true";
-  auto log = client_.request("GET", path);
+  auto log = client_->request("GET", path);
   if (!log.ok()) return;
   say(fmt::format("last lines of pod {}{}:", pod_name, container.empty() ? "" : " (" + container + ")"));
   std::lock_guard lock(err_mutex_);
@@ -749,7 +747,7 @@ bool Launcher::delete_job() {
   HttpResponse r;
   for (int attempt = 0; attempt < std::max(1, o_.api_retries); ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(o_.retry_delay);  // even when stopping
-    r = client_.request("DELETE", job_path(), options.dump());
+    r = client_->request("DELETE", job_path(), options.dump());
     if (!transient(r)) break;
   }
   if (r.ok() || r.status == 404) {
@@ -777,6 +775,19 @@ bool Launcher::write_metrics() {
 int Launcher::run() {
   if (!prepare()) return kExitBadArguments;
   if (!write_ui_metadata()) return kExitBadArguments;
+  // Only now the API: a bad value never waits for (or fails on) the cluster configuration.
+  std::string why;
+  client_ = connect_(why);
+  if (!client_) {
+    error(why);
+    return kExitApiError;
+  }
+  ns_ = o_.namespace_name.empty() ? client_->config().namespace_name : o_.namespace_name;
+  if (ns_.empty()) {
+    error("no namespace: give --namespace");
+    return kExitBadArguments;
+  }
+  job_["metadata"]["namespace"] = ns_;
   if (auto code = create_or_adopt()) {
     write_metrics();
     return *code;
@@ -925,10 +936,16 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
   return o;
 }
 
+int run_launcher(const LauncherOptions& options, const ConnectFn& connect, std::ostream& out,
+                 std::ostream& err, const std::atomic<bool>& stop) {
+  Launcher launcher(options, connect, out, err, stop);
+  return launcher.run();
+}
+
 int run_launcher(const LauncherOptions& options, KubeClient& client, std::ostream& out,
                  std::ostream& err, const std::atomic<bool>& stop) {
-  Launcher launcher(options, client, out, err, stop);
-  return launcher.run();
+  ConnectFn connect = [&client](std::string&) { return &client; };
+  return run_launcher(options, connect, out, err, stop);
 }
 
 }  // namespace pipec::runtime

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -62,8 +63,16 @@ struct LauncherOptions {
 inline constexpr std::size_t kMaxJobName = 50;
 [[nodiscard]] std::string job_name_for_step(std::string_view step_name);
 
+/// Makes the API client once the arguments are checked; returns nullptr and sets the
+/// error when there is no usable configuration (exit 4).
+using ConnectFn = std::function<KubeClient*(std::string& error)>;
+
 /// Runs the launcher. Copies the training log to `out`, reports to `err`. `stop` is set
 /// by SIGTERM/SIGINT. Returns an ExitCode.
+[[nodiscard]] int run_launcher(const LauncherOptions& options, const ConnectFn& connect,
+                               std::ostream& out, std::ostream& err,
+                               const std::atomic<bool>& stop);
+/// The same with a client made beforehand.
 [[nodiscard]] int run_launcher(const LauncherOptions& options, KubeClient& client,
                                std::ostream& out, std::ostream& err,
                                const std::atomic<bool>& stop);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <memory>
 
 #include "runtime/kube_client.hpp"
 #include "runtime/launcher.hpp"
@@ -34,13 +35,14 @@ int main(int argc, char** argv) {
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGINT, &sa, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
-    auto config = load_kube_config(options->kubeconfig, InClusterPaths{}, error);
-    if (!config) {
-      std::cerr << "pipec-launcher: error: " << error << "\n";
-      return kExitApiError;
-    }
-    KubeClient client(std::move(*config));
-    return run_launcher(*options, client, std::cout, std::cerr, g_stop);
+    std::unique_ptr<KubeClient> client;
+    ConnectFn connect = [&](std::string& why) -> KubeClient* {
+      auto config = load_kube_config(options->kubeconfig, InClusterPaths{}, why);
+      if (!config) return nullptr;
+      client = std::make_unique<KubeClient>(std::move(*config));
+      return client.get();
+    };
+    return run_launcher(*options, connect, std::cout, std::cerr, g_stop);
   } catch (const std::exception& e) {
     std::cerr << "pipec-launcher: internal error: " << e.what() << "\n";
     return kExitApiError;

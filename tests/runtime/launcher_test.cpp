@@ -562,6 +562,58 @@ TEST(RuntimeLauncherOptions, ParsesDurationsAndRejectsUnknownOptions) {
   EXPECT_EQ(error, "missing --step-name");
 }
 
+// Runs the real binary to its end; returns the exit code, stdout and stderr.
+Result run_binary(std::vector<std::string> args, const fs::path& dir) {
+  args.insert(args.begin(), PIPEC_LAUNCHER_PATH);
+  std::string out_path = (dir / "bin.out").string(), err_path = (dir / "bin.err").string();
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (!freopen(out_path.c_str(), "w", stdout) || !freopen(err_path.c_str(), "w", stderr)) _exit(126);
+    unsetenv("KUBERNETES_SERVICE_HOST");
+    setenv("KUBECONFIG", "/nonexistent/kubeconfig", 1);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream o(out_path), e(err_path);
+  std::stringstream so, se;
+  so << o.rdbuf();
+  se << e.rdbuf();
+  r.out = so.str();
+  r.err = se.str();
+  return r;
+}
+
+TEST_F(RuntimeLauncher, BinaryChecksArgumentsBeforeTheCluster) {
+  auto r = run_binary({"--bogus"}, dir_);
+  EXPECT_EQ(r.code, kExitBadArguments);
+  EXPECT_EQ(r.err, "pipec-launcher: error: unknown option '--bogus'\n"
+                   "Try 'pipec-launcher --help' for more information.\n");
+  r = run_binary({"--help"}, dir_);
+  EXPECT_EQ(r.code, kExitSucceeded);
+  EXPECT_EQ(r.out.rfind("usage: pipec-launcher --manifest JSON --step-name NAME [OPTIONS]\n", 0), 0u);
+  // A bad value is reported (exit 2) even though there is no cluster configuration here.
+  r = run_binary({"--manifest", kMpiJob, "--step-name", "s", "--bind",
+                  "/spec/mpiReplicaSpecs/Worker/template/spec/containers/0/image=img:quantity",
+                  "--value", "img=lots"},
+                 dir_);
+  EXPECT_EQ(r.code, kExitBadArguments);
+  EXPECT_EQ(r.err, "pipec-launcher: error: value 'img' must be a Kubernetes quantity (e.g. 2, "
+                   "500m, 10Gi), got \"lots\"\n");
+  r = run_binary({"--manifest", kMpiJob, "--step-name", "s"}, dir_);
+  EXPECT_EQ(r.code, kExitApiError);
+  EXPECT_EQ(r.err, "pipec-launcher: warning: POD_UID is not set: the job will not be deleted with "
+                   "the workflow\n"
+                   "pipec-launcher: error: no Kubernetes configuration: not in a cluster and no "
+                   "kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config)\n");
+}
+
 // The real binary: kubeconfig with a token, SIGTERM mid-run.
 TEST_F(RuntimeLauncher, BinaryDeletesTheJobOnSigterm) {
   kube_.required_token = "s3cret";
@@ -585,8 +637,7 @@ TEST_F(RuntimeLauncher, BinaryDeletesTheJobOnSigterm) {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    freopen(out_path.c_str(), "w", stdout);
-    freopen(err_path.c_str(), "w", stderr);
+    if (!freopen(out_path.c_str(), "w", stdout) || !freopen(err_path.c_str(), "w", stderr)) _exit(126);
     setenv("POD_UID", "uid-sig", 1);
     execv(argv[0], argv.data());
     _exit(127);
