@@ -17,6 +17,7 @@
 
 #include "runtime/job_render.hpp"
 #include "runtime/kube_client.hpp"
+#include "runtime/log_cursor.hpp"
 #include "runtime/metrics.hpp"
 
 namespace pipec::runtime {
@@ -25,29 +26,6 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-constexpr std::string_view kUsage =
-    "usage: pipec-launcher --manifest JSON --step-name NAME [OPTIONS]\n"
-    "Creates a Kubeflow training job (MPIJob, TFJob, PyTorchJob), follows it, copies the\n"
-    "training log to stdout and writes KFP's metrics; see docs/runtime.md.\n"
-    "\n"
-    "  --manifest JSON            the job for the parameters' default values\n"
-    "  --bind POINTER=NAME:KIND   a run-time value replaces the manifest at POINTER\n"
-    "                             (KIND: string, int, quantity, bool, env, data)\n"
-    "  --value NAME=TEXT          the run-time text of the value NAME\n"
-    "  --metric NAME[:FORMAT][:AGG]  a metric to collect (FORMAT RAW|PERCENTAGE, AGG last|max|min)\n"
-    "  --metric-value NAME        a metric spec given by the value NAME\n"
-    "  --metrics-file PATH        default /tmp/outputs/mlpipeline-metrics.json\n"
-    "  --ui-metadata-file PATH    default /tmp/outputs/mlpipeline-ui-metadata.json\n"
-    "  --tensorboard PATH         a log directory inside a data volume\n"
-    "  --workflow-name NAME, --step-name NAME\n"
-    "  --pending-timeout D, --running-timeout D   e.g. 90s, 30m, 4h, 2d; 0 = none\n"
-    "  --keep-job                 do not delete the job after it ends\n"
-    "  --namespace NS             default: the pod's namespace\n"
-    "  --kubeconfig PATH          use a kubeconfig instead of the in-cluster account\n"
-    "\n"
-    "exit codes: 0 succeeded, 1 failed, 2 bad arguments or value, 3 timeout, 4 API error,\n"
-    "5 stopped by a signal\n";
 
 std::string lower_dns_label(std::string_view text, std::size_t max) {
   std::string out;
@@ -93,60 +71,6 @@ std::string format_duration(milliseconds d) {
   if (ms % 60000 == 0) return fmt::format("{}m", ms / 60000);
   if (ms % 1000 == 0) return fmt::format("{}s", ms / 1000);
   return fmt::format("{}ms", ms);
-}
-
-// A kubelet log timestamp (RFC 3339 with nanoseconds, UTC).
-struct LogTime {
-  std::int64_t seconds = 0;
-  std::int32_t nanos = 0;
-  auto operator<=>(const LogTime&) const = default;
-};
-
-std::optional<LogTime> parse_log_time(std::string_view s) {
-  // 2026-11-22T19:30:01.123456789Z
-  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
-      s[16] != ':' || s.back() != 'Z')
-    return std::nullopt;
-  auto num = [&](std::size_t pos, std::size_t len) -> int {
-    int v = 0;
-    for (std::size_t i = pos; i < pos + len; ++i) {
-      if (s[i] < '0' || s[i] > '9') return -1;
-      v = v * 10 + (s[i] - '0');
-    }
-    return v;
-  };
-  std::tm tm{};
-  int year = num(0, 4), mon = num(5, 2), day = num(8, 2), hh = num(11, 2), mm = num(14, 2),
-      ss = num(17, 2);
-  if (year < 0 || mon < 1 || day < 1 || hh < 0 || mm < 0 || ss < 0) return std::nullopt;
-  tm.tm_year = year - 1900;
-  tm.tm_mon = mon - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = hh;
-  tm.tm_min = mm;
-  tm.tm_sec = ss;
-  LogTime t;
-  t.seconds = static_cast<std::int64_t>(timegm(&tm));
-  std::size_t i = 19;
-  if (s[i] == '.') {
-    ++i;
-    std::int32_t scale = 100000000;
-    for (; i < s.size() - 1; ++i) {
-      if (s[i] < '0' || s[i] > '9') return std::nullopt;
-      t.nanos += (s[i] - '0') * scale;
-      scale /= 10;
-    }
-  }
-  if (i != s.size() - 1) return std::nullopt;
-  return t;
-}
-
-std::string rfc3339_seconds(std::int64_t seconds) {
-  std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 // Safe reads of API objects: a missing key or a wrong type reads as null / "" / 0.
@@ -210,7 +134,7 @@ class Launcher {
   Outcome follow();
   void follow_log();
   void emit_log_bytes(std::string& partial, std::string_view data, bool final);
-  void emit_log_line(std::string_view line);
+  void emit_log_line(std::string_view raw);
   std::optional<std::pair<std::string, std::string>> find_leader_pod();
   void report_failure();
   bool delete_job();
@@ -247,9 +171,8 @@ class Launcher {
   std::atomic<bool> log_finished_{false};
   std::mutex log_mutex_;
   std::condition_variable log_cv_;
-  LogTime last_time_;
-  std::size_t at_last_time_ = 0;  // lines printed with timestamp last_time_
-  std::size_t to_skip_ = 0;       // of those, still to skip after a reconnect
+  LogCursor cursor_;       // of the pod below; the log thread's alone
+  std::string cursor_pod_;
 };
 
 void Launcher::sleep_for(milliseconds d, const std::atomic<bool>* also) {
@@ -616,28 +539,11 @@ std::optional<std::pair<std::string, std::string>> Launcher::find_leader_pod() {
   return std::pair{text(at(*best, "metadata"), "name"), container};
 }
 
-void Launcher::emit_log_line(std::string_view line) {
-  auto space = line.find(' ');
-  if (space != std::string_view::npos) {
-    if (auto t = parse_log_time(line.substr(0, space))) {
-      // Lines already printed come again after a reconnect (sinceTime has whole seconds).
-      if (*t < last_time_) return;
-      if (*t == last_time_) {
-        if (to_skip_ > 0) {
-          --to_skip_;
-          return;
-        }
-        ++at_last_time_;
-      } else {
-        last_time_ = *t;
-        at_last_time_ = 1;
-        to_skip_ = 0;
-      }
-      line.remove_prefix(space + 1);
-    }
-  }
-  out_ << line << '\n';
-  scraper_->feed_line(line);
+void Launcher::emit_log_line(std::string_view raw) {
+  auto line = cursor_.accept(raw);
+  if (!line) return;  // printed before this reconnect
+  out_ << *line << '\n';
+  scraper_->feed_line(*line);
   for (auto& w : scraper_->take_warnings()) warning(w);
 }
 
@@ -672,14 +578,17 @@ void Launcher::follow_log() {
                                    url_encode(pod->first));
     if (!pod->second.empty()) path += "&container=" + url_encode(pod->second);
     if (!final_pass) path += "&follow=true";
-    if (at_last_time_ > 0) path += "&sinceTime=" + url_encode(rfc3339_seconds(last_time_.seconds));
-    to_skip_ = at_last_time_;
+    if (pod->first != cursor_pod_) {  // a new pod (restarted launcher): a new log
+      cursor_ = LogCursor();
+      cursor_pod_ = pod->first;
+    }
+    if (auto since = cursor_.since_time(); !since.empty()) path += "&sinceTime=" + url_encode(since);
+    cursor_.begin_read();
     std::string partial;
     auto r = client_->stream(
         path, [&](std::string_view data) { emit_log_bytes(partial, data, false); return true; },
         [&] { return log_abort_.load(); });
     if (r.ok()) emit_log_bytes(partial, {}, true);  // a complete stream: keep the last line
-    to_skip_ = 0;
     if (final_pass || log_abort_) break;
     if (r.status == 403 && !reported_403) {
       reported_403 = true;
@@ -844,96 +753,8 @@ int Launcher::run() {
 
 }  // namespace
 
-std::optional<milliseconds> parse_duration(std::string_view text) {
-  if (text == "0") return milliseconds(0);
-  std::size_t i = 0;
-  std::int64_t n = 0;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-    if (n > 1'000'000'000) return std::nullopt;
-    n = n * 10 + (text[i] - '0');
-    ++i;
-  }
-  if (i == 0) return std::nullopt;
-  auto unit = text.substr(i);
-  if (unit == "ms") return milliseconds(n);
-  if (unit == "s") return milliseconds(n * 1000);
-  if (unit == "m") return milliseconds(n * 60'000);
-  if (unit == "h") return milliseconds(n * 3'600'000);
-  if (unit == "d") return milliseconds(n * 86'400'000);
-  return std::nullopt;
-}
-
 std::string job_name_for_step(std::string_view step_name) {
   return lower_dns_label(step_name, kMaxJobName);
-}
-
-std::optional<LauncherOptions> parse_options(const std::vector<std::string>& args,
-                                             std::string& error, std::string& help) {
-  LauncherOptions o;
-  bool have_manifest = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (arg == "-h" || arg == "--help") {
-      help = std::string(kUsage);
-      error.clear();
-      return std::nullopt;
-    }
-    if (arg == "--keep-job") {
-      o.keep_job = true;
-      continue;
-    }
-    static const std::set<std::string_view> kValued = {
-        "--manifest", "--bind", "--value", "--metric", "--metric-value", "--metrics-file",
-        "--ui-metadata-file", "--tensorboard", "--workflow-name", "--step-name", "--namespace",
-        "--kubeconfig", "--pending-timeout", "--running-timeout", "--poll-interval",
-        "--retry-delay", "--log-grace"};
-    std::string value;
-    auto eq = arg.find('=');
-    if (!kValued.count(std::string_view(arg).substr(0, arg.rfind("--", 0) == 0 ? eq : std::string::npos))) {
-      error = fmt::format("unknown option '{}'", arg.substr(0, eq));
-      return std::nullopt;
-    }
-    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      error = fmt::format("option '{}' needs a value", arg);
-      return std::nullopt;
-    }
-    auto duration = [&](milliseconds& slot) {
-      auto d = parse_duration(value);
-      if (!d) error = fmt::format("{} expects a duration (e.g. 90s, 30m, 4h, 2d, 0), got '{}'", arg, value);
-      else slot = *d;
-      return d.has_value();
-    };
-    if (arg == "--manifest") o.manifest = value, have_manifest = true;
-    else if (arg == "--bind") o.bind_args.push_back(value);
-    else if (arg == "--value") o.value_args.push_back(value);
-    else if (arg == "--metric") o.metric_args.push_back(value);
-    else if (arg == "--metric-value") o.metric_value_args.push_back(value);
-    else if (arg == "--metrics-file") o.metrics_file = value;
-    else if (arg == "--ui-metadata-file") o.ui_metadata_file = value;
-    else if (arg == "--tensorboard") o.tensorboard = value;
-    else if (arg == "--workflow-name") o.workflow_name = value;
-    else if (arg == "--step-name") o.step_name = value;
-    else if (arg == "--namespace") o.namespace_name = value;
-    else if (arg == "--kubeconfig") o.kubeconfig = value;
-    else if (arg == "--pending-timeout") { if (!duration(o.pending_timeout)) return std::nullopt; }
-    else if (arg == "--running-timeout") { if (!duration(o.running_timeout)) return std::nullopt; }
-    else if (arg == "--poll-interval") { if (!duration(o.poll_interval)) return std::nullopt; }
-    else if (arg == "--retry-delay") { if (!duration(o.retry_delay)) return std::nullopt; }
-    else if (arg == "--log-grace") { if (!duration(o.log_grace)) return std::nullopt; }
-    else {
-      error = fmt::format("unknown option '{}'", arg);
-      return std::nullopt;
-    }
-  }
-  if (!have_manifest) error = "missing --manifest";
-  else if (o.step_name.empty()) error = "missing --step-name";
-  if (!error.empty()) return std::nullopt;
-  return o;
 }
 
 int run_launcher(const LauncherOptions& options, const ConnectFn& connect, std::ostream& out,
