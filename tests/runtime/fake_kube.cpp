@@ -107,7 +107,6 @@ void FakeKube::routes() {
   const std::string jobs = R"(/apis/kubeflow\.org/(v1|v2beta1)/namespaces/([^/]+)/(mpijobs|tfjobs|pytorchjobs))";
 
   s.Post(jobs, [this](const httplib::Request& req, httplib::Response& res) {
-    if (int d = create_delay_ms.load()) std::this_thread::sleep_for(std::chrono::milliseconds(d));
     std::string plural = req.matches[3], ns = req.matches[2];
     json job = json::parse(req.body, nullptr, false);
     std::string name = job.is_object() ? job["metadata"].value("name", std::string()) : "";
@@ -121,6 +120,8 @@ void FakeKube::routes() {
                                      plural, ns, plural, ns));
     }
     if (forced) return send_status(res, forced, "InternalError", "forced failure");
+    if (create_500s.fetch_sub(1) > 0)
+      return send_status(res, 500, "InternalError", "etcdserver: leader changed");
     std::lock_guard lock(mutex_);
     if (jobs_.count(name))
       return send_status(res, 409, "AlreadyExists",

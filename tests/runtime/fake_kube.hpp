@@ -52,7 +52,7 @@ class FakeKube {
 
   // --- faults ----------------------------------------------------------------------------
   std::atomic<int> create_status{0};     ///< answer POSTs with this Status code (0: normal)
-  std::atomic<int> create_delay_ms{0};
+  std::atomic<int> create_500s{0};       ///< the next N POSTs get a 500
   std::atomic<int> watch_500s{0};        ///< the next N watch requests get a 500
   std::atomic<bool> watch_broken{false}; ///< every watch request gets a 500
   std::atomic<int> drop_watch_after{-1}; ///< drop one watch stream after N events

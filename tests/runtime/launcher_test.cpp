@@ -304,18 +304,27 @@ TEST_F(RuntimeLauncher, ForbiddenNamesVerbResourceAndRbacFile) {
 }
 
 TEST_F(RuntimeLauncher, RetriesCreateAfterServerErrors) {
-  kube_.create_status = 500;
-  std::thread heal([&] {
-    wait_for([&] { return kube_.count("POST ") >= 2; });
-    kube_.create_status = 0;
-  });
+  kube_.create_500s = 2;
   auto r = run(options(kMpiJob), [&](const std::string& job) {
     kube_.set_condition(job, "Running");
     kube_.set_condition(job, "Succeeded");
   });
-  heal.join();
   EXPECT_EQ(r.code, kExitSucceeded) << r.err;
-  EXPECT_GE(kube_.count("POST "), 3);
+  EXPECT_EQ(kube_.count("POST "), 3);
+  // Five attempts in all, then exit 4 with the server's message.
+  FakeKube down;
+  down.create_500s = 100;
+  KubeConfig config;
+  config.server = down.url();
+  KubeClient client(config);
+  std::ostringstream out, err;
+  std::atomic<bool> never{false};
+  EXPECT_EQ(run_launcher(options(kMpiJob), client, out, err, never), kExitApiError);
+  EXPECT_EQ(down.count("POST "), 5);
+  EXPECT_NE(err.str().find("error: cannot create mpijobs.kubeflow.org in namespace 'team': "
+                           "etcdserver: leader changed (500)"),
+            std::string::npos)
+      << err.str();
 }
 
 TEST_F(RuntimeLauncher, WatchSurvivesServerErrorsAndDroppedConnections) {
