@@ -2,6 +2,13 @@
 
 namespace pipec::ir {
 
+Value::Value() = default;
+Value::Value(const Value&) = default;
+Value::Value(Value&&) noexcept = default;
+Value& Value::operator=(const Value&) = default;
+Value& Value::operator=(Value&&) noexcept = default;
+Value::~Value() = default;
+
 std::string Type::str() const {
   switch (kind) {
     case TypeKind::String: return "string";

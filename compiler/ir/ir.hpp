@@ -101,6 +101,16 @@ struct Value {
   SourceRange range;
 
   bool is_literal() const { return kind == Kind::Literal; }
+
+  // Declared here, defaulted in ir.cpp: with libstdc++ 12 in C++20 mode, clang
+  // cannot instantiate std::pair<std::string, Value> (in `entries`) while Value's
+  // implicit members are being defined. Needed for the clang fuzz build.
+  Value();
+  Value(const Value&);
+  Value(Value&&) noexcept;
+  Value& operator=(const Value&);
+  Value& operator=(Value&&) noexcept;
+  ~Value();
 };
 
 /// A run-time condition (`if`): comparisons, `and`, `or`, `not` over values.

@@ -89,8 +89,8 @@ auto const quote_close_def = x3::lit('"');
 auto const escape = '\\' >> x3::char_;
 // """ ... """ spanning lines; "..." on one line. Escapes and ${...} are decoded by parse().
 auto const string_text_def = x3::lexeme[x3::raw[
-    (x3::lit("\"\"\"") >> *(!x3::lit("\"\"\"") >> (escape | x3::char_)) > triple_close) |
-    (x3::lit('"') >> *(escape | (x3::char_ - '"' - '\n')) > quote_close)]];
+    ((x3::lit("\"\"\"") >> *(!x3::lit("\"\"\"") >> (escape | x3::char_))) > triple_close) |
+    ((x3::lit('"') >> *(escape | (x3::char_ - '"' - '\n'))) > quote_close)]];
 auto const string_lit_def = string_text;
 BOOST_SPIRIT_DEFINE(string_text, string_lit, triple_close, quote_close)
 

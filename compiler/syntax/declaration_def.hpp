@@ -78,7 +78,7 @@ auto const argument_def = identifier > ':' > expression();
 // step train = trainer(data: fetch.path) after setup
 auto const step_decl_def = kw_step > identifier > '=' > identifier > '(' >
                            -(argument % ',' >> -x3::lit(',')) > ')' >
-                           -(kw_after > (identifier % ',') >> -x3::lit(','));
+                           -(kw_after > ((identifier % ',') >> -x3::lit(',')));
 // description "text"
 auto const description_def = keyword_text("description") > string_lit;
 // { statements }
