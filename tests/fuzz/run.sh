@@ -12,10 +12,11 @@ seconds=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 sanitize="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
+mkdir -p "$build"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DPIPEC_FUZZ=ON \
-  -DCMAKE_CXX_FLAGS="$sanitize" >"$build.configure.log" 2>&1 ||
-  { cat "$build.configure.log" >&2; exit 1; }
+  -DCMAKE_CXX_FLAGS="$sanitize" >"$build/fuzz-configure.log" 2>&1 ||
+  { cat "$build/fuzz-configure.log" >&2; exit 1; }
 cmake --build "$build" --target parse_check_fuzzer -j2
 
 # Seeds: every example, stdlib module and golden case. New inputs go to corpus/.
