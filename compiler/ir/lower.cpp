@@ -85,8 +85,8 @@ class Lowerer {
   // inside, at `inner`, on step `dep` lands on: `dep` itself at the same level,
   // nothing if `dep` is inside the scope's own loops (the loop body handles it).
   struct Lifted {
-    bool here = false;           // the dependency belongs to the node itself
-    std::string carrier;         // otherwise: the loop directly inside `scope` that carries it
+    bool here = false;    // the dependency belongs to the node itself
+    std::string carrier;  // otherwise: the loop directly inside `scope` that carries it
   };
 
   Lifted lift(const std::vector<std::string>& scope, const std::string& dep) const {
@@ -129,7 +129,8 @@ class Lowerer {
     }
   }
 
-  Step step(const Stmt& s, const std::vector<std::string>& scope, const std::vector<Condition>& when) {
+  Step step(const Stmt& s, const std::vector<std::string>& scope,
+            const std::vector<Condition>& when) {
     const auto& op = program_.ops.at(s.op);
     Step out;
     out.name = s.name;
@@ -138,7 +139,8 @@ class Lowerer {
     out.range = s.range;
     out.outputs = op.outputs;
     for (const auto& p : op.params) {
-      auto given = std::find_if(s.args.begin(), s.args.end(), [&](const auto& a) { return a.first == p.name; });
+      auto given = std::find_if(s.args.begin(), s.args.end(),
+                                [&](const auto& a) { return a.first == p.name; });
       if (given != s.args.end()) {
         out.args.emplace_back(p.name, given->second);
       } else if (p.default_value) {
@@ -158,7 +160,8 @@ class Lowerer {
     return out;
   }
 
-  Loop loop(const Stmt& s, const std::vector<std::string>& scope, const std::vector<Condition>& when) {
+  Loop loop(const Stmt& s, const std::vector<std::string>& scope,
+            const std::vector<Condition>& when) {
     Loop out;
     out.name = loop_names_.at(&s);
     out.var = s.var;

@@ -6,6 +6,8 @@
 // pipeline name is a distinct DNS-1123 label once sanitised.
 #include "compiler/sema/check.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -16,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "compiler/base/names.hpp"
 #include "compiler/base/spellcheck.hpp"
+#include "compiler/sema/graph.hpp"
 #include "compiler/sema/load.hpp"
 #include "compiler/sema/program.hpp"
+#include "compiler/sema/types.hpp"
 
 namespace pipec::sema {
 
@@ -79,71 +81,6 @@ std::string join_quoted(const std::vector<std::string>& names) {
   return out;
 }
 
-//// Types ///////////////////////////////////////////////////////////////
-
-// A list or map type with no element type is the type of `[]` or `{}`.
-bool is_open(const Type& t) {
-  return (t.kind == TypeKind::List || t.kind == TypeKind::Map) && t.element.empty();
-}
-
-// The spelling in the language: "int", "list<string>" (ir::Type::str() lives in pipec_ir).
-std::string spell(const Type& t) {
-  switch (t.kind) {
-    case TypeKind::String: return "string";
-    case TypeKind::Int: return "int";
-    case TypeKind::Float: return "float";
-    case TypeKind::Bool: return "bool";
-    case TypeKind::List: return "list<" + (t.element.empty() ? std::string("?") : spell(t.element[0])) + ">";
-    case TypeKind::Map: return "map<" + (t.element.empty() ? std::string("?") : spell(t.element[0])) + ">";
-  }
-  return "?";
-}
-
-std::string type_str(const Type& t) {
-  return is_open(t) ? (t.kind == TypeKind::List ? "empty list" : "empty map") : spell(t);
-}
-
-bool assignable(const Type& to, const Type& from) {
-  if (to.kind == TypeKind::Float && from.kind == TypeKind::Int) return true;
-  if (to.kind != from.kind) return false;
-  if (to.is_scalar()) return true;
-  if (is_open(from)) return true;
-  if (is_open(to)) return false;
-  return assignable(to.element[0], from.element[0]);
-}
-
-// The common type of two list items or map values, or nullopt.
-std::optional<Type> unify(const Type& a, const Type& b) {
-  if (assignable(a, b) && !is_open(a)) return a;
-  if (assignable(b, a)) return b;
-  return std::nullopt;
-}
-
-bool is_numeric(const Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float; }
-
-// Widens int literals inside `v` to floats where `to` wants floats.
-void coerce(Value& v, const Type& to) {
-  if (is_open(v.type) && !is_open(to)) v.type = to;
-  if (to.kind == TypeKind::Float && v.type.kind == TypeKind::Int) {
-    v.type = to;
-    if (v.kind == Value::Kind::Literal) v.literal = static_cast<double>(v.literal.get<std::int64_t>());
-    return;
-  }
-  if ((to.kind == TypeKind::List || to.kind == TypeKind::Map) && !to.element.empty() &&
-      to.kind == v.type.kind) {
-    const Type& el = to.element[0];
-    if (v.kind == Value::Kind::Literal) {
-      for (auto& item : v.literal) {
-        if (el.kind == TypeKind::Float && item.is_number_integer())
-          item = static_cast<double>(item.get<std::int64_t>());
-      }
-    }
-    for (auto& item : v.items) coerce(item, el);
-    for (auto& entry : v.entries) coerce(entry.second, el);
-    v.type = to;
-  }
-}
-
 //// The checker ///////////////////////////////////////////////////////////
 
 // Where a value is written; decides which references it may hold.
@@ -178,8 +115,11 @@ class Checker {
     if (!pipeline) return nullptr;
     check_pipeline(*pipeline);
     if (diags_.has_errors()) return nullptr;
-    check_graph();
-    if (diags_.has_errors()) return nullptr;
+    StepGraph graph;
+    graph.order = step_order_;
+    graph.depends = edges_;
+    for (const auto& [name, entry] : steps_) graph.names[name] = entry.decl->name.range;
+    if (!check_graph(graph, diags_)) return nullptr;
     return std::make_shared<const Program>(std::move(program_));
   }
 
@@ -269,7 +209,8 @@ class Checker {
     std::set<std::string> mentioned;  // outputs given a path, valid or not
     for (const auto& field : op.body->fields) {
       const std::string& name = field.name.name;
-      if (std::find(std::begin(kBodyFields), std::end(kBodyFields), name) == std::end(kBodyFields)) {
+      if (std::find(std::begin(kBodyFields), std::end(kBodyFields), name) ==
+          std::end(kBodyFields)) {
         diags_.error(field.name.range, fmt::format("unknown op body field '{}'", name));
         unknown_field = true;
         suggest(field.name.range, name, {std::begin(kBodyFields), std::end(kBodyFields)});
@@ -278,15 +219,18 @@ class Checker {
       if (!declare(seen, field.name, "field")) continue;
       if (name == "image") {
         has_image = true;
-        if (auto v = value(field.value, Context::Body); v && check_assign(*v, Type::scalar(TypeKind::String), "'image'"))
+        if (auto v = value(field.value, Context::Body);
+            v && check_assign(*v, Type::scalar(TypeKind::String), "'image'"))
           c.image = std::move(*v);
       } else if (name == "command") {
         if (node<ast::ListExpr>(strip(field.value))) {
           c.command = words(field.value, "'command'");
         } else if (auto v = value(field.value, Context::Body)) {
           if (v->type.kind != TypeKind::String) {
-            diags_.error(v->range, fmt::format("'command' must be a string (run by sh -c) or a list "
-                                               "of words, got {}", type_str(v->type)));
+            diags_.error(v->range,
+                         fmt::format("'command' must be a string (run by sh -c) or a list "
+                                     "of words, got {}",
+                                     type_str(v->type)));
           } else {
             c.command.push_back(std::move(*v));
             c.shell = true;
@@ -302,37 +246,44 @@ class Checker {
                              (ch >= '0' && ch <= '9') || ch == '_';
                     });
           if (!ok)
-            diags_.error(e.range, fmt::format("'{}' is not a valid environment variable name", key));
+            diags_.error(e.range,
+                         fmt::format("'{}' is not a valid environment variable name", key));
           return ok;
         });
       } else if (name == "resources") {
-        c.resources = entries(field.value, "'resources'", [&](const ast::MapEntry& e, const std::string& key) {
-          if (std::find(std::begin(kResourceKeys), std::end(kResourceKeys), key) != std::end(kResourceKeys))
-            return true;
-          diags_.error(e.range, fmt::format("unknown resource '{}'", key));
-          suggest(e.range, key, {std::begin(kResourceKeys), std::end(kResourceKeys)});
-          return false;
-        });
+        c.resources = entries(
+            field.value, "'resources'", [&](const ast::MapEntry& e, const std::string& key) {
+              if (std::find(std::begin(kResourceKeys), std::end(kResourceKeys), key) !=
+                  std::end(kResourceKeys))
+                return true;
+              diags_.error(e.range, fmt::format("unknown resource '{}'", key));
+              suggest(e.range, key, {std::begin(kResourceKeys), std::end(kResourceKeys)});
+              return false;
+            });
       } else if (name == "outputs") {
-        auto list = entries(field.value, "'outputs'", [&](const ast::MapEntry& e, const std::string& key) {
-          auto it = std::find_if(info.outputs.begin(), info.outputs.end(),
-                                 [&](const ir::OpOutput& o) { return o.name == key; });
-          if (it != info.outputs.end()) return true;
-          diags_.error(e.range, fmt::format("op '{}' declares no output '{}'", info.name, key));
-          std::vector<std::string> names;
-          for (const auto& o : info.outputs) names.push_back(o.name);
-          suggest(e.range, key, names);
-          return false;
-        });
+        auto list =
+            entries(field.value, "'outputs'", [&](const ast::MapEntry& e, const std::string& key) {
+              auto it = std::find_if(info.outputs.begin(), info.outputs.end(),
+                                     [&](const ir::OpOutput& o) { return o.name == key; });
+              if (it != info.outputs.end()) return true;
+              diags_.error(e.range, fmt::format("op '{}' declares no output '{}'", info.name, key));
+              std::vector<std::string> names;
+              for (const auto& o : info.outputs) names.push_back(o.name);
+              suggest(e.range, key, names);
+              return false;
+            });
         for (auto& [key, v] : list) {
           mentioned.insert(key);
           if (!v.is_literal() || !v.literal.is_string()) {
-            diags_.error(v.range, fmt::format("the path of output '{}' must be a plain string", key));
+            diags_.error(v.range,
+                         fmt::format("the path of output '{}' must be a plain string", key));
             continue;
           }
           std::string path = v.literal.get<std::string>();
           if (path.empty() || path[0] != '/') {
-            diags_.error(v.range, fmt::format("the path of output '{}' must be absolute (e.g. \"/tmp/{}\")", key, key));
+            diags_.error(v.range,
+                         fmt::format("the path of output '{}' must be absolute (e.g. \"/tmp/{}\")",
+                                     key, key));
             continue;
           }
           paths[key] = path;
@@ -341,7 +292,8 @@ class Checker {
     }
     current_op_ = nullptr;
     if (!has_image && !unknown_field)
-      diags_.error(op.name.range, fmt::format("op '{}' has no 'image' (e.g. image \"python:3.11\")", op.name.name));
+      diags_.error(op.name.range, fmt::format("op '{}' has no 'image' (e.g. image \"python:3.11\")",
+                                              op.name.name));
     for (auto& out : info.outputs) {
       auto it = paths.find(out.name);
       if (it == paths.end()) {
@@ -363,14 +315,16 @@ class Checker {
     std::vector<Value> out;
     const auto* list = node<ast::ListExpr>(strip(e));
     if (!list) {
-      diags_.error(range_of(e), fmt::format("{} must be a list (e.g. [\"python\", \"main.py\"])", what));
+      diags_.error(range_of(e),
+                   fmt::format("{} must be a list (e.g. [\"python\", \"main.py\"])", what));
       return out;
     }
     for (const auto& item : list->items) {
       auto v = value(item, current_op_ ? Context::Body : Context::Arg);
       if (!v) continue;
       if (!v->type.is_scalar()) {
-        diags_.error(v->range, fmt::format("items of {} must be strings or numbers, got {}", what, type_str(v->type)));
+        diags_.error(v->range, fmt::format("items of {} must be strings or numbers, got {}", what,
+                                           type_str(v->type)));
         continue;
       }
       out.push_back(std::move(*v));
@@ -380,8 +334,8 @@ class Checker {
 
   // A map literal whose keys pass `key_ok` and whose values are scalars.
   template <class KeyOk>
-  std::vector<std::pair<std::string, Value>> entries(const ast::Expression& e, const std::string& what,
-                                                     KeyOk key_ok) {
+  std::vector<std::pair<std::string, Value>> entries(const ast::Expression& e,
+                                                     const std::string& what, KeyOk key_ok) {
     std::vector<std::pair<std::string, Value>> out;
     const auto* map = node<ast::MapExpr>(strip(e));
     if (!map) {
@@ -398,7 +352,8 @@ class Checker {
       auto v = value(entry.value, current_op_ ? Context::Body : Context::Arg);
       if (!key_ok(entry, key) || !v) continue;
       if (!v->type.is_scalar()) {
-        diags_.error(v->range, fmt::format("values of {} must be strings or numbers, got {}", what, type_str(v->type)));
+        diags_.error(v->range, fmt::format("values of {} must be strings or numbers, got {}", what,
+                                           type_str(v->type)));
         continue;
       }
       out.emplace_back(key, std::move(*v));
@@ -415,8 +370,9 @@ class Checker {
         const auto* p = boost::get<ast::PipelineDecl>(&decl.get());
         if (!p) continue;
         if (!m.is_main) {
-          diags_.error(p->name.range, fmt::format("'{}' is used as a library, so it cannot declare a pipeline",
-                                                  sources_.name(m.file)));
+          diags_.error(p->name.range,
+                       fmt::format("'{}' is used as a library, so it cannot declare a pipeline",
+                                   sources_.name(m.file)));
         } else if (found) {
           diags_.error(p->name.range, "a file declares only one pipeline");
           diags_.note(found->name.range, "first pipeline here");
@@ -427,7 +383,8 @@ class Checker {
     }
     if (!found && !diags_.has_errors())
       diags_.error(SourceRange{main, 0, 0},
-                   fmt::format("'{}' declares no pipeline (e.g. pipeline NAME {{ ... }})", sources_.name(main)));
+                   fmt::format("'{}' declares no pipeline (e.g. pipeline NAME {{ ... }})",
+                               sources_.name(main)));
     return diags_.has_errors() ? nullptr : found;
   }
 
@@ -436,9 +393,10 @@ class Checker {
     program_.range = p.name.range;
     std::string dns = to_dns1123(p.name.name);
     if (dns.empty() || dns.size() > kMaxK8sNameLength)
-      diags_.error(p.name.range, fmt::format("pipeline name '{}' does not give a valid Kubernetes name "
-                                             "(1 to {} letters, digits or '-')",
-                                             p.name.name, kMaxK8sNameLength));
+      diags_.error(p.name.range,
+                   fmt::format("pipeline name '{}' does not give a valid Kubernetes name "
+                               "(1 to {} letters, digits or '-')",
+                               p.name.name, kMaxK8sNameLength));
     // Top-level declarations first: params, description, finally.
     const ast::FinallyStmt* finally = nullptr;
     for (const auto& s : p.body.statements) {
@@ -499,8 +457,10 @@ class Checker {
   void check_constraint(const ast::ParamDecl& p, const Type& type, ir::Constraint& out) {
     const auto& c = *p.constraint;
     if (!type.is_scalar()) {
-      diags_.error(c.range, fmt::format("only string, int, float and bool parameters can be constrained, "
-                                        "'{}' is {}", p.name.name, spell(type)));
+      diags_.error(c.range,
+                   fmt::format("only string, int, float and bool parameters can be constrained, "
+                               "'{}' is {}",
+                               p.name.name, type_str(type)));
       return;
     }
     if (c.high) {
@@ -508,13 +468,15 @@ class Checker {
       auto hi = value(*c.high, Context::Default);
       if (!lo || !hi) return;
       if (!is_numeric(type)) {
-        diags_.error(c.range, fmt::format("a range needs an int or float parameter, '{}' is {}", p.name.name, spell(type)));
+        diags_.error(c.range, fmt::format("a range needs an int or float parameter, '{}' is {}",
+                                          p.name.name, type_str(type)));
         return;
       }
       for (const auto* v : {&*lo, &*hi}) {
         if (!is_numeric(v->type) || (type.kind == TypeKind::Int && v->type.kind != TypeKind::Int)) {
-          diags_.error(v->range, fmt::format("the bounds of a range on {} parameter '{}' must be {}s",
-                                             spell(type), p.name.name, spell(type)));
+          diags_.error(v->range,
+                       fmt::format("the bounds of a range on {} parameter '{}' must be {}s",
+                                   type_str(type), p.name.name, type_str(type)));
           return;
         }
       }
@@ -529,7 +491,9 @@ class Checker {
     }
     const auto* list = node<ast::ListExpr>(strip(c.low));
     if (!list) {
-      diags_.error(range_of(c.low), "expected a list of allowed values (e.g. [\"a\", \"b\"]) or a range (e.g. 1..10)");
+      diags_.error(
+          range_of(c.low),
+          "expected a list of allowed values (e.g. [\"a\", \"b\"]) or a range (e.g. 1..10)");
       return;
     }
     if (list->items.empty()) {
@@ -554,12 +518,12 @@ class Checker {
     if (!c.one_of.empty() && std::find(c.one_of.begin(), c.one_of.end(), v) == c.one_of.end()) {
       std::string allowed;
       for (const auto& a : c.one_of) allowed += (allowed.empty() ? "" : ", ") + a.dump();
-      diags_.error(at, fmt::format("default {} of '{}' is not one of the allowed values [{}]", v.dump(),
-                                   p.name, allowed));
+      diags_.error(at, fmt::format("default {} of '{}' is not one of the allowed values [{}]",
+                                   v.dump(), p.name, allowed));
     }
     if (c.min && v.is_number() && (v.get<double>() < *c.min || v.get<double>() > *c.max))
-      diags_.error(at, fmt::format("default {} of '{}' is outside its range {}..{}", v.dump(), p.name,
-                                   bound(*c.min, p.type), bound(*c.max, p.type)));
+      diags_.error(at, fmt::format("default {} of '{}' is outside its range {}..{}", v.dump(),
+                                   p.name, bound(*c.min, p.type), bound(*c.max, p.type)));
   }
 
   static std::string bound(double b, const Type& type) {
@@ -579,12 +543,14 @@ class Checker {
           continue;
         }
         if (params_.count(step->name.name)) {
-          diags_.error(step->name.range, fmt::format("step '{}' has the name of a parameter", step->name.name));
+          diags_.error(step->name.range,
+                       fmt::format("step '{}' has the name of a parameter", step->name.name));
           diags_.note(params_.at(step->name.name)->name.range, "parameter declared here");
         }
         check_dns_name(step->name, "step", step_dns_);
         StepEntry entry{step, scopes, nullptr};
-        if (auto it = program_.ops.find(step->op.name); it != program_.ops.end()) entry.op = &it->second;
+        if (auto it = program_.ops.find(step->op.name); it != program_.ops.end())
+          entry.op = &it->second;
         steps_.emplace(step->name.name, entry);
         step_order_.push_back(step->name.name);
       } else if (const auto* f = boost::get<x3::forward_ast<ast::IfStmt>>(&s.get())) {
@@ -681,7 +647,8 @@ class Checker {
     Type item_type = Type::scalar(TypeKind::String);
     if (items) {
       if (items->type.kind != TypeKind::List) {
-        diags_.error(items->range, fmt::format("'for' needs a list to go over, got {}", type_str(items->type)));
+        diags_.error(items->range,
+                     fmt::format("'for' needs a list to go over, got {}", type_str(items->type)));
       } else if (is_open(items->type)) {
         diags_.error(items->range, "'for' over an empty list runs nothing");
       } else {
@@ -690,18 +657,21 @@ class Checker {
     }
     for (const auto& v : loop_vars_) {
       if (v.name == s.var.name) {
-        diags_.error(s.var.range, fmt::format("loop variable '{}' hides the one of an enclosing 'for'", v.name));
+        diags_.error(s.var.range,
+                     fmt::format("loop variable '{}' hides the one of an enclosing 'for'", v.name));
         diags_.note(v.range, "declared here");
       }
     }
     if (params_.count(s.var.name)) {
-      diags_.error(s.var.range, fmt::format("loop variable '{}' has the name of a parameter", s.var.name));
+      diags_.error(s.var.range,
+                   fmt::format("loop variable '{}' has the name of a parameter", s.var.name));
       diags_.note(params_.at(s.var.name)->name.range, "parameter declared here");
     }
     out.item_type = item_type;
     out.items = std::move(items);
     // Steps in the body depend on what the items use (lowering lifts that to the loop).
-    for (const auto& inherited : inherited_) uses.insert(uses.end(), inherited.begin(), inherited.end());
+    for (const auto& inherited : inherited_)
+      uses.insert(uses.end(), inherited.begin(), inherited.end());
     std::sort(uses.begin(), uses.end());
     uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
     out.deps = uses;
@@ -717,7 +687,8 @@ class Checker {
 
   std::optional<Stmt> check_step(const ast::StepDecl& s) {
     auto entry_it = steps_.find(s.name.name);
-    if (entry_it == steps_.end() || entry_it->second.decl != &s) return std::nullopt;  // a duplicate
+    if (entry_it == steps_.end() || entry_it->second.decl != &s)
+      return std::nullopt;  // a duplicate
     Stmt out;
     out.kind = Stmt::Kind::Step;
     out.range = s.name.range;
@@ -749,7 +720,8 @@ class Checker {
       auto p = std::find_if(op->params.begin(), op->params.end(),
                             [&](const ir::OpParam& q) { return q.name == arg.name.name; });
       if (p == op->params.end()) {
-        diags_.error(arg.name.range, fmt::format("unknown argument '{}' for op '{}'", arg.name.name, op->name));
+        diags_.error(arg.name.range,
+                     fmt::format("unknown argument '{}' for op '{}'", arg.name.name, op->name));
         std::vector<std::string> names;
         for (const auto& q : op->params) names.push_back(q.name);
         if (suggest(arg.name.range, arg.name.name, names))
@@ -758,7 +730,8 @@ class Checker {
         continue;
       }
       if (!v) continue;
-      if (!check_assign(*v, p->type, fmt::format("argument '{}' of op '{}'", arg.name.name, op->name)))
+      if (!check_assign(*v, p->type,
+                        fmt::format("argument '{}' of op '{}'", arg.name.name, op->name)))
         continue;
       out.args.emplace_back(arg.name.name, std::move(*v));
     }
@@ -766,7 +739,8 @@ class Checker {
       for (std::size_t i = 0; i < op->params.size(); ++i) {
         const auto& p = op->params[i];
         if (p.default_value || given.count(p.name) || suggested.count(p.name)) continue;
-        diags_.error(s.op.range, fmt::format("missing argument '{}' for op '{}'", p.name, op->name));
+        diags_.error(s.op.range,
+                     fmt::format("missing argument '{}' for op '{}'", p.name, op->name));
         diags_.note(op->param_ranges[i], fmt::format("'{}' declared here", p.name));
       }
     }
@@ -779,7 +753,8 @@ class Checker {
       }
       if (check_reach(it->second, a.range, false)) uses.push_back(a.name);
     }
-    for (const auto& inherited : inherited_) uses.insert(uses.end(), inherited.begin(), inherited.end());
+    for (const auto& inherited : inherited_)
+      uses.insert(uses.end(), inherited.begin(), inherited.end());
     std::sort(uses.begin(), uses.end());
     uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
     out.deps = uses;
@@ -795,13 +770,19 @@ class Checker {
       if (std::find(scope_path_.begin(), scope_path_.end(), scope) != scope_path_.end()) continue;
       ScopeKind kind = scope_kinds_[scope];
       if (kind == ScopeKind::Loop) {
-        diags_.error(at, fmt::format("step '{}' runs inside a 'for' loop and cannot be referred to from "
-                                     "outside it", name));
+        diags_.error(
+            at, fmt::format("step '{}' runs inside a 'for' loop and cannot be referred to from "
+                            "outside it",
+                            name));
       } else if (kind == ScopeKind::Finally) {
-        diags_.error(at, fmt::format("step '{}' runs in 'finally' and cannot be referred to from outside it", name));
+        diags_.error(
+            at, fmt::format("step '{}' runs in 'finally' and cannot be referred to from outside it",
+                            name));
       } else if (output) {
-        diags_.error(at, fmt::format("step '{}' runs only in one branch of an 'if'; its outputs cannot "
-                                     "be used outside that branch", name));
+        diags_.error(at,
+                     fmt::format("step '{}' runs only in one branch of an 'if'; its outputs cannot "
+                                 "be used outside that branch",
+                                 name));
       } else {
         continue;
       }
@@ -810,7 +791,9 @@ class Checker {
     }
     if (finally_scope_ >= 0 && !scope_path_.empty() && scope_path_[0] == finally_scope_ &&
         (step.scopes.empty() || step.scopes[0] != finally_scope_)) {
-      diags_.error(at, fmt::format("steps in 'finally' cannot refer to step '{}' of the main pipeline", name));
+      diags_.error(
+          at,
+          fmt::format("steps in 'finally' cannot refer to step '{}' of the main pipeline", name));
       return false;
     }
     return true;
@@ -843,9 +826,13 @@ class Checker {
           continue;
         }
         if (!ref->type.is_scalar()) {
-          diags_.error(part.range, fmt::format("cannot put {} '{}' into a string; only string, int, float "
-                                               "and bool values can be interpolated",
-                                               spell(ref->type), sources_.slice(part.range).substr(2, part.range.end - part.range.begin - 3)));
+          diags_.error(
+              part.range,
+              fmt::format(
+                  "cannot put {} '{}' into a string; only string, int, float "
+                  "and bool values can be interpolated",
+                  type_str(ref->type),
+                  sources_.slice(part.range).substr(2, part.range.end - part.range.begin - 3)));
           ok = false;
           continue;
         }
@@ -881,8 +868,10 @@ class Checker {
         if (!v.type.element.empty()) {
           auto u = unify(v.type.element[0], iv->type);
           if (!u) {
-            diags_.error(iv->range, fmt::format("list items must have one type: this one is {}, the first is {}",
-                                                type_str(iv->type), type_str(v.type.element[0])));
+            diags_.error(
+                iv->range,
+                fmt::format("list items must have one type: this one is {}, the first is {}",
+                            type_str(iv->type), type_str(v.type.element[0])));
             ok = false;
             continue;
           }
@@ -894,7 +883,8 @@ class Checker {
         v.items.push_back(std::move(*iv));
       }
       if (!ok) return std::nullopt;
-      for (auto& item : v.items) coerce(item, v.type.element.empty() ? item.type : v.type.element[0]);
+      for (auto& item : v.items)
+        coerce(item, v.type.element.empty() ? item.type : v.type.element[0]);
       fold(v, literal);
       return v;
     }
@@ -919,8 +909,10 @@ class Checker {
         if (!v.type.element.empty()) {
           auto u = unify(v.type.element[0], ev->type);
           if (!u) {
-            diags_.error(ev->range, fmt::format("map values must have one type: this one is {}, the first is {}",
-                                                type_str(ev->type), type_str(v.type.element[0])));
+            diags_.error(
+                ev->range,
+                fmt::format("map values must have one type: this one is {}, the first is {}",
+                            type_str(ev->type), type_str(v.type.element[0])));
             ok = false;
             continue;
           }
@@ -932,12 +924,14 @@ class Checker {
         v.entries.emplace_back(key, std::move(*ev));
       }
       if (!ok) return std::nullopt;
-      for (auto& entry : v.entries) coerce(entry.second, v.type.element.empty() ? entry.second.type : v.type.element[0]);
+      for (auto& entry : v.entries)
+        coerce(entry.second, v.type.element.empty() ? entry.second.type : v.type.element[0]);
       fold(v, literal);
       return v;
     }
     if (ctx == Context::Condition) return std::nullopt;  // handled by condition()
-    diags_.error(v.range, "comparisons and 'and', 'or', 'not' are only allowed in an 'if' condition");
+    diags_.error(v.range,
+                 "comparisons and 'and', 'or', 'not' are only allowed in an 'if' condition");
     return std::nullopt;
   }
 
@@ -991,7 +985,8 @@ class Checker {
     ref.name = head.name;
     ref.range = range;
     auto no_fields = [&](const std::string& what) {
-      diags_.error(field->range, fmt::format("{} '{}' has no field '{}'", what, head.name, field->name));
+      diags_.error(field->range,
+                   fmt::format("{} '{}' has no field '{}'", what, head.name, field->name));
       return std::nullopt;
     };
     if (ctx == Context::Default) {
@@ -1007,7 +1002,8 @@ class Checker {
         ref.type = p.type;
         return ref;
       }
-      diags_.error(head.range, fmt::format("unknown parameter '{}' of op '{}'", head.name, op.name));
+      diags_.error(head.range,
+                   fmt::format("unknown parameter '{}' of op '{}'", head.name, op.name));
       std::vector<std::string> names;
       for (const auto& p : op.params) names.push_back(p.name);
       suggest(head.range, head.name, names);
@@ -1019,8 +1015,9 @@ class Checker {
       ref.type = it->type;
       if (field) {
         if (it->type.kind != TypeKind::Map) {
-          diags_.error(field->range, fmt::format("loop variable '{}' has no field '{}' (its items are {})",
-                                                 head.name, field->name, spell(it->type)));
+          diags_.error(field->range,
+                       fmt::format("loop variable '{}' has no field '{}' (its items are {})",
+                                   head.name, field->name, type_str(it->type)));
           return std::nullopt;
         }
         ref.field = field->name;
@@ -1041,17 +1038,21 @@ class Checker {
       std::vector<std::string> outputs;
       for (const auto& o : step.op->outputs) outputs.push_back(o.name);
       if (!field) {
-        diags_.error(range, outputs.empty()
-                                ? fmt::format("step '{}' is not a value and its op has no outputs", head.name)
-                                : fmt::format("step '{}' is not a value; use one of its outputs (e.g. '{}.{}')",
-                                              head.name, head.name, outputs[0]));
+        diags_.error(
+            range,
+            outputs.empty()
+                ? fmt::format("step '{}' is not a value and its op has no outputs", head.name)
+                : fmt::format("step '{}' is not a value; use one of its outputs (e.g. '{}.{}')",
+                              head.name, head.name, outputs[0]));
         return std::nullopt;
       }
       auto o = std::find(outputs.begin(), outputs.end(), field->name);
       if (o == outputs.end()) {
-        diags_.error(field->range, fmt::format("step '{}' has no output '{}'", head.name, field->name));
+        diags_.error(field->range,
+                     fmt::format("step '{}' has no output '{}'", head.name, field->name));
         if (!suggest(field->range, field->name, outputs) && !outputs.empty())
-          diags_.note(step.op->range, fmt::format("op '{}' has outputs {}", step.op->name, join_quoted(outputs)));
+          diags_.note(step.op->range,
+                      fmt::format("op '{}' has outputs {}", step.op->name, join_quoted(outputs)));
         return std::nullopt;
       }
       if (!check_reach(step, range, true)) return std::nullopt;
@@ -1096,8 +1097,10 @@ class Checker {
       if (!ok) return std::nullopt;
       return acc;
     };
-    if (const auto* o = node<ast::OrExpr>(e)) return chain(o->first, o->rest, ir::Condition::Op::Or);
-    if (const auto* a = node<ast::AndExpr>(e)) return chain(a->first, a->rest, ir::Condition::Op::And);
+    if (const auto* o = node<ast::OrExpr>(e))
+      return chain(o->first, o->rest, ir::Condition::Op::Or);
+    if (const auto* a = node<ast::AndExpr>(e))
+      return chain(a->first, a->rest, ir::Condition::Op::And);
     if (const auto* n = node<ast::NotExpr>(e)) {
       auto inner = condition(n->operand);
       if (!inner) return std::nullopt;
@@ -1114,16 +1117,21 @@ class Checker {
       bool numeric = is_numeric(lhs->type) && is_numeric(rhs->type);
       if (!lhs->type.is_scalar() || !rhs->type.is_scalar() ||
           (!numeric && lhs->type.kind != rhs->type.kind)) {
-        diags_.error(c.range, fmt::format("cannot compare {} with {}", type_str(lhs->type), type_str(rhs->type)));
+        diags_.error(c.range, fmt::format("cannot compare {} with {}", type_str(lhs->type),
+                                          type_str(rhs->type)));
         return std::nullopt;
       }
       if (ordering && !numeric) {
-        diags_.error(c.range, fmt::format("'{}' compares numbers, not {}", op, spell(lhs->type)));
+        diags_.error(c.range,
+                     fmt::format("'{}' compares numbers, not {}", op, type_str(lhs->type)));
         return std::nullopt;
       }
-      c.op = op == "==" ? ir::Condition::Op::Eq : op == "!=" ? ir::Condition::Op::Ne
-           : op == "<" ? ir::Condition::Op::Lt : op == "<=" ? ir::Condition::Op::Le
-           : op == ">" ? ir::Condition::Op::Gt : ir::Condition::Op::Ge;
+      c.op = op == "=="   ? ir::Condition::Op::Eq
+             : op == "!=" ? ir::Condition::Op::Ne
+             : op == "<"  ? ir::Condition::Op::Lt
+             : op == "<=" ? ir::Condition::Op::Le
+             : op == ">"  ? ir::Condition::Op::Gt
+                          : ir::Condition::Op::Ge;
       for (auto* side : {&*lhs, &*rhs}) {
         ir::Condition leaf;
         leaf.range = side->range;
@@ -1142,60 +1150,11 @@ class Checker {
     return c;
   }
 
-  //// Graph ////////////////////////////////////////////////////////////////
-
-  // Reports each cycle once, naming its steps in the order they run.
-  void check_graph() {
-    std::map<std::string, int> state;  // 0 new, 1 on stack, 2 done
-    std::set<std::string> reported;
-    for (const auto& start : step_order_) {
-      if (state[start] != 0) continue;
-      // Iterative DFS over "depends on" edges; the stack holds (step, next edge index).
-      std::vector<std::pair<std::string, std::size_t>> stack{{start, 0}};
-      state[start] = 1;
-      while (!stack.empty()) {
-        auto& [name, index] = stack.back();
-        const auto& deps = edges_[name];
-        if (index == deps.size()) {
-          state[name] = 2;
-          stack.pop_back();
-          continue;
-        }
-        const std::string dep = deps[index++];
-        if (state[dep] == 0) {
-          state[dep] = 1;
-          stack.push_back({dep, 0});
-        } else if (state[dep] == 1) {
-          report_cycle(stack, dep, reported);
-        }
-      }
-    }
-  }
-
-  void report_cycle(const std::vector<std::pair<std::string, std::size_t>>& stack, const std::string& dep,
-                    std::set<std::string>& reported) {
-    std::vector<std::string> cycle;  // in "depends on" order, from dep back to dep
-    auto it = std::find_if(stack.begin(), stack.end(), [&](const auto& e) { return e.first == dep; });
-    for (; it != stack.end(); ++it) cycle.push_back(it->first);
-    for (const auto& n : cycle)
-      if (reported.count(n)) return;
-    reported.insert(cycle.begin(), cycle.end());
-    std::reverse(cycle.begin(), cycle.end());  // run order
-    // Start at the step declared first, so the message does not depend on the walk.
-    auto first = std::min_element(cycle.begin(), cycle.end(), [&](const auto& a, const auto& b) {
-      return steps_.at(a).decl->range.begin < steps_.at(b).decl->range.begin;
-    });
-    std::rotate(cycle.begin(), first, cycle.end());
-    std::string text;
-    for (const auto& n : cycle) text += n + " -> ";
-    text += cycle.front();
-    diags_.error(steps_.at(cycle.front()).decl->name.range, fmt::format("steps form a cycle: {}", text));
-  }
-
   //// Shared helpers ///////////////////////////////////////////////////////
 
   std::optional<Type> resolve_type(const ast::TypeExpr& t) {
-    static const std::vector<std::string> kNames = {"string", "int", "float", "bool", "list", "map"};
+    static const std::vector<std::string> kNames = {"string", "int",  "float",
+                                                    "bool",   "list", "map"};
     const std::string& n = t.name.name;
     auto scalar = [&](TypeKind k) -> std::optional<Type> {
       if (!t.args.empty()) {
@@ -1210,7 +1169,8 @@ class Checker {
     if (n == "bool") return scalar(TypeKind::Bool);
     if (n == "list" || n == "map") {
       if (t.args.size() != 1) {
-        diags_.error(t.range, fmt::format("type '{}' needs one element type (e.g. {}<string>)", n, n));
+        diags_.error(t.range,
+                     fmt::format("type '{}' needs one element type (e.g. {}<string>)", n, n));
         return std::nullopt;
       }
       auto el = resolve_type(t.args[0]);
@@ -1224,14 +1184,16 @@ class Checker {
 
   bool check_assign(Value& v, const Type& to, const std::string& what) {
     if (!assignable(to, v.type)) {
-      diags_.error(v.range, fmt::format("{} must be {}, got {}", what, spell(to), type_str(v.type)));
+      diags_.error(v.range,
+                   fmt::format("{} must be {}, got {}", what, type_str(to), type_str(v.type)));
       return false;
     }
     coerce(v, to);
     return true;
   }
 
-  bool declare(std::map<std::string, SourceRange>& seen, const ast::Identifier& id, const char* what) {
+  bool declare(std::map<std::string, SourceRange>& seen, const ast::Identifier& id,
+               const char* what) {
     auto [it, inserted] = seen.emplace(id.name, id.range);
     if (inserted) return true;
     diags_.error(id.range, fmt::format("duplicate {} '{}'", what, id.name));
@@ -1250,20 +1212,22 @@ class Checker {
                       std::map<std::string, std::pair<std::string, SourceRange>>& seen) {
     std::string dns = to_dns1123(id.name);
     if (dns.empty()) {
-      diags_.error(id.range, fmt::format("{} name '{}' gives an empty Kubernetes name; use letters or digits",
-                                         what, id.name));
+      diags_.error(id.range,
+                   fmt::format("{} name '{}' gives an empty Kubernetes name; use letters or digits",
+                               what, id.name));
       return;
     }
     if (dns.size() > kMaxK8sNameLength) {
-      diags_.error(id.range, fmt::format("{} name '{}' is too long: Kubernetes names have at most {} "
-                                         "characters, '{}' has {}",
-                                         what, id.name, kMaxK8sNameLength, dns, dns.size()));
+      diags_.error(id.range,
+                   fmt::format("{} name '{}' is too long: Kubernetes names have at most {} "
+                               "characters, '{}' has {}",
+                               what, id.name, kMaxK8sNameLength, dns, dns.size()));
       return;
     }
     auto [it, inserted] = seen.emplace(dns, std::make_pair(id.name, id.range));
     if (!inserted) {
-      diags_.error(id.range, fmt::format("{} names '{}' and '{}' both become '{}' in Kubernetes", what,
-                                         it->second.first, id.name, dns));
+      diags_.error(id.range, fmt::format("{} names '{}' and '{}' both become '{}' in Kubernetes",
+                                         what, it->second.first, id.name, dns));
       diags_.note(it->second.second, fmt::format("'{}' declared here", it->second.first));
     }
   }
@@ -1297,7 +1261,8 @@ class Checker {
 
 }  // namespace
 
-std::shared_ptr<const Program> check_program(SourceManager& sources, FileId main, Diagnostics& diags) {
+std::shared_ptr<const Program> check_program(SourceManager& sources, FileId main,
+                                             Diagnostics& diags) {
   Checker checker(sources, diags);
   return checker.run(main);
 }

@@ -3,12 +3,12 @@
 // file: the using file's directory joined with the path, lexically normalised.
 #include "compiler/sema/load.hpp"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <map>
 #include <string>
 #include <system_error>
-
-#include <fmt/format.h>
 
 #include "compiler/base/spellcheck.hpp"
 #include "compiler/syntax/parser.hpp"

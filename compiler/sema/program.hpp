@@ -23,7 +23,7 @@ struct OpInfo {
   std::vector<SourceRange> param_ranges;  // parallel to params
   std::vector<ir::OpOutput> outputs;
   std::optional<ir::ContainerOp> container;  // set for OpKind::Container
-  SourceRange range;                          // of the op's name
+  SourceRange range;                         // of the op's name
 };
 
 /// A checked statement of a pipeline body.

@@ -6,14 +6,13 @@
 // they are not Fusion-adapted (X3 mishandles one-member structs); they convert
 // from it instead.
 
+#include <boost/optional.hpp>
+#include <boost/spirit/home/x3/support/ast/position_tagged.hpp>
+#include <boost/spirit/home/x3/support/ast/variant.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <boost/optional.hpp>
-#include <boost/spirit/home/x3/support/ast/position_tagged.hpp>
-#include <boost/spirit/home/x3/support/ast/variant.hpp>
 
 #include "compiler/base/source_manager.hpp"
 
@@ -189,9 +188,8 @@ struct IfStmt;
 struct ForStmt;
 struct FinallyStmt;
 
-struct Statement
-    : x3::variant<Description, ParamDecl, StepDecl, x3::forward_ast<IfStmt>,
-                  x3::forward_ast<ForStmt>, x3::forward_ast<FinallyStmt>> {
+struct Statement : x3::variant<Description, ParamDecl, StepDecl, x3::forward_ast<IfStmt>,
+                               x3::forward_ast<ForStmt>, x3::forward_ast<FinallyStmt>> {
   using base_type::base_type;
   using base_type::operator=;
 };

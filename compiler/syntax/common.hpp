@@ -4,9 +4,8 @@
 // identifiers, keywords, and string, number and bool literals. Only character sets
 // are used (no locale classification), so bytes >= 0x80 never reach <cctype>.
 
-#include <string>
-
 #include <boost/spirit/home/x3.hpp>
+#include <string>
 
 #include "compiler/syntax/ast.hpp"
 #include "compiler/syntax/ast_adapted.hpp"
@@ -38,9 +37,9 @@ struct Keywords : x3::symbols<int> {
 };
 inline Keywords const keywords;
 
-#define PIPEC_KEYWORD(word)                                                  \
-  struct kw_##word##_class;                                                  \
-  x3::rule<kw_##word##_class> const kw_##word = "'" #word "'";               \
+#define PIPEC_KEYWORD(word)                                               \
+  struct kw_##word##_class;                                               \
+  x3::rule<kw_##word##_class> const kw_##word = "'" #word "'";            \
   auto const kw_##word##_def = x3::lexeme[x3::lit(#word) >> !ident_char]; \
   BOOST_SPIRIT_DEFINE(kw_##word)
 
@@ -61,9 +60,7 @@ PIPEC_KEYWORD(or)
 #undef PIPEC_KEYWORD
 
 /// A keyword that is kept in the AST as text (X3 needs a member before single-member structs).
-inline auto keyword_text(const char* word) {
-  return x3::lexeme[x3::string(word) >> !ident_char];
-}
+inline auto keyword_text(const char* word) { return x3::lexeme[x3::string(word) >> !ident_char]; }
 
 struct identifier_text_class;
 struct identifier_class : annotate_range {};
@@ -88,9 +85,10 @@ auto const triple_close_def = x3::lit("\"\"\"");
 auto const quote_close_def = x3::lit('"');
 auto const escape = '\\' >> x3::char_;
 // """ ... """ spanning lines; "..." on one line. Escapes and ${...} are decoded by parse().
-auto const string_text_def = x3::lexeme[x3::raw[
-    ((x3::lit("\"\"\"") >> *(!x3::lit("\"\"\"") >> (escape | x3::char_))) > triple_close) |
-    ((x3::lit('"') >> *(escape | (x3::char_ - '"' - '\n'))) > quote_close)]];
+auto const string_text_def =
+    x3::lexeme[x3::raw[((x3::lit("\"\"\"") >> *(!x3::lit("\"\"\"") >> (escape | x3::char_))) >
+                        triple_close) |
+                       ((x3::lit('"') >> *(escape | (x3::char_ - '"' - '\n'))) > quote_close)]];
 auto const string_lit_def = string_text;
 BOOST_SPIRIT_DEFINE(string_text, string_lit, triple_close, quote_close)
 

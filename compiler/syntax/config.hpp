@@ -4,9 +4,8 @@
 // the context every rule is instantiated with. BOOST_SPIRIT_INSTANTIATE in each
 // grammar .cpp and the x3::with<> in parser.cpp must agree with this file.
 
-#include <functional>
-
 #include <boost/spirit/home/x3.hpp>
+#include <functional>
 
 #include "compiler/syntax/common.hpp"
 #include "compiler/syntax/error_handler.hpp"

@@ -4,10 +4,9 @@
 // get their node's SourceRange filled in on success (x3::annotate_on_success, but
 // storing byte offsets into a SourceManager file instead of iterators).
 
+#include <boost/spirit/home/x3/support/context.hpp>
 #include <cstdint>
 #include <type_traits>
-
-#include <boost/spirit/home/x3/support/context.hpp>
 
 #include "compiler/base/source_manager.hpp"
 #include "compiler/syntax/ast.hpp"

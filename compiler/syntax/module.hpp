@@ -2,9 +2,8 @@
 
 // The top rule: a whole file, `use`, `op` and `pipeline` declarations to the end.
 
-#include <vector>
-
 #include <boost/spirit/home/x3/nonterminal/rule.hpp>
+#include <vector>
 
 #include "compiler/syntax/ast.hpp"
 

@@ -4,15 +4,15 @@
 // op and pipeline its doc comment.
 #include "compiler/syntax/parser.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <boost/spirit/home/x3.hpp>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/spirit/home/x3.hpp>
-#include <fmt/format.h>
 
 #include "compiler/syntax/config.hpp"
 #include "compiler/syntax/module.hpp"
@@ -40,7 +40,11 @@ bool check_encoding(std::string_view text, FileId file, Diagnostics& diags) {
       diags.error(range_in(file, i, i + 1), "source contains a NUL byte");
       return false;
     }
-    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    std::size_t len = c < 0x80           ? 1
+                      : (c >> 5) == 0x6  ? 2
+                      : (c >> 4) == 0xe  ? 3
+                      : (c >> 3) == 0x1e ? 4
+                                         : 0;
     bool ok = len > 0 && i + len <= text.size();
     std::uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
     for (std::size_t k = 1; ok && k < len; ++k) {
@@ -250,7 +254,12 @@ bool decode_string(ast::StringLit& lit, Diagnostics& diags) {
     const Char& ch = chars[i];
     if (ch.c == '\\' && i + 1 < chars.size()) {
       char e = chars[i + 1].c;
-      char out = e == 'n' ? '\n' : e == 't' ? '\t' : e == '"' ? '"' : e == '\\' ? '\\' : e == '$' ? '$' : 0;
+      char out = e == 'n'    ? '\n'
+                 : e == 't'  ? '\t'
+                 : e == '"'  ? '"'
+                 : e == '\\' ? '\\'
+                 : e == '$'  ? '$'
+                             : 0;
       if (out == 0) {
         std::string shown = e == '\n' ? "\\n" : std::string(1, e);
         diags.error(SourceRange{file, ch.offset, chars[i + 1].offset + 1},
@@ -270,7 +279,8 @@ bool decode_string(ast::StringLit& lit, Diagnostics& diags) {
       std::size_t j = i + 2;
       auto read_name = [&](ast::Identifier& id) {
         std::size_t start = j;
-        if (j < chars.size() && is_ident_char(chars[j].c) && !(chars[j].c >= '0' && chars[j].c <= '9'))
+        if (j < chars.size() && is_ident_char(chars[j].c) &&
+            !(chars[j].c >= '0' && chars[j].c <= '9'))
           while (j < chars.size() && is_ident_char(chars[j].c)) id.name += chars[j++].c;
         if (j == start) return false;
         id.range = SourceRange{file, chars[start].offset, chars[j - 1].offset + 1};
@@ -441,9 +451,9 @@ std::optional<ast::Module> parse(const SourceManager& sources, FileId file, Diag
   const char* first = text.data();
   const char* last = text.data() + text.size();
   try {
-    bool ok = x3::phrase_parse(
-        first, last, x3::with<grammar::position_tag>(std::ref(positions))[module_rule()],
-        grammar::skipper, module.decls);
+    bool ok = x3::phrase_parse(first, last,
+                               x3::with<grammar::position_tag>(std::ref(positions))[module_rule()],
+                               grammar::skipper, module.decls);
     if (!ok || first != last) {
       report_expectation(text, file, static_cast<std::size_t>(first - text.data()),
                          "'use', 'op' or 'pipeline'", diags);

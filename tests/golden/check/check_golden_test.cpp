@@ -1,6 +1,8 @@
 // Golden tests for check_program(): every bad-<case>.pipe in this folder must give
 // exactly bad-<case>.stderr (text diagnostics, no colour, paths relative to this
 // folder). PIPEC_UPDATE_GOLDEN=1 rewrites the expected files.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -8,8 +10,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/ir/lower.hpp"
@@ -75,11 +75,13 @@ TEST_P(CheckGolden, MatchesExpectedDiagnostics) {
   fs::path expected_path = kGoldenDir / (name.substr(0, name.size() - 5) + ".stderr");
   Result result = check_file(kGoldenDir, name);
   EXPECT_FALSE(result.ok) << "a bad case must fail";
-  if (const char* update = std::getenv("PIPEC_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+  if (const char* update = std::getenv("PIPEC_UPDATE_GOLDEN");
+      update && std::string(update) == "1") {
     std::ofstream(expected_path, std::ios::binary) << result.diagnostics;
     return;
   }
-  ASSERT_TRUE(fs::exists(expected_path)) << expected_path << " is missing; run with PIPEC_UPDATE_GOLDEN=1";
+  ASSERT_TRUE(fs::exists(expected_path))
+      << expected_path << " is missing; run with PIPEC_UPDATE_GOLDEN=1";
   EXPECT_EQ(result.diagnostics, read_file(expected_path));
   // Same input, same bytes.
   EXPECT_EQ(check_file(kGoldenDir, name).diagnostics, result.diagnostics);
@@ -113,7 +115,8 @@ TEST(Examples, StdlibModulesCheckCleanly) {
   for (const auto& module : stdlib::modules()) {
     SourceManager sources;
     Diagnostics diags;
-    FileId file = sources.add("main.pipe", "use " + std::string(module.name) + "\npipeline t {\n}\n");
+    FileId file =
+        sources.add("main.pipe", "use " + std::string(module.name) + "\npipeline t {\n}\n");
     auto program = sema::check_program(sources, file, diags);
     std::ostringstream out;
     render(diags, sources, out, RenderOptions{});

@@ -1,9 +1,9 @@
 #include "compiler/ir/lower.hpp"
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <variant>
-
-#include <gtest/gtest.h>
 
 #include "tests/unit/syntax/test_support.hpp"
 
@@ -31,8 +31,12 @@ Pipeline lower_ok(const std::string& text) {
   return out.pipeline ? *out.pipeline : Pipeline{};
 }
 
-const Step& step_at(const std::vector<Node>& nodes, std::size_t i) { return std::get<Step>(nodes.at(i)); }
-const Loop& loop_at(const std::vector<Node>& nodes, std::size_t i) { return std::get<Loop>(nodes.at(i)); }
+const Step& step_at(const std::vector<Node>& nodes, std::size_t i) {
+  return std::get<Step>(nodes.at(i));
+}
+const Loop& loop_at(const std::vector<Node>& nodes, std::size_t i) {
+  return std::get<Loop>(nodes.at(i));
+}
 
 TEST(Lower, FillsArgsInSignatureOrderWithDefaults) {
   auto p = lower_ok(std::string(kOps) +
@@ -63,7 +67,9 @@ TEST(Lower, FillsArgsInSignatureOrderWithDefaults) {
 }
 
 TEST(Lower, FoldsLiteralListsAndMaps) {
-  auto p = lower_ok("use arena\npipeline p {\n  step t = tf_job(image: \"i\", command: \"c\", env: {A: \"1\", B: \"2\"}, data: [\"v:/d\"])\n}\n");
+  auto p = lower_ok(
+      "use arena\npipeline p {\n  step t = tf_job(image: \"i\", command: \"c\", env: {A: \"1\", B: "
+      "\"2\"}, data: [\"v:/d\"])\n}\n");
   const Step& t = step_at(p.dag, 0);
   EXPECT_EQ(t.kind, OpKind::TfJob);
   EXPECT_EQ(t.op, "tf_job");

@@ -1,10 +1,10 @@
 #include "compiler/sema/check.hpp"
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "compiler/sema/program.hpp"
 #include "tests/unit/syntax/test_support.hpp"
@@ -31,7 +31,8 @@ TEST(TypeCheck, RejectsStringForIntParam) {
 }
 
 TEST(TypeCheck, WidensIntToFloat) {
-  auto out = check_string("pipeline p {\n  param lr: float = 1\n  param xs: list<float> = [1, 2.5]\n}\n");
+  auto out =
+      check_string("pipeline p {\n  param lr: float = 1\n  param xs: list<float> = [1, 2.5]\n}\n");
   ASSERT_TRUE(out.program) << out.diagnostics;
   const auto& params = out.program->params;
   ASSERT_EQ(params.size(), 2u);
@@ -39,6 +40,15 @@ TEST(TypeCheck, WidensIntToFloat) {
   EXPECT_EQ(params[0].default_value->dump(), "1.0");
   EXPECT_EQ(params[1].type.str(), "list<float>");
   EXPECT_EQ(params[1].default_value->dump(), "[1.0,2.5]");
+}
+
+TEST(TypeCheck, WidensNestedIntsAndFillsEmptyListTypes) {
+  auto out = check_string(
+      "pipeline p {\n  param xs: list<list<float>> = [[1], [2.5], []]\n  param ys: list<int> = "
+      "[]\n}\n");
+  ASSERT_TRUE(out.program) << out.diagnostics;
+  EXPECT_EQ(out.program->params[0].default_value->dump(), "[[1.0],[2.5],[]]");
+  EXPECT_EQ(out.program->params[1].type.str(), "list<int>");
 }
 
 TEST(TypeCheck, KeepsParamsDocsAndConstraints) {
@@ -180,7 +190,8 @@ TEST(CheckOps, ChecksContainerBody) {
 }
 
 TEST(CheckOps, TrainingOpsNeedTheStdlib) {
-  auto out = check_string("use arena\npipeline p {\n  step t = mpi_job(image: \"i\", command: \"c\", workers: 2)\n}\n");
+  auto out = check_string(
+      "use arena\npipeline p {\n  step t = mpi_job(image: \"i\", command: \"c\", workers: 2)\n}\n");
   ASSERT_TRUE(out.program) << out.diagnostics;
   EXPECT_EQ(out.program->ops.at("mpi_job").kind, ir::OpKind::MpiJob);
   EXPECT_EQ(out.program->ops.at("tf_job").kind, ir::OpKind::TfJob);
@@ -208,9 +219,10 @@ TEST(LoadModules, FollowsRelativeFilesAndReportsCycles) {
   main = sources2.load((dir / "main.pipe").string(), error);
   EXPECT_FALSE(check_program(sources2, main, diags2));
   std::string text = testing::render_text(diags2, sources2);
-  EXPECT_NE(text.find("error: files use each other in a cycle: " + (dir / "lib/a.pipe").string() +
-                      " -> " + (dir / "lib/b.pipe").string() + " -> " + (dir / "lib/a.pipe").string()),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("error: files use each other in a cycle: " + (dir / "lib/a.pipe").string() +
+                " -> " + (dir / "lib/b.pipe").string() + " -> " + (dir / "lib/a.pipe").string()),
+      std::string::npos)
       << text;
   fs::remove_all(dir);
 }

@@ -1,8 +1,8 @@
 #include "compiler/syntax/parser.hpp"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "tests/unit/syntax/test_support.hpp"
 
@@ -82,7 +82,8 @@ TEST(Parser, BodylessOpIsBuiltin) {
 }
 
 TEST(Parser, DecodesEscapesAndInterpolation) {
-  auto out = parse_string("pipeline p {\n  step a = f(s: \"x \\\"${n}\\\" \\$ ${t.out}\\n\\t\\\\\")\n}\n");
+  auto out =
+      parse_string("pipeline p {\n  step a = f(s: \"x \\\"${n}\\\" \\$ ${t.out}\\n\\t\\\\\")\n}\n");
   ASSERT_TRUE(out.module) << out.diagnostics;
   const auto& s = string_arg(first_step(*out.module), 0);
   ASSERT_EQ(s.parts.size(), 5u);
@@ -161,7 +162,8 @@ TEST(Parser, ParsesIfElseIfForFinally) {
   const auto& i = boost::get<x3::forward_ast<ast::IfStmt>>(body[0].get()).get();
   ASSERT_TRUE(i.else_block);
   ASSERT_EQ(i.else_block->statements.size(), 1u);
-  const auto& nested = boost::get<x3::forward_ast<ast::IfStmt>>(i.else_block->statements[0].get()).get();
+  const auto& nested =
+      boost::get<x3::forward_ast<ast::IfStmt>>(i.else_block->statements[0].get()).get();
   EXPECT_TRUE(nested.else_block);
   EXPECT_NE(boost::get<x3::forward_ast<ast::FinallyStmt>>(&body[1].get()), nullptr);
 }
@@ -254,7 +256,8 @@ TEST(Parser, RejectsNulByte) {
 
 TEST(Parser, AcceptsNestingUpToTheLimit) {
   std::string deep(kMaxNesting - 2, '[');
-  std::string text = "pipeline p {\n  param x: list<int> = " + deep + std::string(kMaxNesting - 2, ']') + "\n}\n";
+  std::string text =
+      "pipeline p {\n  param x: list<int> = " + deep + std::string(kMaxNesting - 2, ']') + "\n}\n";
   auto out = parse_string(text);
   EXPECT_TRUE(out.module) << out.diagnostics;
 }
@@ -264,7 +267,8 @@ TEST(Parser, RejectsDeepNestingWithoutOverflow) {
   std::string text = "pipeline p {\n  param x: int = " + std::string(100000, '(') + "\n}\n";
   auto out = parse_string(text);
   EXPECT_FALSE(out.module);
-  EXPECT_NE(out.diagnostics.find("input:2:273: error: nesting deeper than 256 levels\n"), std::string::npos)
+  EXPECT_NE(out.diagnostics.find("input:2:273: error: nesting deeper than 256 levels\n"),
+            std::string::npos)
       << out.diagnostics;
 }
 
@@ -281,7 +285,8 @@ TEST(Parser, RejectsLongNotAndElseIfChains) {
 
 TEST(Parser, HandlesALargeFile) {
   std::string text = "pipeline p {\n";
-  while (text.size() < 5'000'000) text += "  step s" + std::to_string(text.size()) + " = f(x: [1, 2, \"abc\"], y: 2)\n";
+  while (text.size() < 5'000'000)
+    text += "  step s" + std::to_string(text.size()) + " = f(x: [1, 2, \"abc\"], y: 2)\n";
   text += "}\n";
   auto out = parse_string(text);
   ASSERT_TRUE(out.module) << out.diagnostics.substr(0, 500);
