@@ -876,7 +876,7 @@ class Checker {
             continue;
           }
           v.type.element[0] = *u;
-        } else if (!is_open(iv->type)) {
+        } else {  // the first item; `[[]]` is a list of empty lists, not an empty list
           v.type.element.push_back(iv->type);
         }
         literal = literal && iv->is_literal();
@@ -917,7 +917,7 @@ class Checker {
             continue;
           }
           v.type.element[0] = *u;
-        } else if (!is_open(ev->type)) {
+        } else {
           v.type.element.push_back(ev->type);
         }
         literal = literal && ev->is_literal();

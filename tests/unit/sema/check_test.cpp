@@ -51,6 +51,15 @@ TEST(TypeCheck, WidensNestedIntsAndFillsEmptyListTypes) {
   EXPECT_EQ(out.program->params[1].type.str(), "list<int>");
 }
 
+TEST(TypeCheck, NestedEmptyListsHaveADepth) {
+  auto out = check_string("pipeline p {\n  param xs: list<int> = [[]]\n}\n");
+  EXPECT_EQ(out.diagnostics,
+            "input:2:25: error: default for 'xs' must be list<int>, got list<list<?>>\n"
+            "  param xs: list<int> = [[]]\n"
+            "                        ^~~~\n");
+  EXPECT_TRUE(check_string("pipeline p {\n  param xs: list<list<int>> = [[], [1]]\n}\n").program);
+}
+
 TEST(TypeCheck, KeepsParamsDocsAndConstraints) {
   auto out = check_string(
       "pipeline p {\n"
