@@ -260,6 +260,18 @@ class Checker {
               suggest(e.range, key, {std::begin(kResourceKeys), std::end(kResourceKeys)});
               return false;
             });
+        for (const auto& [key, v] : c.resources) {
+          bool ok = key == "gpus"         ? v.type.kind == TypeKind::Int
+                    : key == "gpu_vendor" ? v.type.kind == TypeKind::String
+                                          : v.type.kind != TypeKind::Bool;
+          if (!ok)
+            diags_.error(v.range,
+                         fmt::format("resource '{}' must be {}, got {}", key,
+                                     key == "gpus"         ? "an int"
+                                     : key == "gpu_vendor" ? "a string"
+                                                           : "a quantity (e.g. \"500m\" or 2)",
+                                     type_str(v.type)));
+        }
       } else if (name == "outputs") {
         auto list =
             entries(field.value, "'outputs'", [&](const ast::MapEntry& e, const std::string& key) {
@@ -666,6 +678,11 @@ class Checker {
       diags_.error(s.var.range,
                    fmt::format("loop variable '{}' has the name of a parameter", s.var.name));
       diags_.note(params_.at(s.var.name)->name.range, "parameter declared here");
+    }
+    if (auto it = steps_.find(s.var.name); it != steps_.end()) {
+      diags_.error(s.var.range,
+                   fmt::format("loop variable '{}' has the name of a step", s.var.name));
+      diags_.note(it->second.decl->name.range, "step declared here");
     }
     out.item_type = item_type;
     out.items = std::move(items);
