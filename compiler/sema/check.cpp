@@ -663,6 +663,11 @@ class Checker {
                      fmt::format("'for' needs a list to go over, got {}", type_str(items->type)));
       } else if (is_open(items->type)) {
         diags_.error(items->range, "'for' over an empty list runs nothing");
+      } else if (items->kind == Value::Kind::List) {
+        // Argo takes withItems (constants) or withParam (one run-time list), nothing between.
+        diags_.error(items->range,
+                     "'for' goes over a list of constants, a list parameter or a step's list "
+                     "output; this list mixes in run-time values");
       } else {
         item_type = items->type.element[0];
       }
@@ -1129,6 +1134,13 @@ class Checker {
       auto lhs = value(cmp->lhs, Context::Arg);
       auto rhs = value(cmp->tail->rhs, Context::Arg);
       if (!lhs || !rhs) return std::nullopt;
+      for (const auto* side : {&*lhs, &*rhs}) {
+        if (side->kind == Value::Kind::Interpolation) {
+          diags_.error(side->range,
+                       "compare the value itself, not a string with '${...}' (e.g. mode == \"x\")");
+          return std::nullopt;
+        }
+      }
       const std::string& op = cmp->tail->op;
       bool ordering = op != "==" && op != "!=";
       bool numeric = is_numeric(lhs->type) && is_numeric(rhs->type);
