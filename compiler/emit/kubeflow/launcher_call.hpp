@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,12 @@ namespace pipec::emit::kubeflow {
 struct JobOptions {
   /// Target the training-operator's kubeflow.org/v1 MPIJob instead of mpi-operator v2beta1.
   bool mpi_v1 = false;
+  /// The pipeline's parameters: a `Param` reference takes the parameter's default as the
+  /// manifest's value. Without them (or without a default) a type-valid placeholder is used.
+  /// Either way the value is bound and replaced at run time.
+  const std::vector<ir::Param>* params = nullptr;
+  /// Image (with `sh` and `git`) of the init container `git-sync` that clones `sync_source`.
+  std::string git_sync_image = "alpine/git:2.45.2";
 };
 
 /// What the Argo writer needs to emit a training step's container template: the
@@ -33,5 +40,11 @@ struct LauncherCall {
 /// at the argument's range. Returns false if it reported an error.
 [[nodiscard]] bool build_launcher_call(const ir::Step& step, const JobOptions& options,
                                        LauncherCall& call, Diagnostics& diags);
+
+/// KFP's metric-name rule applied to a log name, exactly as runtime::sanitize_metric_name
+/// (docs/runtime.md, "Metrics"): runs of characters outside `[-_a-zA-Z0-9]` become one `-`,
+/// characters before the first letter are dropped, cut to 64, trailing `-`/`_` dropped.
+/// Returns "" when no letter is left.
+[[nodiscard]] std::string sanitize_metric_name(std::string_view name);
 
 }  // namespace pipec::emit::kubeflow

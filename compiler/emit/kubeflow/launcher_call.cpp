@@ -1,0 +1,980 @@
+// Lowering of the training ops (mpi_job, tf_job, pytorch_job) into a pipec-launcher call:
+// a job manifest for the default values, bindings for every value known only at run
+// time, and the launcher's other arguments (docs/runtime.md, docs/training-ops.md).
+#include "compiler/emit/kubeflow/launcher_call.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pipec::emit::kubeflow {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
+
+constexpr std::size_t kMaxMetrics = 50;
+
+// Kubernetes quantity (the pattern of the CRDs), without a sign: limits are never negative.
+bool is_quantity(const std::string& s) {
+  static const std::regex re(
+      R"(^\+?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$)");
+  return std::regex_match(s, re);
+}
+
+bool is_dns1123_label(const std::string& s) {
+  static const std::regex re(R"(^[a-z0-9]([-a-z0-9]*[a-z0-9])?$)");
+  return s.size() <= 63 && std::regex_match(s, re);
+}
+
+bool is_env_name(const std::string& s) {
+  static const std::regex re(R"(^[A-Za-z_][A-Za-z0-9_]*$)");
+  return std::regex_match(s, re);
+}
+
+// Durations as the launcher reads them: 0, or digits followed by s, m, h or d.
+bool is_duration(const std::string& s) {
+  static const std::regex re(R"(^(0|[0-9]+[smhd])$)");
+  return std::regex_match(s, re);
+}
+
+/// The role of one replica type in the job.
+struct Role {
+  std::string type;        // replica type: Launcher, Worker, PS, Chief, Evaluator, Master
+  const char* image_arg;   // argument holding its image
+  bool runs_script;        // the container runs the user's command
+  bool gpus;               // gets the `gpus` limit
+  const char* cpu_arg;     // argument holding its CPU limit, or nullptr
+  const char* memory_arg;  // argument holding its memory limit, or nullptr
+  const char* count_arg;   // argument holding the replica count, or nullptr for 1
+};
+
+class Builder {
+ public:
+  Builder(const ir::Step& step, const JobOptions& options, LauncherCall& call,
+          Diagnostics& diags)
+      : step_(step), options_(options), call_(call), diags_(diags) {}
+
+  bool run();
+
+ private:
+  // --- arguments -------------------------------------------------------------------
+  const ir::Value* arg(const std::string& name) const {
+    for (const auto& [n, v] : step_.args)
+      if (n == name) return &v;
+    return nullptr;
+  }
+  SourceRange where(const ir::Value& v) const { return v.range.valid() ? v.range : step_.range; }
+  void error(const ir::Value& v, std::string message) {
+    diags_.error(where(v), std::move(message));
+    ok_ = false;
+  }
+  std::string op_arg(const std::string& name) const { return "'" + name + "' of " + step_.op; }
+
+  /// A reference standing for the whole value: a Ref, or `"${x}"` with nothing around it.
+  static const ir::Ref* whole_ref(const ir::Value& v) {
+    if (v.kind == ir::Value::Kind::Ref && v.ref) return &*v.ref;
+    if (v.kind == ir::Value::Kind::Interpolation && v.parts.size() == 1 && v.parts[0].ref)
+      return &*v.parts[0].ref;
+    return nullptr;
+  }
+
+  /// The default a reference has in the manifest: the parameter's default, else nullopt.
+  std::optional<ir::Literal> ref_default(const ir::Ref& ref) const {
+    if (ref.kind != ir::Ref::Kind::Param || !options_.params || !ref.field.empty())
+      return std::nullopt;
+    for (const auto& p : *options_.params)
+      if (p.name == ref.name) return p.default_value;
+    return std::nullopt;
+  }
+
+  /// A template input carrying `value`; the same reference gets the same input.
+  std::string input_for(const std::string& base, const ir::Value& value) {
+    std::string key;
+    if (const ir::Ref* r = whole_ref(value))
+      key = std::to_string(static_cast<int>(r->kind)) + "/" + r->name + "/" + r->field;
+    if (!key.empty()) {
+      auto it = input_by_ref_.find(key);
+      if (it != input_by_ref_.end()) return it->second;
+    }
+    std::string name;
+    for (char c : base) name.push_back(is_alnum(c) || c == '-' || c == '_' ? c : '_');
+    if (used_inputs_.count(name)) {
+      int n = 2;
+      while (used_inputs_.count(name + "_" + std::to_string(n))) ++n;
+      name += "_" + std::to_string(n);
+    }
+    used_inputs_.insert(name);
+    if (!key.empty()) input_by_ref_[key] = name;
+    if (const ir::Ref* r = whole_ref(value); r && value.kind != ir::Value::Kind::Ref) {
+      ir::Value plain;
+      plain.kind = ir::Value::Kind::Ref;
+      plain.type = r->type;
+      plain.ref = *r;
+      plain.range = value.range;
+      call_.inputs.emplace_back(name, plain);
+    } else {
+      call_.inputs.emplace_back(name, value);
+    }
+    return name;
+  }
+
+  void bind(const std::string& pointer, const std::string& name, const char* kind) {
+    binds_.push_back(pointer + "=" + name + ":" + kind);
+  }
+
+  /// A scalar argument: its manifest value, and the input that replaces it at run time.
+  struct Scalar {
+    ir::Literal value;
+    std::string input;  // empty: a literal
+  };
+
+  /// Resolves a scalar argument; `placeholder` is its manifest value when a reference has
+  /// no known default. Interpolating into it is an error (only `command` interpolates).
+  std::optional<Scalar> scalar(const std::string& name, const ir::Value& v,
+                               ir::Literal placeholder) {
+    if (v.kind == ir::Value::Kind::Literal) return Scalar{v.literal, {}};
+    if (const ir::Ref* r = whole_ref(v)) {
+      auto def = ref_default(*r);
+      Scalar s{def ? *def : placeholder, input_for(name, v)};
+      return s;
+    }
+    if (v.kind == ir::Value::Kind::Interpolation) {
+      // A string built from values: the Argo task passes the whole string as one input.
+      auto text = interpolated_default(v);
+      return Scalar{text ? ir::Literal(*text) : placeholder, input_for(name, v)};
+    }
+    error(v, "argument " + op_arg(name) + " must be a single value");
+    return std::nullopt;
+  }
+
+  /// The text of an interpolation for the parameters' defaults, if all are known.
+  std::optional<std::string> interpolated_default(const ir::Value& v) const {
+    std::string text;
+    for (const auto& part : v.parts) {
+      if (!part.ref) {
+        text += part.text;
+        continue;
+      }
+      auto def = ref_default(*part.ref);
+      if (!def) return std::nullopt;
+      text += text_of(*def);
+    }
+    return text;
+  }
+
+  static std::string text_of(const ir::Literal& l) {
+    if (l.is_string()) return l.get<std::string>();
+    if (l.is_boolean()) return l.get<bool>() ? "true" : "false";
+    return l.dump();
+  }
+
+  // --- checks of literal values --------------------------------------------------------
+  bool check_int(const std::string& name, const ir::Value& v, const Scalar& s, long min) {
+    if (!s.input.empty() || !s.value.is_number_integer()) return true;
+    long n = s.value.get<long>();
+    if (n < min) {
+      error(v, "argument " + op_arg(name) + " must be at least " + std::to_string(min) +
+                   ", got " + std::to_string(n));
+      return false;
+    }
+    if (n > 2147483647L) {
+      error(v, "argument " + op_arg(name) + " is too large: " + std::to_string(n));
+      return false;
+    }
+    return true;
+  }
+
+  bool check_quantity(const std::string& name, const ir::Value& v, const Scalar& s) {
+    if (!s.input.empty()) return true;
+    std::string text = text_of(s.value);
+    if (text.empty() || is_quantity(text)) return true;
+    error(v, "argument " + op_arg(name) + " must be a Kubernetes quantity such as '2', '500m' " +
+                 "or '10Gi', got '" + text + "'");
+    return false;
+  }
+
+  // --- pieces of the job ---------------------------------------------------------------
+  bool read_arguments();
+  bool read_data();
+  bool read_env();
+  bool read_metrics();
+  bool read_command();
+  bool read_sync();
+  bool read_node_placement();
+  Json container(const Role& role, const std::string& base);
+  Json replica(const Role& role, const std::string& base);
+  std::string replica_spec_key() const;
+
+  const ir::Step& step_;
+  const JobOptions& options_;
+  LauncherCall& call_;
+  Diagnostics& diags_;
+  bool ok_ = true;
+
+  std::vector<std::string> binds_;
+  std::set<std::string> used_inputs_;
+  std::map<std::string, std::string> input_by_ref_;
+
+  // Read arguments.
+  std::map<std::string, Scalar> scalars_;  // the scalar arguments by name
+  struct DataEntry {
+    std::string claim, path;
+  };
+  std::vector<DataEntry> data_;  // the manifest's data volumes
+  std::string data_input;        // non-empty: the data list is bound
+  struct EnvVar {
+    std::string name;
+    Scalar value;
+  };
+  std::vector<EnvVar> env_;
+  std::vector<EnvVar> script_env_;  // the command's references
+  std::string script_;
+  std::optional<Scalar> sync_;
+  Json node_selector_ = Json::object();
+  std::vector<std::pair<std::string, std::string>> node_selector_inputs_;  // key, input
+  Json tolerations_ = Json::array();
+  std::vector<std::string> metric_args_;
+  std::string tensorboard_;
+};
+
+std::string Builder::replica_spec_key() const {
+  switch (step_.kind) {
+    case ir::OpKind::MpiJob: return "mpiReplicaSpecs";
+    case ir::OpKind::TfJob: return "tfReplicaSpecs";
+    case ir::OpKind::PyTorchJob: return "pytorchReplicaSpecs";
+    case ir::OpKind::Container: break;
+  }
+  assert(false && "not a training op");
+  return "";
+}
+
+bool Builder::read_arguments() {
+  // Every scalar argument the three ops may have, with its placeholder.
+  struct Spec {
+    const char* name;
+    ir::Literal placeholder;
+  };
+  const Spec specs[] = {
+      {"image", "busybox"},       {"ps_image", ""},           {"workers", 1},
+      {"ps", 1},                  {"chief", 1},               {"evaluator", 1},
+      {"gpus", 0},                {"cpu_limit", "1"},         {"memory_limit", "1Gi"},
+      {"ps_cpu_limit", "1"},      {"ps_memory_limit", "1Gi"}, {"launcher_cpu", "1"},
+      {"launcher_memory", "1Gi"}, {"slots_per_worker", 1},    {"nproc_per_node", 1},
+      {"retries", 0},             {"gpu_resource", ""},       {"clean_pod_policy", ""},
+      {"success_policy", ""},     {"timeout", ""},            {"pending_timeout", ""},
+      {"tensorboard", ""},
+  };
+  // Arguments that must be literals: they shape the job or the launcher's command line.
+  const std::set<std::string> literal_only = {"chief",          "gpu_resource", "clean_pod_policy",
+                                              "success_policy", "timeout",      "pending_timeout",
+                                              "tensorboard"};
+  for (const auto& spec : specs) {
+    const ir::Value* v = arg(spec.name);
+    if (!v) continue;
+    if (literal_only.count(spec.name) && !v->is_literal()) {
+      error(*v, "argument " + op_arg(spec.name) +
+                    " must be a literal: it decides the shape of the job, not a value in it");
+      continue;
+    }
+    auto s = scalar(spec.name, *v, spec.placeholder);
+    if (!s) continue;
+    scalars_[spec.name] = *s;
+  }
+  if (!ok_) return false;
+
+  auto get = [&](const char* name) -> const Scalar* {
+    auto it = scalars_.find(name);
+    return it == scalars_.end() ? nullptr : &it->second;
+  };
+  auto check_min = [&](const char* name, long min) {
+    if (const Scalar* s = get(name)) check_int(name, *arg(name), *s, min);
+  };
+  check_min("workers", step_.kind == ir::OpKind::TfJob ? 0 : 1);
+  check_min("ps", 0);
+  check_min("chief", 0);
+  check_min("evaluator", 0);
+  check_min("gpus", 0);
+  check_min("slots_per_worker", 1);
+  check_min("nproc_per_node", 1);
+  check_min("retries", 0);
+  if (const Scalar* s = get("chief"); s && s->value.is_number_integer() && s->value.get<long>() > 1)
+    error(*arg("chief"), "argument " + op_arg("chief") + " must be 0 or 1, got " +
+                             std::to_string(s->value.get<long>()));
+  // A run-time count of an optional role would have to be at least 1 (the role exists in
+  // the manifest), and 0 is a valid parameter value: so the count must be a literal.
+  for (const char* role : {"ps", "evaluator"})
+    if (const Scalar* s = get(role); s && !s->input.empty())
+      error(*arg(role), "argument " + op_arg(role) +
+                            " must be a literal: with 0 the job has no such replicas");
+  // A bound worker count must be >= 1 at run time: the launcher checks it (replicas).
+  for (const char* q : {"cpu_limit", "memory_limit", "ps_cpu_limit", "ps_memory_limit",
+                        "launcher_cpu", "launcher_memory"})
+    if (const Scalar* s = get(q)) check_quantity(q, *arg(q), *s);
+  if (const Scalar* s = get("image"); s && s->input.empty() && text_of(s->value).empty())
+    error(*arg("image"), "argument " + op_arg("image") + " must not be empty");
+  if (const Scalar* s = get("clean_pod_policy")) {
+    std::string p = text_of(s->value);
+    if (!p.empty() && p != "None" && p != "Running" && p != "All")
+      error(*arg("clean_pod_policy"), "argument " + op_arg("clean_pod_policy") +
+                                          " must be 'None', 'Running' or 'All', got '" + p + "'");
+  }
+  if (const Scalar* s = get("success_policy")) {
+    std::string p = text_of(s->value);
+    if (!p.empty() && p != "AllWorkers")
+      error(*arg("success_policy"),
+            "argument " + op_arg("success_policy") + " must be \"\" or 'AllWorkers', got '" + p +
+                "'");
+  }
+  if (const Scalar* s = get("gpu_resource")) {
+    std::string r = text_of(s->value);
+    static const std::regex re(R"(^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$)");
+    if (!r.empty() && !std::regex_match(r, re))
+      error(*arg("gpu_resource"), "argument " + op_arg("gpu_resource") +
+                                      " must be a resource name such as 'amd.com/gpu', got '" +
+                                      r + "'");
+  }
+  for (const char* t : {"timeout", "pending_timeout"})
+    if (const Scalar* s = get(t)) {
+      std::string d = text_of(s->value);
+      if (!d.empty() && !is_duration(d))
+        error(*arg(t), "argument " + op_arg(t) + " must be a duration such as '90s', '30m', " +
+                           "'4h' or '2d', got '" + d + "'");
+    }
+  return ok_;
+}
+
+bool Builder::read_data() {
+  const ir::Value* v = arg("data");
+  if (!v) return true;
+  auto parse_entry = [&](const std::string& entry, const ir::Value& at) -> bool {
+    auto colon = entry.find(':');
+    std::string claim = colon == std::string::npos ? entry : entry.substr(0, colon);
+    std::string path = colon == std::string::npos ? "" : entry.substr(colon + 1);
+    if (colon == std::string::npos || !is_dns1123_label(claim) || path.empty() ||
+        path[0] != '/' || path.find(':') != std::string::npos ||
+        path.find("..") != std::string::npos) {
+      error(at, "data entry '" + entry + "' of " + step_.op +
+                    " must be 'pvc-name:/mount/path' (a DNS-1123 claim name and an absolute "
+                    "path without ':' or '..')");
+      return false;
+    }
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    for (const auto& d : data_)
+      if (d.path == path) {
+        error(at, "data entry '" + entry + "' of " + step_.op + " mounts '" + path +
+                      "' a second time");
+        return false;
+      }
+    data_.push_back({claim, path});
+    return true;
+  };
+  if (v->kind == ir::Value::Kind::Literal) {
+    for (const auto& item : v->literal)
+      if (item.is_string()) parse_entry(item.get<std::string>(), *v);
+    return ok_;
+  }
+  // Known only at run time: the manifest holds the defaults (when known), the `data`
+  // binding replaces the volumes in every replica.
+  if (const ir::Ref* r = whole_ref(*v)) {
+    if (auto def = ref_default(*r)) {
+      if (def->is_array())
+        for (const auto& item : *def)
+          if (item.is_string()) parse_entry(item.get<std::string>(), *v);
+    }
+  } else if (v->kind == ir::Value::Kind::List) {
+    for (const auto& item : v->items) {
+      if (item.kind == ir::Value::Kind::Literal) {
+        if (item.literal.is_string()) parse_entry(item.literal.get<std::string>(), item);
+      } else if (const ir::Ref* r = whole_ref(item)) {
+        if (auto def = ref_default(*r); def && def->is_string())
+          parse_entry(def->get<std::string>(), item);
+      } else if (item.kind == ir::Value::Kind::Interpolation) {
+        if (auto text = interpolated_default(item)) parse_entry(*text, item);
+      } else {
+        error(item, "a data entry of " + step_.op + " must be a string");
+      }
+    }
+  }
+  if (!ok_) return false;
+  data_input = input_for("data", *v);
+  return true;
+}
+
+bool Builder::read_env() {
+  const ir::Value* v = arg("env");
+  if (!v) return true;
+  auto add = [&](const std::string& key, const ir::Value& value) {
+    if (!is_env_name(key)) {
+      error(value, "environment variable name '" + key + "' in " + step_.op +
+                       " must match [A-Za-z_][A-Za-z0-9_]*");
+      return;
+    }
+    if (key.rfind("PIPEC_", 0) == 0 || key == "TF_CONFIG") {
+      error(value, "environment variable '" + key + "' in " + step_.op +
+                       " is reserved (set by pipec or the operator)");
+      return;
+    }
+    if (value.kind == ir::Value::Kind::Literal) {
+      env_.push_back({key, Scalar{text_of(value.literal), {}}});
+      return;
+    }
+    auto s = scalar("env_" + key, value, "");
+    if (!s) return;
+    if (!s->value.is_string()) s->value = text_of(s->value);
+    env_.push_back({key, *s});
+  };
+  if (v->kind == ir::Value::Kind::Literal) {
+    if (v->literal.is_object())
+      for (const auto& [k, val] : v->literal.items()) {
+        ir::Value lit;
+        lit.literal = val;
+        lit.range = v->range;
+        add(k, lit);
+      }
+    else if (v->literal.is_array())  // list<string> of K=V
+      for (const auto& item : v->literal) {
+        std::string kv = item.is_string() ? item.get<std::string>() : "";
+        auto eq = kv.find('=');
+        ir::Value lit;
+        lit.literal = eq == std::string::npos ? "" : kv.substr(eq + 1);
+        lit.range = v->range;
+        if (eq == std::string::npos) {
+          error(*v, "environment entry '" + kv + "' of " + step_.op + " must be 'NAME=VALUE'");
+          continue;
+        }
+        add(kv.substr(0, eq), lit);
+      }
+  } else if (v->kind == ir::Value::Kind::Map) {
+    for (const auto& [k, val] : v->entries) add(k, val);
+  } else {
+    error(*v, "argument " + op_arg("env") + " must list its variables ({NAME: value, ...})");
+  }
+  return ok_;
+}
+
+bool Builder::read_command() {
+  const ir::Value* v = arg("command");
+  if (!v) return true;
+  if (v->kind == ir::Value::Kind::Literal) {
+    script_ = text_of(v->literal);
+  } else if (v->kind == ir::Value::Kind::Ref || v->kind == ir::Value::Kind::Interpolation) {
+    std::vector<ir::Part> parts;
+    if (v->kind == ir::Value::Kind::Ref) {
+      parts.push_back(ir::Part{{}, v->ref});
+    } else {
+      parts = v->parts;
+    }
+    std::map<std::string, std::string> var_by_input;
+    for (const auto& part : parts) {
+      if (!part.ref) {
+        script_ += part.text;
+        continue;
+      }
+      ir::Value rv;
+      rv.kind = ir::Value::Kind::Ref;
+      rv.type = part.ref->type;
+      rv.ref = part.ref;
+      rv.range = part.ref->range.valid() ? part.ref->range : v->range;
+      std::string base = part.ref->name + (part.ref->field.empty() ? "" : "_" + part.ref->field);
+      auto def = ref_default(*part.ref);
+      std::string input = input_for("cmd_" + base, rv);
+      auto it = var_by_input.find(input);
+      std::string var;
+      if (it != var_by_input.end()) {
+        var = it->second;
+      } else {
+        var = "PIPEC_";
+        for (char c : base) var.push_back(is_alnum(c) ? c : '_');
+        std::string unique = var;
+        for (int n = 2; std::any_of(script_env_.begin(), script_env_.end(),
+                                    [&](const EnvVar& e) { return e.name == unique; });
+             ++n)
+          unique = var + "_" + std::to_string(n);
+        var = unique;
+        var_by_input[input] = var;
+        script_env_.push_back({var, Scalar{def ? text_of(*def) : "", input}});
+      }
+      script_ += "\"${" + var + "}\"";
+    }
+  } else {
+    error(*v, "argument " + op_arg("command") + " must be a string");
+  }
+  return ok_;
+}
+
+bool Builder::read_sync() {
+  const ir::Value* v = arg("sync_source");
+  if (!v) return true;
+  if (v->kind == ir::Value::Kind::Literal && text_of(v->literal).empty()) return true;
+  auto s = scalar("sync_source", *v, "https://example.invalid/placeholder.git");
+  if (!s) return false;
+  if (s->input.empty()) {
+    std::string repo = text_of(s->value);
+    if (repo.find_first_of(" \t\n") != std::string::npos || repo.find('/') == std::string::npos) {
+      error(*v, "argument " + op_arg("sync_source") + " must be a git repository URL, got '" +
+                    repo + "'");
+      return false;
+    }
+  }
+  sync_ = *s;
+  return true;
+}
+
+bool Builder::read_node_placement() {
+  if (const ir::Value* v = arg("node_selector")) {
+    auto add = [&](const std::string& key, const ir::Value& value) {
+      if (value.kind == ir::Value::Kind::Literal) {
+        node_selector_[key] = text_of(value.literal);
+        return;
+      }
+      auto s = scalar("node_" + key, value, "placeholder");
+      if (!s) return;
+      node_selector_[key] = text_of(s->value);
+      node_selector_inputs_.emplace_back(key, s->input);
+    };
+    if (v->kind == ir::Value::Kind::Literal && v->literal.is_object()) {
+      for (const auto& [k, val] : v->literal.items()) node_selector_[k] = text_of(val);
+    } else if (v->kind == ir::Value::Kind::Map) {
+      for (const auto& [k, val] : v->entries) add(k, val);
+    } else if (v->kind != ir::Value::Kind::Literal) {
+      error(*v, "argument " + op_arg("node_selector") + " must list its labels ({key: value})");
+    }
+  }
+  if (const ir::Value* v = arg("tolerations")) {
+    if (!v->is_literal()) {
+      error(*v, "argument " + op_arg("tolerations") + " must be a literal list");
+      return false;
+    }
+    for (const auto& item : v->literal) {
+      // `key[=value][:Effect]`, or `*` for every taint.
+      std::string t = item.is_string() ? item.get<std::string>() : "";
+      Json tol = Json::object();
+      std::string effect;
+      if (auto colon = t.rfind(':'); colon != std::string::npos) {
+        effect = t.substr(colon + 1);
+        t = t.substr(0, colon);
+      }
+      if (!effect.empty() && effect != "NoSchedule" && effect != "PreferNoSchedule" &&
+          effect != "NoExecute") {
+        error(*v, "toleration '" + item.get<std::string>() + "' of " + step_.op +
+                      ": the effect must be NoSchedule, PreferNoSchedule or NoExecute");
+        continue;
+      }
+      if (t == "*") {
+        tol["operator"] = "Exists";
+      } else if (auto eq = t.find('='); eq != std::string::npos) {
+        tol["key"] = t.substr(0, eq);
+        tol["operator"] = "Equal";
+        tol["value"] = t.substr(eq + 1);
+      } else {
+        tol["key"] = t;
+        tol["operator"] = "Exists";
+      }
+      if (tol.contains("key") && tol["key"].get<std::string>().empty()) {
+        error(*v, "toleration '" + item.get<std::string>() + "' of " + step_.op +
+                      " must be 'key[=value][:Effect]' or '*'");
+        continue;
+      }
+      if (!effect.empty()) tol["effect"] = effect;
+      tolerations_.push_back(tol);
+    }
+  }
+  return ok_;
+}
+
+bool Builder::read_metrics() {
+  const ir::Value* v = arg("metrics");
+  if (!v) return true;
+  std::map<std::string, std::string> reported_by;  // reported name -> log name
+  std::size_t count = 0;
+  auto literal_spec = [&](const std::string& spec, const ir::Value& at) {
+    ++count;
+    std::string name = spec;
+    for (int i = 0; i < 2; ++i) {
+      auto colon = name.rfind(':');
+      if (colon == std::string::npos) break;
+      std::string word = name.substr(colon + 1);
+      if (word != "RAW" && word != "PERCENTAGE" && word != "last" && word != "max" &&
+          word != "min")
+        break;
+      name.resize(colon);
+    }
+    std::string reported = sanitize_metric_name(name);
+    if (name.empty() || reported.empty() || name.find_first_of(" \t\r\n=") != std::string::npos) {
+      error(at, "metric '" + spec + "' cannot be reported: a name needs a letter and no " +
+                    "spaces or '=' (expected NAME[:RAW|PERCENTAGE][:last|max|min])");
+      return;
+    }
+    auto [it, fresh] = reported_by.emplace(reported, name);
+    if (!fresh) {
+      error(at, "metrics '" + it->second + "' and '" + name + "' would both be reported as '" +
+                    reported + "'");
+      return;
+    }
+    metric_args_.push_back("--metric");
+    metric_args_.push_back(spec);
+  };
+  auto runtime_spec = [&](const ir::Value& item) {
+    ++count;
+    std::string input = input_for("metric_" + std::to_string(count - 1), item);
+    metric_args_.push_back("--metric-value");
+    metric_args_.push_back(input);
+  };
+  if (v->kind == ir::Value::Kind::Literal) {
+    for (const auto& item : v->literal)
+      if (item.is_string()) literal_spec(item.get<std::string>(), *v);
+  } else if (v->kind == ir::Value::Kind::List) {
+    for (const auto& item : v->items) {
+      if (item.kind == ir::Value::Kind::Literal && item.literal.is_string())
+        literal_spec(item.literal.get<std::string>(), item);
+      else if (whole_ref(item) || item.kind == ir::Value::Kind::Interpolation)
+        runtime_spec(item);
+      else
+        error(item, "a metric of " + step_.op +
+                        " cannot interpolate values into a string; pass a parameter or a "
+                        "literal");
+    }
+  } else {
+    error(*v, "argument " + op_arg("metrics") +
+                  " must list the metric names (a list parameter is not supported)");
+  }
+  if (count > kMaxMetrics)
+    error(*v, "a step reports at most " + std::to_string(kMaxMetrics) + " metrics, " +
+                  step_.op + " lists " + std::to_string(count));
+  if (count > 0) call_.writes_metrics = true;
+  return ok_;
+}
+
+Json Builder::container(const Role& role, const std::string& base) {
+  Json c = Json::object();
+  c["name"] = step_.kind == ir::OpKind::MpiJob      ? "mpi"
+              : step_.kind == ir::OpKind::TfJob     ? "tensorflow"
+                                                    : "pytorch";
+  // Image: the role's own if given, else `image`.
+  const Scalar* image = &scalars_["image"];
+  if (auto it = scalars_.find(role.image_arg);
+      it != scalars_.end() && !(it->second.input.empty() && text_of(it->second.value).empty()))
+    image = &it->second;
+  c["image"] = text_of(image->value);
+  if (!image->input.empty()) bind(base + "/image", image->input, "string");
+
+  if (role.runs_script) {
+    c["command"] = Json::array({"sh", "-c", script_});
+  } else if (step_.kind == ir::OpKind::MpiJob) {
+    // MPI workers host the ranks: sshd for mpi-operator v2, an idle process for v1
+    // (whose launcher reaches them with kubectl exec).
+    c["command"] = options_.mpi_v1 ? Json::array({"sleep", "infinity"})
+                                   : Json::array({"/usr/sbin/sshd", "-De"});
+  }
+  if (sync_) c["workingDir"] = "/workspace";
+
+  Json env = Json::array();
+  auto push_env = [&](const std::string& name, const Scalar& s) {
+    Json e = Json::object();
+    e["name"] = name;
+    e["value"] = text_of(s.value);
+    if (!s.input.empty())
+      bind(base + "/env/" + std::to_string(env.size()) + "/value", s.input, "env");
+    env.push_back(e);
+  };
+  for (const auto& e : env_) push_env(e.name, e.value);
+  if (role.runs_script)
+    for (const auto& e : script_env_) push_env(e.name, e.value);
+  if (!env.empty()) c["env"] = env;
+
+  Json limits = Json::object();
+  auto limit = [&](const char* arg_name, const std::string& resource, const char* kind) {
+    auto it = scalars_.find(arg_name);
+    if (it == scalars_.end()) return;
+    const Scalar& s = it->second;
+    std::string text = text_of(s.value);
+    if (s.input.empty() && (text.empty() || text == "0")) return;
+    limits[resource] = text.empty() ? "0" : text;
+    // JSON pointer: '/' in a key is written "~1".
+    std::string key;
+    for (char ch : resource) key += ch == '/' ? std::string("~1") : std::string(1, ch);
+    if (!s.input.empty()) bind(base + "/resources/limits/" + key, s.input, kind);
+  };
+  if (role.cpu_arg) limit(role.cpu_arg, "cpu", "quantity");
+  if (role.memory_arg) limit(role.memory_arg, "memory", "quantity");
+  if (role.gpus) {
+    std::string vendor = "nvidia.com/gpu";
+    if (auto it = scalars_.find("gpu_resource");
+        it != scalars_.end() && !text_of(it->second.value).empty())
+      vendor = text_of(it->second.value);
+    limit("gpus", vendor, "quantity");
+  }
+  if (!limits.empty()) c["resources"] = Json{{"limits", limits}};
+
+  Json mounts = Json::array();
+  for (std::size_t i = 0; i < data_.size(); ++i)
+    mounts.push_back(Json{{"name", "data-" + std::to_string(i)}, {"mountPath", data_[i].path}});
+  if (sync_) mounts.push_back(Json{{"name", "code-sync"}, {"mountPath", "/workspace/code"}});
+  if (!mounts.empty()) c["volumeMounts"] = mounts;
+  return c;
+}
+
+Json Builder::replica(const Role& role, const std::string& base) {
+  Json r = Json::object();
+  long replicas = 1;
+  if (role.count_arg) {
+    const Scalar& s = scalars_[role.count_arg];
+    replicas = s.value.is_number_integer() ? s.value.get<long>() : 1;
+    if (replicas < 1) replicas = 1;  // a bound count: the placeholder must be valid
+    if (!s.input.empty()) bind(base + "/replicas", s.input, "int");
+  }
+  r["replicas"] = replicas;
+  bool retried = false;
+  if (auto it = scalars_.find("retries"); it != scalars_.end())
+    retried = !it->second.input.empty() ||
+              (it->second.value.is_number_integer() && it->second.value.get<long>() > 0);
+  r["restartPolicy"] = retried ? "OnFailure" : "Never";
+
+  Json spec = Json::object();
+  if (sync_) {
+    Json init = Json::object();
+    init["name"] = "git-sync";
+    init["image"] = options_.git_sync_image;
+    // The repository arrives as a variable; the clone goes to code/<repo-name> (without
+    // `.git`), on the branch GIT_SYNC_BRANCH and at the revision GIT_SYNC_REV if set.
+    init["command"] = Json::array(
+        {"sh", "-c",
+         "set -eu\n"
+         "dest=\"/code/$(basename \"${GIT_SYNC_REPO%/}\" .git)\"\n"
+         "git clone ${GIT_SYNC_BRANCH:+--branch \"$GIT_SYNC_BRANCH\"} -- \"$GIT_SYNC_REPO\" "
+         "\"$dest\"\n"
+         "if [ -n \"${GIT_SYNC_REV:-}\" ]; then git -C \"$dest\" checkout \"$GIT_SYNC_REV\"; "
+         "fi\n"});
+    Json env = Json::array();
+    env.push_back(Json{{"name", "GIT_SYNC_REPO"}, {"value", text_of(sync_->value)}});
+    if (!sync_->input.empty())
+      bind(base + "/template/spec/initContainers/0/env/0/value", sync_->input, "env");
+    for (const auto& e : env_) {
+      if (e.name != "GIT_SYNC_BRANCH" && e.name != "GIT_SYNC_REV") continue;
+      if (!e.value.input.empty())
+        bind(base + "/template/spec/initContainers/0/env/" + std::to_string(env.size()) +
+                 "/value",
+             e.value.input, "env");
+      env.push_back(Json{{"name", e.name}, {"value", text_of(e.value.value)}});
+    }
+    init["env"] = env;
+    init["volumeMounts"] = Json::array({Json{{"name", "code-sync"}, {"mountPath", "/code"}}});
+    spec["initContainers"] = Json::array({init});
+  }
+  spec["containers"] = Json::array({container(role, base + "/template/spec/containers/0")});
+  if (!node_selector_.empty()) {
+    spec["nodeSelector"] = node_selector_;
+    for (const auto& [key, input] : node_selector_inputs_) {
+      std::string k;
+      for (char ch : key) k += ch == '/' ? std::string("~1") : ch == '~' ? std::string("~0") : std::string(1, ch);
+      bind(base + "/template/spec/nodeSelector/" + k, input, "string");
+    }
+  }
+  if (!tolerations_.empty()) spec["tolerations"] = tolerations_;
+  Json volumes = Json::array();
+  for (std::size_t i = 0; i < data_.size(); ++i)
+    volumes.push_back(Json{{"name", "data-" + std::to_string(i)},
+                           {"persistentVolumeClaim", Json{{"claimName", data_[i].claim}}}});
+  if (sync_) volumes.push_back(Json{{"name", "code-sync"}, {"emptyDir", Json::object()}});
+  if (!volumes.empty()) spec["volumes"] = volumes;
+  r["template"] = Json{{"spec", spec}};
+  return r;
+}
+
+bool Builder::run() {
+  if (!read_arguments()) return false;
+  read_data();
+  read_env();
+  read_command();
+  read_sync();
+  read_node_placement();
+  read_metrics();
+  if (const ir::Value* v = arg("tensorboard"); v && v->is_literal()) {
+    std::string path = text_of(v->literal);
+    if (!path.empty()) {
+      bool inside = data_input.empty() ? false : true;  // bound data: the launcher checks
+      for (const auto& d : data_)
+        if (path == d.path || path.rfind(d.path == "/" ? "/" : d.path + "/", 0) == 0)
+          inside = true;
+      if (path[0] != '/' || !inside)
+        error(*v, "tensorboard path '" + path + "' of " + step_.op +
+                      " must lie inside one of the data volumes (" +
+                      (data_.empty() ? std::string("none given") : "e.g. " + data_[0].path) + ")");
+      tensorboard_ = path;
+      call_.writes_ui_metadata = true;
+    }
+  }
+  if (!ok_) return false;
+
+  // The job.
+  const std::string rs = replica_spec_key();
+  Json job = Json::object();
+  bool mpi_v2 = step_.kind == ir::OpKind::MpiJob && !options_.mpi_v1;
+  job["apiVersion"] = mpi_v2 ? "kubeflow.org/v2beta1" : "kubeflow.org/v1";
+  job["kind"] = step_.kind == ir::OpKind::MpiJob ? "MPIJob"
+                : step_.kind == ir::OpKind::TfJob ? "TFJob"
+                                                  : "PyTorchJob";
+  // The launcher replaces the name with one made from the pod name; this one is valid.
+  std::string name;
+  for (char c : step_.name) {
+    char l = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    if (name.empty() && !(l >= 'a' && l <= 'z')) continue;
+    name.push_back(is_alnum(l) ? l : '-');
+  }
+  if (name.size() > 50) name.resize(50);
+  while (!name.empty() && name.back() == '-') name.pop_back();
+  job["metadata"] = Json{{"name", name.empty() ? "job" : name}};
+
+  Json spec = Json::object();
+  std::string base = "/spec/" + rs + "/";
+  Json replicas = Json::object();
+  auto count_of = [&](const char* a) -> long {
+    auto it = scalars_.find(a);
+    if (it == scalars_.end()) return 0;
+    if (!it->second.input.empty()) return 1;
+    return it->second.value.is_number_integer() ? it->second.value.get<long>() : 0;
+  };
+  switch (step_.kind) {
+    case ir::OpKind::MpiJob: {
+      const auto slots = scalars_.find("slots_per_worker");
+      if (slots != scalars_.end()) {
+        spec["slotsPerWorker"] = slots->second.value.is_number_integer()
+                                     ? slots->second.value.get<long>()
+                                     : 1;
+        if (!slots->second.input.empty())
+          bind("/spec/slotsPerWorker", slots->second.input, "int");
+      }
+      if (mpi_v2) spec["launcherCreationPolicy"] = "WaitForWorkersReady";
+      Role launcher{"Launcher", "image", true, false, "launcher_cpu", "launcher_memory", nullptr};
+      Role worker{"Worker", "image", false, true, "cpu_limit", "memory_limit", "workers"};
+      replicas["Launcher"] = replica(launcher, base + "Launcher");
+      replicas["Worker"] = replica(worker, base + "Worker");
+      break;
+    }
+    case ir::OpKind::TfJob: {
+      if (count_of("chief") > 0)
+        replicas["Chief"] = replica({"Chief", "image", true, true, "cpu_limit", "memory_limit",
+                                     nullptr},
+                                    base + "Chief");
+      if (count_of("ps") > 0)
+        replicas["PS"] = replica({"PS", "ps_image", true, false, "ps_cpu_limit",
+                                  "ps_memory_limit", "ps"},
+                                 base + "PS");
+      if (count_of("workers") > 0)
+        replicas["Worker"] = replica({"Worker", "image", true, true, "cpu_limit",
+                                      "memory_limit", "workers"},
+                                     base + "Worker");
+      if (count_of("evaluator") > 0)
+        replicas["Evaluator"] = replica({"Evaluator", "image", true, true, "cpu_limit",
+                                         "memory_limit", "evaluator"},
+                                        base + "Evaluator");
+      if (replicas.empty()) {
+        error(*arg("workers"), "tf_job needs a chief or at least one worker");
+        return false;
+      }
+      if (auto it = scalars_.find("success_policy");
+          it != scalars_.end() && !text_of(it->second.value).empty())
+        spec["successPolicy"] = text_of(it->second.value);
+      break;
+    }
+    case ir::OpKind::PyTorchJob: {
+      if (auto it = scalars_.find("nproc_per_node"); it != scalars_.end()) {
+        spec["nprocPerNode"] = text_of(it->second.value);
+        if (!it->second.input.empty()) bind("/spec/nprocPerNode", it->second.input, "string");
+      }
+      replicas["Master"] = replica({"Master", "image", true, true, "cpu_limit", "memory_limit",
+                                    nullptr},
+                                   base + "Master");
+      replicas["Worker"] = replica({"Worker", "image", true, true, "cpu_limit", "memory_limit",
+                                    "workers"},
+                                   base + "Worker");
+      break;
+    }
+    case ir::OpKind::Container: return false;
+  }
+  spec[rs] = replicas;
+  if (!data_input.empty()) bind("/spec/" + rs, data_input, "data");
+
+  Json run_policy = Json::object();
+  std::string policy = "Running";  // pods of a finished job (ps, MPI workers) are stopped
+  if (auto it = scalars_.find("clean_pod_policy");
+      it != scalars_.end() && !text_of(it->second.value).empty())
+    policy = text_of(it->second.value);
+  run_policy["cleanPodPolicy"] = policy;
+  if (auto it = scalars_.find("retries"); it != scalars_.end()) {
+    run_policy["backoffLimit"] =
+        it->second.value.is_number_integer() ? it->second.value.get<long>() : 0;
+    if (!it->second.input.empty()) bind("/spec/runPolicy/backoffLimit", it->second.input, "int");
+  }
+  spec["runPolicy"] = run_policy;
+  job["spec"] = spec;
+
+  // The launcher's arguments (docs/runtime.md).
+  auto& a = call_.args;
+  a.push_back("--manifest");
+  a.push_back(job.dump());
+  for (const auto& b : binds_) {
+    a.push_back("--bind");
+    a.push_back(b);
+  }
+  for (const auto& [input, value] : call_.inputs) {
+    a.push_back("--value");
+    a.push_back(input + "={{inputs.parameters." + input + "}}");
+  }
+  a.insert(a.end(), metric_args_.begin(), metric_args_.end());
+  if (!tensorboard_.empty()) {
+    a.push_back("--tensorboard");
+    a.push_back(tensorboard_);
+  }
+  for (auto [arg_name, flag] : {std::pair{"pending_timeout", "--pending-timeout"},
+                                std::pair{"timeout", "--running-timeout"}})
+    if (auto it = scalars_.find(arg_name);
+        it != scalars_.end() && !text_of(it->second.value).empty()) {
+      a.push_back(flag);
+      a.push_back(text_of(it->second.value));
+    }
+  a.push_back("--workflow-name");
+  a.push_back("{{workflow.name}}");
+  a.push_back("--step-name");
+  a.push_back("{{pod.name}}");
+  return true;
+}
+
+}  // namespace
+
+std::string sanitize_metric_name(std::string_view name) {
+  std::string out;
+  bool in_run = false;
+  for (char c : name) {
+    if (out.empty() && !is_alpha(c)) continue;
+    if (is_alnum(c) || c == '-' || c == '_') {
+      out.push_back(c);
+      in_run = false;
+    } else if (!in_run) {
+      out.push_back('-');
+      in_run = true;
+    }
+  }
+  if (out.size() > 64) out.resize(64);
+  while (!out.empty() && !is_alnum(out.back())) out.pop_back();
+  return out;
+}
+
+bool build_launcher_call(const ir::Step& step, const JobOptions& options, LauncherCall& call,
+                         Diagnostics& diags) {
+  assert(step.kind != ir::OpKind::Container);
+  call = LauncherCall{};
+  Builder builder(step, options, call, diags);
+  return builder.run();
+}
+
+}  // namespace pipec::emit::kubeflow

@@ -1,0 +1,143 @@
+#pragma once
+
+// Test hooks for the training-op lowering: compile pipeline text, build the launcher call
+// of its training step, read the call back, render the job with the launcher's own code
+// (runtime/job_render.hpp) and validate it with /work/shared/tools/validate-workflow.
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/base/diagnostics.hpp"
+#include "compiler/base/source_manager.hpp"
+#include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "compiler/ir/lower.hpp"
+#include "compiler/sema/check.hpp"
+#include "runtime/job_render.hpp"
+
+namespace pipec::testing {
+
+struct TrainOutcome {
+  std::optional<ir::Pipeline> pipeline;
+  std::optional<ir::Step> step;  // the first training step of the main DAG
+  emit::kubeflow::LauncherCall call;
+  bool built = false;
+  std::string diagnostics;  // rendered, `input:LINE:COL: error: ...`
+};
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline TrainOutcome build_train(std::string text, emit::kubeflow::JobOptions options = {},
+                                std::string name = "input") {
+  SourceManager sources;
+  FileId file = sources.add(std::move(name), std::move(text));
+  Diagnostics diags;
+  TrainOutcome out;
+  auto program = sema::check_program(sources, file, diags);
+  if (program) out.pipeline = ir::lower(*program, diags);
+  if (out.pipeline) {
+    for (const auto& node : out.pipeline->dag)
+      if (const auto* s = std::get_if<ir::Step>(&node); s && s->kind != ir::OpKind::Container) {
+        out.step = *s;
+        break;
+      }
+    if (out.step) {
+      options.params = &out.pipeline->params;
+      out.built = emit::kubeflow::build_launcher_call(*out.step, options, out.call, diags);
+    }
+  }
+  std::ostringstream rendered;
+  render(diags, sources, rendered, RenderOptions{});
+  out.diagnostics = rendered.str();
+  return out;
+}
+
+/// The launcher's arguments read back.
+struct CallParts {
+  nlohmann::json manifest;
+  std::string manifest_text;
+  std::vector<std::string> binds;
+  std::vector<std::string> values;  // `NAME={{inputs.parameters.NAME}}`
+  std::vector<std::string> metrics;
+  std::vector<std::string> metric_values;
+  std::map<std::string, std::string> flags;  // other options with their value
+};
+
+inline CallParts parts_of(const emit::kubeflow::LauncherCall& call) {
+  CallParts p;
+  for (std::size_t i = 0; i + 1 < call.args.size(); i += 2) {
+    const auto& flag = call.args[i];
+    const auto& value = call.args[i + 1];
+    if (flag == "--manifest") {
+      p.manifest_text = value;
+      p.manifest = nlohmann::json::parse(value);
+    } else if (flag == "--bind") {
+      p.binds.push_back(value);
+    } else if (flag == "--value") {
+      p.values.push_back(value);
+    } else if (flag == "--metric") {
+      p.metrics.push_back(value);
+    } else if (flag == "--metric-value") {
+      p.metric_values.push_back(value);
+    } else {
+      p.flags[flag] = value;
+    }
+  }
+  return p;
+}
+
+/// Renders the job with the run-time texts `values` (input name -> text), as the launcher.
+inline runtime::RenderResult render(const emit::kubeflow::LauncherCall& call,
+                                    const std::map<std::string, std::string>& values) {
+  CallParts p = parts_of(call);
+  std::vector<std::string> value_args;
+  for (const auto& [k, v] : values) value_args.push_back(k + "=" + v);
+  return runtime::render_job_from_args(p.manifest_text, p.binds, value_args);
+}
+
+/// Runs the shared validator on the given documents; returns its exit code and output.
+struct Validation {
+  int code = -1;
+  std::string output;
+};
+
+inline Validation validate_jobs(const std::vector<std::pair<std::string, std::string>>& docs) {
+  namespace fs = std::filesystem;
+  static int counter = 0;
+  fs::path dir = fs::temp_directory_path() /
+                 ("pipec-jobs-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
+  fs::create_directories(dir);
+  std::string cmd = "/work/shared/tools/validate-workflow/validate";
+  for (const auto& [name, text] : docs) {
+    fs::path f = dir / (name + ".json");
+    std::ofstream(f) << text;
+    cmd += " '" + f.string() + "'";
+  }
+  fs::path log = dir / "out.txt";
+  cmd += " > '" + log.string() + "' 2>&1";
+  Validation v;
+  int status = std::system(cmd.c_str());
+  v.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  v.output = read_text(log);
+  fs::remove_all(dir);
+  return v;
+}
+
+}  // namespace pipec::testing

@@ -1,0 +1,260 @@
+#include "compiler/emit/kubeflow/launcher_call.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "runtime/metrics.hpp"
+#include "tests/unit/emit_kubeflow/job_support.hpp"
+
+namespace pipec::emit::kubeflow {
+namespace {
+
+using testing::build_train;
+using testing::parts_of;
+
+std::string pipeline_with(const std::string& params, const std::string& step) {
+  return "use arena\npipeline p {\n" + params + "  step train = " + step + "\n}\n";
+}
+
+// The whole call as one JSON document, compared with golden/<name>.json
+// (PIPEC_UPDATE_GOLDEN=1 rewrites the files).
+void expect_golden(const std::string& name, const LauncherCall& call) {
+  nlohmann::ordered_json doc;
+  doc["args"] = call.args;
+  nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
+  for (const auto& [input, value] : call.inputs) inputs.push_back(input);
+  doc["inputs"] = inputs;
+  doc["writes_metrics"] = call.writes_metrics;
+  doc["writes_ui_metadata"] = call.writes_ui_metadata;
+  std::string text = doc.dump(2) + "\n";
+  std::string path = std::string(PIPEC_KUBEFLOW_GOLDEN_DIR) + "/" + name + ".json";
+  if (std::getenv("PIPEC_UPDATE_GOLDEN")) {
+    std::ofstream(path) << text;
+    return;
+  }
+  EXPECT_EQ(testing::read_text(path), text) << "golden " << path;
+}
+
+const char* const kMpiRun = R"(use arena
+pipeline mpi_run {
+  param image: string = "uber/horovod:0.13.11-tf1.10.0-torch0.4.0-py3.5"
+  param batch_size: int = 64
+  param sync_source: string = "https://github.com/tensorflow/benchmarks.git"
+  param git_sync_branch: string = "cnn_tf_v1.9_compatible"
+  param data: string = "user-susan:/training"
+  param gpus: int = 1
+  param workers: int = 1
+  param metric: string = "images/sec"
+  step all_reduce = mpi_job(
+    image: image,
+    env: {NCCL_DEBUG: "INFO", GIT_SYNC_BRANCH: git_sync_branch},
+    data: [data],
+    workers: workers,
+    sync_source: sync_source,
+    gpus: gpus,
+    cpu_limit: "2",
+    memory_limit: "10Gi",
+    metrics: [metric],
+    command: "mpirun python code/benchmarks/x.py --batch_size ${batch_size}",
+  )
+}
+)";
+
+TEST(KubeflowGolden, MpiJobV2) {
+  auto out = build_train(kMpiRun);
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  expect_golden("mpi_job_v2", out.call);
+}
+
+TEST(KubeflowGolden, MpiJobV1) {
+  JobOptions options;
+  options.mpi_v1 = true;
+  auto out = build_train(kMpiRun, options);
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  auto p = parts_of(out.call);
+  EXPECT_EQ(p.manifest["apiVersion"], "kubeflow.org/v1");
+  EXPECT_FALSE(p.manifest["spec"].contains("launcherCreationPolicy"));
+  expect_golden("mpi_job_v1", out.call);
+}
+
+TEST(KubeflowGolden, TfJob) {
+  auto out = build_train(pipeline_with("  param workers: int = 2\n", R"(tf_job(
+    image: "tf:gpu", ps_image: "tf:cpu", chief: 1, workers: workers, ps: 2, evaluator: 1,
+    gpus: 1, ps_cpu_limit: "1", data: ["nas:/training"], tensorboard: "/training/logs",
+    metrics: ["accuracy:PERCENTAGE"], success_policy: "AllWorkers", retries: 3,
+    command: "python main.py"))"));
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  expect_golden("tf_job", out.call);
+}
+
+TEST(KubeflowGolden, PyTorchJob) {
+  auto out = build_train(pipeline_with("  param epochs: int = 3\n", R"(pytorch_job(
+    image: "pytorch:2", workers: 2, nproc_per_node: 4, gpus: 4, gpu_resource: "amd.com/gpu",
+    memory_limit: "32Gi", timeout: "4h", node_selector: {pool: "gpu"},
+    tolerations: ["nvidia.com/gpu:NoSchedule", "*"],
+    command: "torchrun main.py --epochs ${epochs}"))"));
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  expect_golden("pytorch_job", out.call);
+}
+
+TEST(Kubeflow, ManifestShapeAndRoles) {
+  auto out = build_train(kMpiRun);
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  auto p = parts_of(out.call);
+  const auto& spec = p.manifest["spec"];
+  EXPECT_EQ(p.manifest["apiVersion"], "kubeflow.org/v2beta1");
+  EXPECT_EQ(spec["launcherCreationPolicy"], "WaitForWorkersReady");
+  EXPECT_EQ(spec["runPolicy"]["cleanPodPolicy"], "Running");
+  const auto& launcher = spec["mpiReplicaSpecs"]["Launcher"]["template"]["spec"];
+  EXPECT_EQ(launcher["containers"][0]["command"][0], "sh");
+  EXPECT_EQ(launcher["containers"][0]["command"][1], "-c");
+  // The value is not in the script: a quoted variable is.
+  std::string script = launcher["containers"][0]["command"][2];
+  EXPECT_NE(script.find("--batch_size \"${PIPEC_batch_size}\""), std::string::npos) << script;
+  EXPECT_EQ(script.find("64"), std::string::npos);
+  const auto& worker = spec["mpiReplicaSpecs"]["Worker"]["template"]["spec"];
+  EXPECT_EQ(worker["containers"][0]["resources"]["limits"]["nvidia.com/gpu"], "1");
+  EXPECT_FALSE(launcher["containers"][0].contains("resources"));
+  // git-sync clones into code/benchmarks (no .git) under the working directory.
+  EXPECT_EQ(worker["initContainers"][0]["name"], "git-sync");
+  bool repo = false, branch = false;
+  for (const auto& e : worker["initContainers"][0]["env"]) {
+    if (e["name"] == "GIT_SYNC_REPO") repo = e["value"] == "https://github.com/tensorflow/benchmarks.git";
+    if (e["name"] == "GIT_SYNC_BRANCH") branch = e["value"] == "cnn_tf_v1.9_compatible";
+  }
+  EXPECT_TRUE(repo);
+  EXPECT_TRUE(branch);
+  std::string clone = worker["initContainers"][0]["command"][2];
+  EXPECT_NE(clone.find("basename \"${GIT_SYNC_REPO%/}\" .git"), std::string::npos) << clone;
+  EXPECT_EQ(worker["containers"][0]["workingDir"], "/workspace");
+  EXPECT_TRUE(out.call.writes_metrics);
+  EXPECT_FALSE(out.call.writes_ui_metadata);
+}
+
+TEST(Kubeflow, RuntimeValuesAreWholeWordsAfterValue) {
+  auto out = build_train(kMpiRun);
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  const auto& args = out.call.args;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    auto pos = args[i].find("{{");
+    if (pos == std::string::npos) continue;
+    if (args[i] == "{{workflow.name}}" || args[i] == "{{pod.name}}") continue;
+    ASSERT_GT(i, 0u);
+    EXPECT_EQ(args[i - 1], "--value") << args[i];
+    auto eq = args[i].find('=');
+    std::string name = args[i].substr(0, eq);
+    EXPECT_EQ(args[i], name + "={{inputs.parameters." + name + "}}");
+  }
+  // Every input has exactly one --value; the same parameter used twice is one input.
+  auto p = parts_of(out.call);
+  EXPECT_EQ(p.values.size(), out.call.inputs.size());
+  std::set<std::string> names;
+  for (const auto& [name, value] : out.call.inputs) EXPECT_TRUE(names.insert(name).second);
+}
+
+TEST(Kubeflow, MetricNamesFollowTheLaunchersRule) {
+  for (const char* name : {"images/sec", "top-1 acc (%)", "1/loss", "a__", "x", "", "---",
+                           "Test-Accuracy", "loss:val", "ÄÖ"})
+    EXPECT_EQ(sanitize_metric_name(name), runtime::sanitize_metric_name(name)) << name;
+  EXPECT_EQ(sanitize_metric_name("images/sec"), "images-sec");
+  EXPECT_EQ(sanitize_metric_name(std::string(80, 'a')).size(), 64u);
+}
+
+TEST(Kubeflow, ParamDefaultsFillTheManifest) {
+  auto out = build_train(pipeline_with("  param w: int = 7\n  param mem: string = \"3Gi\"\n",
+                                       "pytorch_job(image: \"i\", workers: w, memory_limit: mem, "
+                                       "command: \"x\")"));
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  auto p = parts_of(out.call);
+  const auto& worker = p.manifest["spec"]["pytorchReplicaSpecs"]["Worker"];
+  EXPECT_EQ(worker["replicas"], 7);
+  EXPECT_EQ(worker["template"]["spec"]["containers"][0]["resources"]["limits"]["memory"], "3Gi");
+  EXPECT_NE(std::find(p.binds.begin(), p.binds.end(),
+                      "/spec/pytorchReplicaSpecs/Worker/replicas=workers:int"),
+            p.binds.end());
+}
+
+// --- located errors ------------------------------------------------------------------
+
+struct BadCase {
+  const char* name;
+  const char* step;
+  const char* message;  // expected in the rendered diagnostics, with the location
+};
+
+class KubeflowErrors : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(KubeflowErrors, AreLocated) {
+  const BadCase& c = GetParam();
+  auto out = build_train(pipeline_with("  param n: int = 1\n  param s: string = \"x\"\n", c.step));
+  EXPECT_FALSE(out.built);
+  EXPECT_NE(out.diagnostics.find(c.message), std::string::npos) << out.diagnostics;
+  EXPECT_NE(out.diagnostics.find("^"), std::string::npos) << out.diagnostics;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, KubeflowErrors,
+    ::testing::Values(
+        BadCase{"DataWithoutColon",
+                "mpi_job(image: \"i\", command: \"c\", data: [\"nas\"])",
+                "input:5:56: error: data entry 'nas' of mpi_job must be 'pvc-name:/mount/path'"},
+        BadCase{"DataRelativePath", "mpi_job(image: \"i\", command: \"c\", data: [\"nas:rel\"])",
+                "data entry 'nas:rel' of mpi_job must be"},
+        BadCase{"DataTwice",
+                "tf_job(image: \"i\", command: \"c\", data: [\"a:/d\", \"b:/d/\"])",
+                "mounts '/d' a second time"},
+        BadCase{"MetricNoLetter", "mpi_job(image: \"i\", command: \"c\", metrics: [\"1/2\"])",
+                "metric '1/2' cannot be reported"},
+        BadCase{"MetricCollision",
+                "mpi_job(image: \"i\", command: \"c\", metrics: [\"a/b\", \"a b\"])",
+                "metric 'a b' cannot be reported"},
+        BadCase{"MetricSameReported",
+                "mpi_job(image: \"i\", command: \"c\", metrics: [\"img/sec\", \"img.sec\"])",
+                "metrics 'img/sec' and 'img.sec' would both be reported as 'img-sec'"},
+        BadCase{"CleanPodPolicy",
+                "tf_job(image: \"i\", command: \"c\", clean_pod_policy: \"Sometimes\")",
+                "argument 'clean_pod_policy' of tf_job must be 'None', 'Running' or 'All'"},
+        BadCase{"CleanPodPolicyRef",
+                "tf_job(image: \"i\", command: \"c\", clean_pod_policy: s)",
+                "argument 'clean_pod_policy' of tf_job must be a literal"},
+        BadCase{"NegativeWorkers", "mpi_job(image: \"i\", command: \"c\", workers: -2)",
+                "argument 'workers' of mpi_job must be at least 1, got -2"},
+        BadCase{"ZeroPyTorchWorkers", "pytorch_job(image: \"i\", command: \"c\", workers: 0)",
+                "argument 'workers' of pytorch_job must be at least 1, got 0"},
+        BadCase{"TwoChiefs", "tf_job(image: \"i\", command: \"c\", chief: 2)",
+                "argument 'chief' of tf_job must be 0 or 1"},
+        BadCase{"PsFromParam", "tf_job(image: \"i\", command: \"c\", ps: n)",
+                "argument 'ps' of tf_job must be a literal"},
+        BadCase{"BadQuantity", "mpi_job(image: \"i\", command: \"c\", memory_limit: \"10 GB\")",
+                "must be a Kubernetes quantity"},
+        BadCase{"BadTimeout", "mpi_job(image: \"i\", command: \"c\", timeout: \"1 hour\")",
+                "argument 'timeout' of mpi_job must be a duration"},
+        BadCase{"TensorboardOutsideData",
+                "tf_job(image: \"i\", command: \"c\", data: [\"a:/data\"], tensorboard: "
+                "\"/logs\")",
+                "tensorboard path '/logs' of tf_job must lie inside one of the data volumes"},
+        BadCase{"BadEnvName", "mpi_job(image: \"i\", command: \"c\", env: {\"A-B\": \"1\"})",
+                "environment variable name 'A-B' in mpi_job"},
+        BadCase{"BadToleration",
+                "mpi_job(image: \"i\", command: \"c\", tolerations: [\"k:Sometimes\"])",
+                "the effect must be NoSchedule"},
+        BadCase{"NoTfReplicas", "tf_job(image: \"i\", command: \"c\", workers: 0)",
+                "tf_job needs a chief or at least one worker"}),
+    [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
+
+TEST(Kubeflow, MoreThanFiftyMetrics) {
+  std::string list;
+  for (int i = 0; i < 51; ++i) list += (i ? ", \"m" : "\"m") + std::to_string(i) + "\"";
+  auto out = build_train(
+      pipeline_with("", "mpi_job(image: \"i\", command: \"c\", metrics: [" + list + "])"));
+  EXPECT_FALSE(out.built);
+  EXPECT_NE(out.diagnostics.find("a step reports at most 50 metrics, mpi_job lists 51"),
+            std::string::npos)
+      << out.diagnostics;
+}
+
+}  // namespace
+}  // namespace pipec::emit::kubeflow
