@@ -96,6 +96,13 @@ class Builder {
     return std::nullopt;
   }
 
+  const ir::Param* param_of(const ir::Ref& ref) const {
+    if (ref.kind != ir::Ref::Kind::Param || !options_.params) return nullptr;
+    for (const auto& p : *options_.params)
+      if (p.name == ref.name) return &p;
+    return nullptr;
+  }
+
   /// A template input carrying `value`; the same reference gets the same input.
   std::string input_for(const std::string& base, const ir::Value& value) {
     std::string key;
@@ -311,10 +318,16 @@ bool Builder::read_arguments() {
                              std::to_string(s->value.get<long>()));
   // A run-time count of an optional role would have to be at least 1 (the role exists in
   // the manifest), and 0 is a valid parameter value: so the count must be a literal.
+  // (A parameter constrained to at least 1 is fine: the role always exists.)
   for (const char* role : {"ps", "evaluator"})
-    if (const Scalar* s = get(role); s && !s->input.empty())
-      error(*arg(role), "argument " + op_arg(role) +
-                            " must be a literal: with 0 the job has no such replicas");
+    if (const Scalar* s = get(role); s && !s->input.empty()) {
+      const ir::Ref* r = whole_ref(*arg(role));
+      const ir::Param* p = r ? param_of(*r) : nullptr;
+      if (!p || !p->constraint.min || *p->constraint.min < 1)
+        error(*arg(role), "argument " + op_arg(role) +
+                              " must be a literal or a parameter constrained to at least 1 " +
+                              "(e.g. 'in 1..8'): with 0 the job has no such replicas");
+    }
   // A bound worker count must be >= 1 at run time: the launcher checks it (replicas).
   for (const char* q : {"cpu_limit", "memory_limit", "ps_cpu_limit", "ps_memory_limit",
                         "launcher_cpu", "launcher_memory"})

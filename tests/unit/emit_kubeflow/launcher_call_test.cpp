@@ -227,7 +227,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"TwoChiefs", "tf_job(image: \"i\", command: \"c\", chief: 2)",
                 "argument 'chief' of tf_job must be 0 or 1"},
         BadCase{"PsFromParam", "tf_job(image: \"i\", command: \"c\", ps: n)",
-                "argument 'ps' of tf_job must be a literal"},
+                "argument 'ps' of tf_job must be a literal or a parameter constrained to at "
+                "least 1"},
         BadCase{"BadQuantity", "mpi_job(image: \"i\", command: \"c\", memory_limit: \"10 GB\")",
                 "must be a Kubernetes quantity"},
         BadCase{"BadTimeout", "mpi_job(image: \"i\", command: \"c\", timeout: \"1 hour\")",

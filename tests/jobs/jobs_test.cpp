@@ -1,0 +1,227 @@
+// Renders the job each training example would create, for the defaults and for parameter
+// values at the edges, with the launcher's own code, and validates it against the CRD
+// schemas and operator rules (/work/shared/tools/validate-workflow/validate).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/unit/emit_kubeflow/job_support.hpp"
+
+namespace pipec {
+namespace {
+
+using testing::build_train;
+using testing::TrainOutcome;
+using Overrides = std::map<std::string, ir::Literal>;
+
+std::string text_of(const ir::Literal& l) {
+  if (l.is_string()) return l.get<std::string>();
+  return l.dump();
+}
+
+/// The run-time text Argo would pass for an input: parameters from `values`, else defaults.
+std::string input_text(const ir::Value& v, const ir::Pipeline& p, const Overrides& values) {
+  auto param = [&](const ir::Ref& r) -> ir::Literal {
+    if (auto it = values.find(r.name); it != values.end()) return it->second;
+    for (const auto& q : p.params)
+      if (q.name == r.name && q.default_value) return *q.default_value;
+    ADD_FAILURE() << "no value for " << r.name;
+    return "";
+  };
+  switch (v.kind) {
+    case ir::Value::Kind::Literal: return text_of(v.literal);
+    case ir::Value::Kind::Ref: return text_of(param(*v.ref));
+    case ir::Value::Kind::Interpolation: {
+      std::string s;
+      for (const auto& part : v.parts) s += part.ref ? text_of(param(*part.ref)) : part.text;
+      return s;
+    }
+    case ir::Value::Kind::List: {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& item : v.items) list.push_back(input_text(item, p, values));
+      return list.dump();
+    }
+    case ir::Value::Kind::Map: break;
+  }
+  ADD_FAILURE() << "unexpected input value";
+  return "";
+}
+
+runtime::RenderResult render_with(const TrainOutcome& out, const Overrides& values) {
+  std::map<std::string, std::string> texts;
+  for (const auto& [name, value] : out.call.inputs)
+    texts[name] = input_text(value, *out.pipeline, values);
+  return testing::render(out.call, texts);
+}
+
+TrainOutcome build_example(const std::string& file, bool mpi_v1 = false) {
+  std::string path = std::string(PIPEC_SOURCE_DIR) + "/dsl-examples/" + file;
+  emit::kubeflow::JobOptions options;
+  options.mpi_v1 = mpi_v1;
+  auto out = build_train(testing::read_text(path), options, path);
+  EXPECT_TRUE(out.built) << out.diagnostics;
+  EXPECT_EQ(out.diagnostics, "");
+  return out;
+}
+
+struct Case {
+  std::string name;
+  Overrides values;
+};
+
+/// Renders every case and validates all of them in one run of the validator.
+void render_and_validate(const TrainOutcome& out, const std::vector<Case>& cases,
+                         std::vector<nlohmann::json>* rendered = nullptr) {
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  std::vector<std::pair<std::string, std::string>> docs;
+  // The manifest as written in the workflow must be valid by itself, too.
+  docs.emplace_back("manifest", testing::parts_of(out.call).manifest_text);
+  for (const auto& c : cases) {
+    auto r = render_with(out, c.values);
+    ASSERT_TRUE(r.ok) << c.name << ": " << r.error;
+    docs.emplace_back(c.name, r.job);
+    if (rendered) rendered->push_back(nlohmann::json::parse(r.job));
+  }
+  auto v = testing::validate_jobs(docs);
+  EXPECT_EQ(v.code, 0) << v.output;
+  for (const auto& [name, text] : docs)
+    EXPECT_NE(v.output.find(name + ".json: ok"), std::string::npos) << name << "\n" << v.output;
+}
+
+int replicas(const nlohmann::json& job, const std::string& specs, const std::string& role) {
+  return job["spec"][specs][role]["replicas"].get<int>();
+}
+
+TEST(Jobs, MpiRunSeed) {
+  for (bool v1 : {false, true}) {
+    auto out = build_example("mpi_run.pipe", v1);
+    std::vector<nlohmann::json> jobs;
+    render_and_validate(out,
+                        {{"defaults", {}},
+                         {"one-worker-no-gpu", {{"workers", 1}, {"gpus", 0}}},
+                         {"many-workers", {{"workers", 64}, {"gpus", 8}, {"memory_limit", "500Mi"}}},
+                         {"other-claim", {{"data", "team-data:/mnt/data"}}}},
+                        &jobs);
+    ASSERT_EQ(jobs.size(), 4u);
+    EXPECT_EQ(replicas(jobs[2], "mpiReplicaSpecs", "Worker"), 64);
+    auto worker = jobs[2]["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0];
+    EXPECT_EQ(worker["resources"]["limits"]["nvidia.com/gpu"], "8");
+    EXPECT_EQ(worker["resources"]["limits"]["memory"], "500Mi");
+    auto volumes = jobs[3]["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["volumes"];
+    EXPECT_NE(volumes.dump().find("team-data"), std::string::npos) << volumes.dump();
+  }
+}
+
+TEST(Jobs, MpiRunValuesNeverReachTheScript) {
+  auto out = build_example("mpi_run.pipe");
+  auto r = render_with(out, {{"optimizer", "x\"; rm -rf / #"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  auto job = nlohmann::json::parse(r.job);
+  auto launcher = job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0];
+  std::string script = launcher["command"][2];
+  EXPECT_EQ(script.find("rm -rf"), std::string::npos) << script;
+  EXPECT_NE(launcher["env"].dump().find("rm -rf"), std::string::npos);
+}
+
+TEST(Jobs, MpiRunBadRuntimeValuesNameTheValue) {
+  auto out = build_example("mpi_run.pipe");
+  auto r = render_with(out, {{"data", "no-colon"}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("'data'"), std::string::npos) << r.error;
+  r = render_with(out, {{"workers", 0}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("'workers'"), std::string::npos) << r.error;
+  r = render_with(out, {{"memory_limit", "-1Gi"}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("memory_limit"), std::string::npos) << r.error;
+}
+
+TEST(Jobs, MnistTfSeed) {
+  auto out = build_example("mnist_tf.pipe");
+  std::vector<nlohmann::json> jobs;
+  render_and_validate(out,
+                      {{"defaults", {}},
+                       {"one-worker-cpu", {{"workers", 1}, {"gpus", 0}}},
+                       {"many-workers", {{"workers", 16}, {"gpus", 8}}}},
+                      &jobs);
+  ASSERT_EQ(jobs.size(), 3u);
+  const auto& specs = jobs[0]["spec"]["tfReplicaSpecs"];
+  EXPECT_EQ(specs["Chief"]["replicas"], 1);
+  EXPECT_EQ(specs["Worker"]["replicas"], 2);
+  EXPECT_EQ(specs["PS"]["replicas"], 2);
+  EXPECT_EQ(jobs[0]["spec"]["runPolicy"]["cleanPodPolicy"], "Running");
+  for (const auto& role : {"Chief", "Worker", "PS"}) {
+    const auto& c = specs[role]["template"]["spec"]["containers"][0];
+    EXPECT_EQ(c["name"], "tensorflow");
+    EXPECT_EQ(c["volumeMounts"][0]["mountPath"], "/training");
+  }
+  EXPECT_FALSE(specs["PS"]["template"]["spec"]["containers"][0].contains("resources"));
+  EXPECT_EQ(specs["PS"]["template"]["spec"]["containers"][0]["image"],
+            "registry.aliyuncs.com/tensorflow-samples/tf-mnist-distributed:cpu");
+  EXPECT_TRUE(out.call.writes_ui_metadata);
+  EXPECT_EQ(testing::parts_of(out.call).flags["--tensorboard"], "/training/tensorflow/logs");
+}
+
+TEST(Jobs, HelmTfTrainingSeed) {
+  auto out = build_example("helm_tf_training.pipe");
+  std::vector<nlohmann::json> jobs;
+  render_and_validate(out,
+                      {{"defaults", {}},
+                       {"cpu-only", {{"gpu_count", 0}, {"worker_count", 1}}},
+                       {"big", {{"worker_count", 32}, {"ps_count", 8}, {"gpu_count", 8}, {"epochs", 5000},
+                                {"learning_rate", 0.5}, {"pvc", "other-claim"}}}},
+                      &jobs);
+  ASSERT_EQ(jobs.size(), 3u);
+  const auto& worker = jobs[2]["spec"]["tfReplicaSpecs"]["Worker"];
+  EXPECT_EQ(worker["replicas"], 32);
+  EXPECT_EQ(jobs[2]["spec"]["tfReplicaSpecs"]["PS"]["replicas"], 8);
+  EXPECT_EQ(jobs[1]["spec"]["tfReplicaSpecs"]["PS"]["replicas"], 1);
+  std::string env = worker["template"]["spec"]["containers"][0]["env"].dump();
+  EXPECT_NE(env.find("\"EPOCHS\",\"value\":\"5000\""), std::string::npos) << env;
+  EXPECT_NE(env.find("\"LEARNING_RATE\",\"value\":\"0.5\""), std::string::npos) << env;
+  EXPECT_NE(worker["template"]["spec"]["volumes"].dump().find("other-claim"), std::string::npos);
+}
+
+TEST(Jobs, PyTorchDdp) {
+  auto out = build_example("pytorch_ddp.pipe");
+  std::vector<nlohmann::json> jobs;
+  render_and_validate(out,
+                      {{"defaults", {}},
+                       {"one-worker-no-gpu", {{"workers", 1}, {"gpus", 0}}},
+                       {"many", {{"workers", 64}, {"gpus", 8}, {"memory", "512Gi"}}}},
+                      &jobs);
+  ASSERT_EQ(jobs.size(), 3u);
+  const auto& specs = jobs[0]["spec"]["pytorchReplicaSpecs"];
+  EXPECT_EQ(specs["Master"]["replicas"], 1);
+  EXPECT_EQ(specs["Worker"]["replicas"], 3);
+  EXPECT_EQ(specs["Worker"]["template"]["spec"]["containers"][0]["name"], "pytorch");
+  EXPECT_EQ(specs["Worker"]["template"]["spec"]["volumes"].size(), 3u);  // 2 data + code
+  EXPECT_EQ(jobs[0]["spec"]["runPolicy"]["backoffLimit"], 2);
+}
+
+// Several data volumes from a list parameter, replaced at run time.
+TEST(Jobs, DataVolumesFromAListParameter) {
+  auto out = build_train(R"(use arena
+pipeline p {
+  param data: list<string> = ["a:/a"]
+  param workers: int = 2
+  step train = tf_job(image: "tf", command: "python t.py", data: data, workers: workers, ps: 1,
+                      tensorboard: "/a/logs")
+}
+)");
+  std::vector<nlohmann::json> jobs;
+  render_and_validate(
+      out,
+      {{"one", {}},
+       {"three", {{"data", nlohmann::ordered_json::array({"a:/a", "b:/b/c", "c-c:/data"})}}}},
+      &jobs);
+  ASSERT_EQ(jobs.size(), 2u);
+  auto spec = jobs[1]["spec"]["tfReplicaSpecs"]["PS"]["template"]["spec"];
+  EXPECT_EQ(spec["volumes"].size(), 3u);
+  EXPECT_EQ(spec["containers"][0]["volumeMounts"].size(), 3u);
+}
+
+}  // namespace
+}  // namespace pipec
