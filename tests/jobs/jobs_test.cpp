@@ -171,7 +171,7 @@ TEST(Jobs, HelmTfTrainingSeed) {
                       {{"defaults", {}},
                        {"cpu-only", {{"gpu_count", 0}, {"worker_count", 1}}},
                        {"big", {{"worker_count", 32}, {"ps_count", 8}, {"gpu_count", 8}, {"epochs", 5000},
-                                {"learning_rate", 0.5}, {"pvc", "other-claim"}}}},
+                                {"learning_rate", 0.5}, {"data", "other-claim:/data"}}}},
                       &jobs);
   ASSERT_EQ(jobs.size(), 3u);
   const auto& worker = jobs[2]["spec"]["tfReplicaSpecs"]["Worker"];
@@ -221,6 +221,92 @@ pipeline p {
   auto spec = jobs[1]["spec"]["tfReplicaSpecs"]["PS"]["template"]["spec"];
   EXPECT_EQ(spec["volumes"].size(), 3u);
   EXPECT_EQ(spec["containers"][0]["volumeMounts"].size(), 3u);
+}
+
+// What the Argo writer will pass for an input, as a DAG task argument.
+std::string argo_text(const ir::Value& v) {
+  switch (v.kind) {
+    case ir::Value::Kind::Literal: return text_of(v.literal);
+    case ir::Value::Kind::Ref: return "{{workflow.parameters." + v.ref->name + "}}";
+    case ir::Value::Kind::Interpolation: {
+      std::string s;
+      for (const auto& part : v.parts)
+        s += part.ref ? "{{workflow.parameters." + part.ref->name + "}}" : part.text;
+      return s;
+    }
+    case ir::Value::Kind::List: {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& item : v.items) list.push_back(argo_text(item));
+      return list.dump();
+    }
+    case ir::Value::Kind::Map: break;
+  }
+  return "";
+}
+
+// Until the Argo writer exists: a hand-made workflow holding the launcher call (the
+// template input parameters, the DAG task passing the pipeline parameters) checked with
+// inject-check (no finding, no splice) and validate.
+TEST(Jobs, LauncherArgsPassInjectCheck) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("pipec-inject-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string files;
+  for (const char* example :
+       {"mpi_run.pipe", "mnist_tf.pipe", "helm_tf_training.pipe", "pytorch_ddp.pipe"}) {
+    auto out = build_example(example);
+    ASSERT_TRUE(out.built);
+    nlohmann::ordered_json wf;
+    wf["apiVersion"] = "argoproj.io/v1alpha1";
+    wf["kind"] = "Workflow";
+    wf["metadata"]["generateName"] = "example-";
+    wf["spec"]["entrypoint"] = "main";
+    nlohmann::ordered_json params = nlohmann::ordered_json::array();
+    for (const auto& p : out.pipeline->params)
+      params.push_back({{"name", p.name}, {"value", text_of(*p.default_value)}});
+    wf["spec"]["arguments"]["parameters"] = params;
+    nlohmann::ordered_json task_args = nlohmann::ordered_json::array();
+    nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
+    for (const auto& [name, value] : out.call.inputs) {
+      task_args.push_back({{"name", name}, {"value", argo_text(value)}});
+      inputs.push_back({{"name", name}});
+    }
+    nlohmann::ordered_json main_t = {
+        {"name", "main"},
+        {"dag",
+         {{"tasks",
+           nlohmann::ordered_json::array(
+               {{{"name", "train"}, {"template", "train"},
+                 {"arguments", {{"parameters", task_args}}}}})}}}};
+    nlohmann::ordered_json train_t = {
+        {"name", "train"},
+        {"inputs", {{"parameters", inputs}}},
+        {"container",
+         {{"image", "ghcr.io/pipec/pipec-launcher:0.1.0"},
+          {"command", nlohmann::ordered_json::array({"pipec-launcher"})},
+          {"args", out.call.args}}}};
+    wf["spec"]["templates"] = nlohmann::ordered_json::array({main_t, train_t});
+    fs::path f = dir / (std::string(example) + ".yaml");
+    std::ofstream(f) << wf.dump(2) << "\n";
+    files += " '" + f.string() + "'";
+  }
+  std::string log = (dir / "log.txt").string();
+  int rc = std::system(("/work/shared/tools/inject-check/inject-check" + files + " > '" + log +
+                        "' 2>&1").c_str());
+  std::string inject = testing::read_text(log);
+  EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << inject;
+  EXPECT_EQ(inject.find("spliced"), std::string::npos) << inject;
+  std::size_t summaries = 0;
+  for (std::size_t at = inject.find("inject: "); at != std::string::npos;
+       at = inject.find("inject: ", at + 1)) {
+    ++summaries;
+    EXPECT_EQ(inject.compare(at, 41, "inject: 0 findings, 0 splices to review, "), 0) << inject;
+  }
+  EXPECT_EQ(summaries, 4u) << inject;
+  rc = std::system(("/work/shared/tools/validate-workflow/validate" + files + " > '" + log +
+                    "' 2>&1").c_str());
+  EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << testing::read_text(log);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -418,6 +418,18 @@ bool Builder::read_data() {
     }
   }
   if (!ok_) return false;
+  if (v->kind == ir::Value::Kind::List && v->items.size() == 1) {
+    // One run-time entry: the launcher takes it as one string, nothing is built around it.
+    data_input = input_for("data", v->items[0]);
+    return true;
+  }
+  if (v->kind == ir::Value::Kind::List) {
+    // A JSON list built around run-time values could gain entries from a value holding
+    // `","`: several volumes known only at run time come from one list<string> parameter.
+    error(*v, "argument " + op_arg("data") + " mixes several entries with run-time values; " +
+                  "use literal entries, a single value, or one list<string> parameter");
+    return false;
+  }
   data_input = input_for("data", *v);
   return true;
 }

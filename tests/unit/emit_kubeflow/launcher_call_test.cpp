@@ -189,7 +189,8 @@ class KubeflowErrors : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(KubeflowErrors, AreLocated) {
   const BadCase& c = GetParam();
-  auto out = build_train(pipeline_with("  param n: int = 1\n  param s: string = \"x\"\n", c.step));
+  auto out = build_train(pipeline_with(
+      "  param n: int = 1\n  param s: string = \"x\"\n  param d: string = \"b:/b\"\n", c.step));
   EXPECT_FALSE(out.built);
   EXPECT_NE(out.diagnostics.find(c.message), std::string::npos) << out.diagnostics;
   EXPECT_NE(out.diagnostics.find("^"), std::string::npos) << out.diagnostics;
@@ -200,7 +201,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadCase{"DataWithoutColon",
                 "mpi_job(image: \"i\", command: \"c\", data: [\"nas\"])",
-                "input:5:56: error: data entry 'nas' of mpi_job must be 'pvc-name:/mount/path'"},
+                "input:6:56: error: data entry 'nas' of mpi_job must be 'pvc-name:/mount/path'"},
         BadCase{"DataRelativePath", "mpi_job(image: \"i\", command: \"c\", data: [\"nas:rel\"])",
                 "data entry 'nas:rel' of mpi_job must be"},
         BadCase{"DataTwice",
@@ -242,6 +243,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"BadToleration",
                 "mpi_job(image: \"i\", command: \"c\", tolerations: [\"k:Sometimes\"])",
                 "the effect must be NoSchedule"},
+        BadCase{"DataListBuiltFromValues",
+                "mpi_job(image: \"i\", command: \"c\", data: [d, \"a:/a\"])",
+                "argument 'data' of mpi_job mixes several entries with run-time values"},
         BadCase{"NoTfReplicas", "tf_job(image: \"i\", command: \"c\", workers: 0)",
                 "tf_job needs a chief or at least one worker"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
