@@ -223,6 +223,65 @@ pipeline p {
   EXPECT_EQ(spec["containers"][0]["volumeMounts"].size(), 3u);
 }
 
+// A step built by hand whose values come from another step's outputs and a loop item: no
+// default is known, the manifest holds placeholders and is valid; the bound values replace
+// them.
+TEST(Jobs, StepOutputsAndLoopItemsGetValidPlaceholders) {
+  auto ref = [](ir::Ref::Kind kind, const char* name, const char* field, ir::TypeKind type) {
+    ir::Value v;
+    v.kind = ir::Value::Kind::Ref;
+    v.type = ir::Type::scalar(type);
+    v.ref = ir::Ref{kind, name, field, v.type, {}};
+    return v;
+  };
+  auto lit = [](ir::Literal l) {
+    ir::Value v;
+    v.literal = std::move(l);
+    return v;
+  };
+  ir::Step step;
+  step.name = "Train_Model";
+  step.op = "mpi_job";
+  step.kind = ir::OpKind::MpiJob;
+  step.args.emplace_back("image", ref(ir::Ref::Kind::StepOutput, "build", "image",
+                                      ir::TypeKind::String));
+  ir::Value command;
+  command.kind = ir::Value::Kind::Interpolation;
+  command.parts.push_back(ir::Part{"mpirun train --lr ", std::nullopt});
+  command.parts.push_back(ir::Part{{}, ref(ir::Ref::Kind::LoopItem, "cfg", "lr",
+                                           ir::TypeKind::Float).ref});
+  step.args.emplace_back("command", command);
+  step.args.emplace_back("workers", ref(ir::Ref::Kind::StepOutput, "plan", "workers",
+                                        ir::TypeKind::Int));
+  ir::Value data;
+  data.kind = ir::Value::Kind::List;
+  data.items.push_back(ref(ir::Ref::Kind::LoopItem, "cfg", "volume", ir::TypeKind::String));
+  step.args.emplace_back("data", data);
+  step.args.emplace_back("gpus", ref(ir::Ref::Kind::LoopItem, "cfg", "gpus", ir::TypeKind::Int));
+  step.args.emplace_back("metrics", lit(nlohmann::ordered_json::array({"loss:min"})));
+
+  emit::kubeflow::LauncherCall call;
+  Diagnostics diags;
+  ASSERT_TRUE(emit::kubeflow::build_launcher_call(step, {}, call, diags));
+  auto p = testing::parts_of(call);
+  EXPECT_EQ(p.manifest["metadata"]["name"], "train-model");
+  EXPECT_EQ(p.manifest["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"], 1);
+  ASSERT_EQ(call.inputs.size(), 5u);  // image, cmd_cfg_lr, workers, gpus, data
+  std::map<std::string, std::string> values = {{"image", "horovod:1"}, {"workers", "12"},
+                                               {"gpus", "2"}, {"data", "vol:/data"},
+                                               {"cmd_cfg_lr", "0.1"}};
+  auto r = testing::render(call, values);
+  ASSERT_TRUE(r.ok) << r.error;
+  auto v = testing::validate_jobs({{"placeholders", p.manifest_text}, {"rendered", r.job}});
+  EXPECT_EQ(v.code, 0) << v.output;
+  auto job = nlohmann::json::parse(r.job);
+  EXPECT_EQ(job["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"], 12);
+  auto launcher = job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(launcher["command"][2], "mpirun train --lr \"${PIPEC_cfg_lr}\"");
+  EXPECT_EQ(launcher["env"][0]["name"], "PIPEC_cfg_lr");
+  EXPECT_EQ(launcher["env"][0]["value"], "0.1");
+}
+
 // What the Argo writer will pass for an input, as a DAG task argument.
 std::string argo_text(const ir::Value& v) {
   switch (v.kind) {
