@@ -694,11 +694,11 @@ Json Builder::container(const Role& role, const std::string& base) {
 
   if (role.runs_script) {
     c["command"] = Json::array({"sh", "-c", script_});
-  } else if (step_.kind == ir::OpKind::MpiJob) {
-    // MPI workers host the ranks: sshd for mpi-operator v2, an idle process for v1
-    // (whose launcher reaches them with kubectl exec).
-    c["command"] = options_.mpi_v1 ? Json::array({"sleep", "infinity"})
-                                   : Json::array({"/usr/sbin/sshd", "-De"});
+  } else if (step_.kind == ir::OpKind::MpiJob && !options_.mpi_v1) {
+    // MPI workers host the ranks: mpi-operator v2's launcher reaches them over ssh. (The
+    // training-operator's v1 controller gives a worker without command `sleep 365d` and
+    // reaches it with kubectl exec.)
+    c["command"] = Json::array({"/usr/sbin/sshd", "-De"});
   }
   if (sync_) c["workingDir"] = "/workspace";
 
