@@ -250,6 +250,16 @@ INSTANTIATE_TEST_SUITE_P(
                 "tf_job needs a chief or at least one worker"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
 
+// Unknown arguments and wrong types are sema's: the step never reaches the lowering.
+TEST(Kubeflow, MisuseCaughtBySema) {
+  auto out = build_train(pipeline_with("", "mpi_job(image: \"i\", command: \"c\", wrkers: 2)"));
+  EXPECT_FALSE(out.step.has_value());
+  EXPECT_NE(out.diagnostics.find("wrkers"), std::string::npos) << out.diagnostics;
+  out = build_train(pipeline_with("", "tf_job(image: \"i\", command: \"c\", workers: \"two\")"));
+  EXPECT_FALSE(out.step.has_value());
+  EXPECT_NE(out.diagnostics.find("error: "), std::string::npos) << out.diagnostics;
+}
+
 TEST(Kubeflow, MoreThanFiftyMetrics) {
   std::string list;
   for (int i = 0; i < 51; ++i) list += (i ? ", \"m" : "\"m") + std::to_string(i) + "\"";
