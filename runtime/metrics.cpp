@@ -12,8 +12,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string>
 #include <system_error>
 
 #if defined(__SSE2__)
@@ -158,11 +160,16 @@ void MetricScraper::candidate(const char* begin, const char* sep, const char* en
   if (index == kNone) return;
   const char* p = sep + 1;
   while (p < end && (*p == ' ' || *p == '\t')) ++p;
-  if (p < end && *p == '+') ++p;
+  if (p < end && *p == '+') {
+    ++p;
+    if (p < end && (*p == '+' || *p == '-')) return;  // "+-1" is not a number
+  }
   double v = 0;
   auto r = std::from_chars(p, end, v);
   if (r.ec == std::errc::result_out_of_range) {
-    v = HUGE_VAL;  // reported below as not finite
+    // from_chars leaves `v` alone on overflow and on underflow alike; strtod tells them
+    // apart (HUGE_VAL, reported below as not finite, or a value that rounds to 0).
+    v = std::strtod(std::string(p, r.ptr).c_str(), nullptr);
   } else if (r.ec != std::errc()) {
     return;
   }
@@ -175,7 +182,7 @@ void MetricScraper::candidate(const char* begin, const char* sep, const char* en
     }
     return;
   }
-  record(index, v);
+  record(index, v == 0 ? 0.0 : v);  // -0 and underflows report as 0
 }
 
 void MetricScraper::scan(std::string_view region) {

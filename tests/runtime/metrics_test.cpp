@@ -1,5 +1,6 @@
 #include "runtime/metrics.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -60,6 +61,24 @@ TEST(RuntimeMetrics, ReadsSignsExponentsBothSeparatorsAndNonPositiveValues) {
   EXPECT_EQ(s.value(4), -7.0);
   EXPECT_EQ(s.value(5), -0.25);
   EXPECT_EQ(s.value(6), 3.0);
+}
+
+TEST(RuntimeMetrics, UnderflowIsZeroAndDoubleSignsAreNotNumbers) {
+  auto s = scraper({"a", "b", "c", "d"});
+  s.feed("a=1e-999 b=-1e-400 c=+-3 d=-0\n");
+  EXPECT_EQ(s.value(0), 0.0);
+  EXPECT_EQ(s.value(1), 0.0);
+  EXPECT_FALSE(std::signbit(*s.value(1)));
+  EXPECT_FALSE(s.value(2));
+  EXPECT_FALSE(std::signbit(*s.value(3)));
+  EXPECT_TRUE(s.take_warnings().empty());
+  EXPECT_EQ(s.metrics_json(),
+            R"({"metrics":[{"format":"RAW","name":"a","numberValue":0.0},)"
+            R"({"format":"RAW","name":"b","numberValue":0.0},)"
+            R"({"format":"RAW","name":"d","numberValue":0.0}]})" "\n");
+  s.feed("c=-1e999\n");
+  EXPECT_EQ(s.take_warnings(),
+            std::vector<std::string>{"metric 'c' value '-1e999' ignored: not a finite number"});
 }
 
 TEST(RuntimeMetrics, MatchesWholeNamesOnly) {
