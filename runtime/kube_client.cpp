@@ -262,7 +262,6 @@ HttpResponse KubeClient::perform(std::string_view method, const std::string& pat
             curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write) == CURLE_OK &&
             curl_easy_setopt(c, CURLOPT_WRITEDATA, &t) == CURLE_OK &&
             curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) == CURLE_OK &&
-            curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L) == CURLE_OK &&
             curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L) == CURLE_OK;
   if (ok && timeout_ms > 0) ok = curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms) == CURLE_OK;
   if (ok && !body.empty())
@@ -345,7 +344,11 @@ HttpResponse KubeClient::request(std::string_view method, const std::string& pat
 HttpResponse KubeClient::stream(const std::string& path,
                                 const std::function<bool(std::string_view)>& on_data,
                                 const std::function<bool()>& cancel) {
-  return perform("GET", path, {}, 0, &on_data, &cancel);
+  auto r = perform("GET", path, {}, 0, &on_data, &cancel);
+  // A 401 carries no data to the callback, so a retry with a re-read token repeats nothing.
+  if (r.status == 401 && !config_.token_file.empty())
+    r = perform("GET", path, {}, 0, &on_data, &cancel);
+  return r;
 }
 
 }  // namespace pipec::runtime

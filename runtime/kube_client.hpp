@@ -69,7 +69,7 @@ class KubeClient {
                        const std::string& body = {}, long timeout_ms = 30000);
 
   /// A streamed GET: each received piece of a 2xx body goes to `on_data` (return false to
-  /// stop). `cancel` is polled while waiting (every 50 ms).
+  /// stop). `cancel` is polled while waiting (every 50 ms). A 401 is retried once, as above.
   HttpResponse stream(const std::string& path, const std::function<bool(std::string_view)>& on_data,
                       const std::function<bool()>& cancel);
 

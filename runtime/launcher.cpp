@@ -135,7 +135,12 @@ class Launcher {
   void follow_log();
   void emit_log_bytes(std::string& partial, std::string_view data, bool final);
   void emit_log_line(std::string_view raw);
-  std::optional<std::pair<std::string, std::string>> find_leader_pod();
+  struct LeaderPod {
+    std::string name, container;
+    long long restarts = 0;  // the container's restartCount
+  };
+  std::optional<LeaderPod> find_leader_pod();
+  bool read_previous_log(const LeaderPod& pod);
   void report_failure();
   bool delete_job();
   bool write_metrics();
@@ -173,6 +178,7 @@ class Launcher {
   std::condition_variable log_cv_;
   LogCursor cursor_;       // of the pod below; the log thread's alone
   std::string cursor_pod_;
+  long long cursor_restarts_ = 0;  // restartCount of the container the cursor has read
 };
 
 void Launcher::sleep_for(milliseconds d, const std::atomic<bool>* also) {
@@ -507,7 +513,7 @@ Launcher::Outcome Launcher::follow() {
   }
 }
 
-std::optional<std::pair<std::string, std::string>> Launcher::find_leader_pod() {
+std::optional<Launcher::LeaderPod> Launcher::find_leader_pod() {
   std::string selector = fmt::format(
       "training.kubeflow.org/job-name={},training.kubeflow.org/replica-type={}", name_,
       kind_.leader_type);
@@ -527,16 +533,35 @@ std::optional<std::pair<std::string, std::string>> Launcher::find_leader_pod() {
   for (const auto& p : at(list, "items"))
     if (p.is_object() && (!best || key(p) > key(*best))) best = &p;
   if (!best) return std::nullopt;
-  std::string container;
+  LeaderPod pod;
+  pod.name = text(at(*best, "metadata"), "name");
   const json& containers = at(*best, "spec", "containers");
   if (containers.is_array()) {
     for (const auto& c : containers) {
       auto n = text(c, "name");
-      if (n == "tensorflow" || n == "pytorch") container = n;
+      if (n == "tensorflow" || n == "pytorch") pod.container = n;
     }
-    if (container.empty() && !containers.empty()) container = text(containers[0], "name");
+    if (pod.container.empty() && !containers.empty()) pod.container = text(containers[0], "name");
   }
-  return std::pair{text(at(*best, "metadata"), "name"), container};
+  for (const auto& cs : at(*best, "status", "containerStatuses"))
+    if (text(cs, "name") == pod.container) pod.restarts = integer(cs, "restartCount");
+  return pod;
+}
+
+// The container restarted since the cursor last read it: what the old container printed
+// after the last line seen is only in its `previous` log. Returns false to try again later.
+bool Launcher::read_previous_log(const LeaderPod& pod) {
+  std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?timestamps=true&previous=true",
+                                 ns_, url_encode(pod.name));
+  if (!pod.container.empty()) path += "&container=" + url_encode(pod.container);
+  if (auto since = cursor_.since_time(); !since.empty()) path += "&sinceTime=" + url_encode(since);
+  cursor_.begin_read();
+  std::string partial;
+  auto r = client_->stream(
+      path, [&](std::string_view data) { emit_log_bytes(partial, data, false); return true; },
+      [&] { return log_abort_.load(); });
+  if (r.ok()) emit_log_bytes(partial, {}, true);
+  return r.ok() || !(transient(r) && !r.cancelled);  // e.g. 400: no previous container left
 }
 
 void Launcher::emit_log_line(std::string_view raw) {
@@ -574,14 +599,25 @@ void Launcher::follow_log() {
       sleep_for(o_.retry_delay, &log_abort_);
       continue;
     }
-    std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?timestamps=true", ns_,
-                                   url_encode(pod->first));
-    if (!pod->second.empty()) path += "&container=" + url_encode(pod->second);
-    if (!final_pass) path += "&follow=true";
-    if (pod->first != cursor_pod_) {  // a new pod (restarted launcher): a new log
+    if (pod->name != cursor_pod_) {  // a new pod (restarted launcher): a new log
       cursor_ = LogCursor();
-      cursor_pod_ = pod->first;
+      cursor_pod_ = pod->name;
+      cursor_restarts_ = 0;
     }
+    // The same pod, a new container (a restart; also when first seen after one): finish the
+    // old container's log, then read the new one after it.
+    if (pod->restarts > cursor_restarts_) {
+      if (!read_previous_log(*pod)) {
+        if (final_pass || log_abort_) break;
+        sleep_for(o_.retry_delay, &log_abort_);
+        continue;
+      }
+      cursor_restarts_ = pod->restarts;
+    }
+    std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?timestamps=true", ns_,
+                                   url_encode(pod->name));
+    if (!pod->container.empty()) path += "&container=" + url_encode(pod->container);
+    if (!final_pass) path += "&follow=true";
     if (auto since = cursor_.since_time(); !since.empty()) path += "&sinceTime=" + url_encode(since);
     cursor_.begin_read();
     std::string partial;

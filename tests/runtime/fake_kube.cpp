@@ -2,6 +2,7 @@
 
 #include <ctime>
 #include <regex>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -62,7 +63,18 @@ bool labels_match(const json& labels, const std::string& selector) {
 
 }  // namespace
 
-FakeKube::FakeKube() : server_(std::make_unique<httplib::Server>()) {
+FakeKube::FakeKube() : server_(std::make_unique<httplib::Server>()) { start(); }
+
+FakeKube::FakeKube(const FakeKubeTls& tls)
+    : server_(std::make_unique<httplib::SSLServer>(
+          tls.cert_file.c_str(), tls.key_file.c_str(),
+          tls.client_ca_file.empty() ? nullptr : tls.client_ca_file.c_str())),
+      tls_(true) {
+  if (!server_->is_valid()) throw std::runtime_error("FakeKube: bad TLS certificate or key");
+  start();
+}
+
+void FakeKube::start() {
   // Followed streams hold a worker each; leave room for several at once.
   server_->new_task_queue = [] { return new httplib::ThreadPool(32); };
   server_->set_keep_alive_max_count(1);
@@ -92,12 +104,17 @@ void FakeKube::routes() {
     std::string query;
     for (const auto& [k, v] : req.params) query += (query.empty() ? "?" : "&") + k + "=" + v;
     std::string token = req.get_header_value("Authorization");
+    bool accepted = true;
     {
       std::lock_guard lock(mutex_);
       requests_.push_back(line + query);
       tokens_.push_back(token);
+      if (!accepted_tokens_.empty()) {
+        accepted = false;
+        for (const auto& t : accepted_tokens_) accepted = accepted || token == "Bearer " + t;
+      }
     }
-    if (!required_token.empty() && token != "Bearer " + required_token) {
+    if (!accepted) {
       send_status(res, 401, "Unauthorized", "Unauthorized");
       return httplib::Server::HandlerResponse::Handled;
     }
@@ -202,6 +219,8 @@ void FakeKube::routes() {
   });
 
   s.Delete(jobs + "/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) {
+    if (int forced = delete_status.load())
+      return send_status(res, forced, forced == 403 ? "Forbidden" : "InternalError", "forced failure");
     std::lock_guard lock(mutex_);
     auto it = jobs_.find(req.matches[4]);
     if (it == jobs_.end())
@@ -236,14 +255,22 @@ void FakeKube::routes() {
     if (log_500s.fetch_sub(1) > 0) return send_status(res, 500, "InternalError", "proxy error");
     bool follow = req.get_param_value("follow") == "true";
     bool stamps = req.get_param_value("timestamps") == "true";
+    bool previous = req.get_param_value("previous") == "true";
     std::int64_t since = 0;
     if (req.has_param("sinceTime")) since = parse_rfc3339_seconds(req.get_param_value("sinceTime")).value_or(0);
     auto format = [stamps](const LogLine& l) {
       return (stamps ? rfc3339_nano(l.sec, l.nanos) + " " : std::string()) + l.text + "\n";
     };
-    if (!follow) {
+    if (previous) {  // the kubelet keeps the log of the container before the running one
       std::lock_guard lock(mutex_);
-      const auto& lines = pods_[pod].lines;
+      if (pods_[pod].restarts == 0)
+        return send_status(res, 400, "BadRequest",
+                           fmt::format("previous terminated container \"{}\" in pod \"{}\" not found",
+                                       req.get_param_value("container"), pod));
+    }
+    if (!follow || previous) {
+      std::lock_guard lock(mutex_);
+      const auto& lines = previous ? pods_[pod].previous : pods_[pod].lines;
       std::size_t first = 0;
       if (req.has_param("tailLines")) {
         auto n = std::stoul(req.get_param_value("tailLines"));
@@ -257,10 +284,19 @@ void FakeKube::routes() {
     }
     auto next = std::make_shared<std::size_t>(0);
     auto sent = std::make_shared<int>(0);
+    int restarts = 0;
+    {
+      std::lock_guard lock(mutex_);
+      restarts = pods_[pod].restarts;
+    }
     res.set_chunked_content_provider(
-        "text/plain", [this, pod, next, sent, since, format](std::size_t, httplib::DataSink& sink) {
+        "text/plain", [this, pod, next, sent, since, format, restarts](std::size_t, httplib::DataSink& sink) {
           std::unique_lock lock(mutex_);
           auto& p = pods_[pod];
+          if (p.restarts != restarts) {  // the container this stream followed has ended
+            sink.done();
+            return true;
+          }
           while (*next < p.lines.size()) {
             const auto& l = p.lines[(*next)++];
             if (l.sec < since) continue;
@@ -271,6 +307,7 @@ void FakeKube::routes() {
             }
             std::string text = format(l);
             ++*sent;
+            ++log_lines_sent;
             if (!sink.write(text.data(), text.size())) return false;
           }
           if (p.ended || stopping_) {
@@ -347,7 +384,9 @@ void FakeKube::add_pod(const std::string& pod, const std::string& job,
               {"status",
                {{"phase", "Running"},
                 {"containerStatuses",
-                 json::array({{{"name", container}, {"state", {{"running", json::object()}}}}})}}}};
+                 json::array({{{"name", container},
+                               {"restartCount", 0},
+                               {"state", {{"running", json::object()}}}}})}}}};
   pods_[pod] = std::move(p);
   changed_.notify_all();
 }
@@ -371,6 +410,30 @@ void FakeKube::end_pod(const std::string& pod, int exit_code) {
   changed_.notify_all();
 }
 
+void FakeKube::restart_container(const std::string& pod, int exit_code) {
+  std::lock_guard lock(mutex_);
+  auto& p = pods_.at(pod);
+  p.previous = std::move(p.lines);
+  p.lines.clear();
+  p.ended = false;
+  ++p.restarts;
+  auto& status = p.object["status"]["containerStatuses"][0];
+  status["restartCount"] = p.restarts;
+  status["lastState"] = {{"terminated", {{"exitCode", exit_code}, {"reason", exit_code ? "Error" : "Completed"}}}};
+  status["state"] = {{"running", json::object()}};
+  p.object["status"]["phase"] = "Running";
+  changed_.notify_all();
+}
+
+void FakeKube::remove_job(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(name);
+  if (it == jobs_.end()) return;
+  json job = it->second;
+  jobs_.erase(it);
+  emit("DELETED", job);
+}
+
 std::vector<std::string> FakeKube::requests() {
   std::lock_guard lock(mutex_);
   return requests_;
@@ -381,6 +444,11 @@ int FakeKube::count(const std::string& prefix) {
   int n = 0;
   for (const auto& r : requests_) n += r.rfind(prefix, 0) == 0;
   return n;
+}
+
+void FakeKube::accept_tokens(std::vector<std::string> tokens) {
+  std::lock_guard lock(mutex_);
+  accepted_tokens_ = std::move(tokens);
 }
 
 std::vector<std::string> FakeKube::tokens_seen() {

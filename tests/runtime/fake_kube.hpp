@@ -24,14 +24,24 @@ class Server;
 
 namespace pipec::runtime::testing {
 
+/// PEM files that make the peer speak HTTPS; with `client_ca_file` it also requires a
+/// client certificate signed by that CA (mutual TLS, as a kubeconfig's client certificate).
+struct FakeKubeTls {
+  std::string cert_file, key_file, client_ca_file;
+};
+
 class FakeKube {
  public:
   FakeKube();
+  explicit FakeKube(const FakeKubeTls& tls);
   ~FakeKube();
   FakeKube(const FakeKube&) = delete;
   FakeKube& operator=(const FakeKube&) = delete;
 
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const {
+    return (tls_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port_);
+  }
+  int port() const { return port_; }
 
   // --- state the tests drive -------------------------------------------------------------
   /// Waits until a job exists; returns its name ("" on timeout).
@@ -49,6 +59,12 @@ class FakeKube {
   void log(const std::string& pod, const std::string& text, std::int64_t step_ns = 1'000'000);
   /// The container ended: a followed log stream completes; exit code in the pod status.
   void end_pod(const std::string& pod, int exit_code);
+  /// The container ended with `exit_code` and the kubelet started it again in the same pod:
+  /// a followed stream completes, its log becomes the `previous=true` log, restartCount
+  /// goes up and new lines go to the new container.
+  void restart_container(const std::string& pod, int exit_code);
+  /// Someone else deletes the job (a DELETED watch event).
+  void remove_job(const std::string& name);
 
   // --- faults ----------------------------------------------------------------------------
   std::atomic<int> create_status{0};     ///< answer POSTs with this Status code (0: normal)
@@ -61,12 +77,15 @@ class FakeKube {
   std::atomic<int> drop_log_after{-1};   ///< drop one log stream after N lines
   std::atomic<int> log_500s{0};          ///< the next N log requests get a 500
   std::atomic<int> pods_403{0};          ///< list pods answers 403 (N times)
-  std::string required_token;            ///< when set, other bearer tokens get 401
+  std::atomic<int> delete_status{0};     ///< answer DELETEs with this Status code (0: normal)
+  std::atomic<int> log_lines_sent{0};    ///< lines sent on followed log streams so far
+  /// Only these bearer tokens are accepted, others get 401 (empty, the default: any).
+  void accept_tokens(std::vector<std::string> tokens);
 
   // --- what the launcher did -------------------------------------------------------------
   std::vector<std::string> requests();   ///< "METHOD /path?query"
   int count(const std::string& prefix);  ///< requests that start with prefix
-  std::vector<std::string> tokens_seen();
+  std::vector<std::string> tokens_seen();  ///< the Authorization header of each request
 
  private:
   struct LogLine {
@@ -77,6 +96,8 @@ class FakeKube {
   struct Pod {
     nlohmann::json object;
     std::vector<LogLine> lines;
+    std::vector<LogLine> previous;  // of the container before the last restart
+    int restarts = 0;
     bool ended = false;
   };
   struct Event {
@@ -87,10 +108,12 @@ class FakeKube {
 
   void emit(const std::string& type, nlohmann::json& object);  // bumps rv; mutex held
   void routes();
+  void start();
 
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int port_ = 0;
+  bool tls_ = false;
   std::atomic<bool> stopping_{false};
 
   std::mutex mutex_;
@@ -105,6 +128,7 @@ class FakeKube {
   int pod_serial_ = 0;
   std::vector<std::string> requests_;
   std::vector<std::string> tokens_;
+  std::vector<std::string> accepted_tokens_;
 };
 
 }  // namespace pipec::runtime::testing

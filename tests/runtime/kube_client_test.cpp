@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/runtime/fake_kube.hpp"
+#include "tests/runtime/test_pki.hpp"
 
 namespace pipec::runtime {
 namespace {
@@ -83,7 +84,7 @@ TEST_F(RuntimeKubeClient, KubeconfigCurrentContextWithCertificates) {
 
 TEST_F(RuntimeKubeClient, RereadsARotatedTokenFile) {
   testing::FakeKube kube;
-  kube.required_token = "first";
+  kube.accept_tokens({"first"});
   write(dir_ / "token", "first\n");
   KubeConfig config;
   config.server = kube.url();
@@ -91,10 +92,105 @@ TEST_F(RuntimeKubeClient, RereadsARotatedTokenFile) {
   KubeClient client(config);
   EXPECT_EQ(client.request("GET", "/api/v1/namespaces/team/pods").status, 200);
   write(dir_ / "token", "second\n");
-  kube.required_token = "second";
+  kube.accept_tokens({"second"});
   EXPECT_EQ(client.request("GET", "/api/v1/namespaces/team/pods").status, 200);
-  kube.required_token = "third";
+  kube.accept_tokens({"third"});
   EXPECT_EQ(client.request("GET", "/api/v1/namespaces/team/pods").status, 401);
+}
+
+// HTTPS with a CA from the service-account folder; the token file re-read as it rotates.
+TEST_F(RuntimeKubeClient, InClusterConfigSpeaksTlsWithTheServiceAccountCa) {
+  auto pki = testing::make_test_pki();
+  write(dir_ / "server.crt", pki.server_cert);
+  write(dir_ / "server.key", pki.server_key);
+  testing::FakeKube kube(testing::FakeKubeTls{(dir_ / "server.crt").string(),
+                                              (dir_ / "server.key").string(), ""});
+  kube.accept_tokens({"t1"});
+  InClusterPaths paths{(dir_ / "token").string(), (dir_ / "ca.crt").string(),
+                       (dir_ / "namespace").string()};
+  write(paths.token, "t1\n");
+  write(paths.ca, pki.ca_cert);
+  write(paths.namespace_file, "team");
+  ::setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1", 1);
+  ::setenv("KUBERNETES_SERVICE_PORT", std::to_string(kube.port()).c_str(), 1);
+  std::string error;
+  auto config = load_kube_config("", paths, error);
+  ::unsetenv("KUBERNETES_SERVICE_HOST");
+  ::unsetenv("KUBERNETES_SERVICE_PORT");
+  ASSERT_TRUE(config) << error;
+  EXPECT_EQ(config->server, kube.url());
+  KubeClient client(*config);
+  auto r = client.request("GET", "/api/v1/namespaces/team/pods");
+  EXPECT_EQ(r.status, 200) << r.error;
+  write(paths.token, "t2\n");
+  kube.accept_tokens({"t2"});
+  r = client.request("GET", "/api/v1/namespaces/team/pods");
+  EXPECT_EQ(r.status, 200) << r.error;
+  EXPECT_EQ(kube.tokens_seen(), (std::vector<std::string>{"Bearer t1", "Bearer t2"}));
+  // A server whose certificate the CA did not sign is refused.
+  write(paths.ca, pki.other_ca_cert);
+  r = client.request("GET", "/api/v1/namespaces/team/pods");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.error.find("certificate"), std::string::npos) << r.error;
+  EXPECT_EQ(kube.tokens_seen().size(), 2u);
+}
+
+// A kubeconfig user with a client certificate (and a token) against a server that
+// requires one: inline `*-data` fields and files relative to the kubeconfig both work.
+TEST_F(RuntimeKubeClient, KubeconfigClientCertificateOverMutualTls) {
+  auto pki = testing::make_test_pki();
+  write(dir_ / "server.crt", pki.server_cert);
+  write(dir_ / "server.key", pki.server_key);
+  write(dir_ / "ca.crt", pki.ca_cert);
+  testing::FakeKube kube(testing::FakeKubeTls{(dir_ / "server.crt").string(),
+                                              (dir_ / "server.key").string(),
+                                              (dir_ / "ca.crt").string()});
+  auto kubeconfig = [&](const std::string& cluster, const std::string& user) {
+    auto path = dir_ / "kube" / "config";
+    fs::create_directories(path.parent_path());
+    write(path, "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+                "contexts: [{name: c, context: {cluster: k, user: u, namespace: team}}]\n"
+                "clusters: [{name: k, cluster: {server: '" + kube.url() + "', " + cluster + "}}]\n"
+                "users: [{name: u, user: {" + user + "}}]\n");
+    std::string error;
+    auto c = kubeconfig_from_file(path.string(), error);
+    EXPECT_TRUE(c) << error;
+    return c ? *c : KubeConfig{};
+  };
+  auto get = [&](const KubeConfig& c) { return KubeClient(c).request("GET", "/api/v1/namespaces/team/pods"); };
+
+  auto inline_data = kubeconfig("certificate-authority-data: " + testing::base64(pki.ca_cert),
+                                "client-certificate-data: " + testing::base64(pki.client_cert) +
+                                    ", client-key-data: " + testing::base64(pki.client_key) + ", token: tk");
+  auto r = get(inline_data);
+  EXPECT_EQ(r.status, 200) << r.error;
+  EXPECT_EQ(kube.tokens_seen().back(), "Bearer tk");
+
+  write(dir_ / "kube" / "client.crt", pki.client_cert);
+  write(dir_ / "kube" / "client.key", pki.client_key);
+  write(dir_ / "kube" / "ca.crt", pki.ca_cert);
+  auto files = kubeconfig("certificate-authority: ca.crt",
+                          "client-certificate: client.crt, client-key: client.key");
+  r = get(files);
+  EXPECT_EQ(r.status, 200) << r.error;
+  EXPECT_EQ(kube.tokens_seen().back(), "");
+
+  auto insecure = kubeconfig("insecure-skip-tls-verify: true",
+                             "client-certificate: client.crt, client-key: client.key");
+  r = get(insecure);
+  EXPECT_EQ(r.status, 200) << r.error;
+
+  // Without the client certificate the handshake fails; so it does with an unknown CA.
+  int before = static_cast<int>(kube.requests().size());
+  r = get(kubeconfig("certificate-authority: ca.crt", "token: tk"));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_FALSE(r.error.empty());
+  write(dir_ / "kube" / "other-ca.crt", pki.other_ca_cert);
+  r = get(kubeconfig("certificate-authority: other-ca.crt",
+                     "client-certificate: client.crt, client-key: client.key"));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.error.find("certificate"), std::string::npos) << r.error;
+  EXPECT_EQ(static_cast<int>(kube.requests().size()), before);
 }
 
 TEST_F(RuntimeKubeClient, ReportsConnectionFailures) {

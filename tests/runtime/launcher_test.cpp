@@ -45,6 +45,15 @@ const char* kTfJobWorkers = R"({"apiVersion": "kubeflow.org/v1", "kind": "TFJob"
   "metadata": {"name": "x"}, "spec": {"tfReplicaSpecs": {
     "Worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "tensorflow", "image": "i"}]}}}}}})";
 
+const char* kMpiJobV1 = R"({"apiVersion": "kubeflow.org/v1", "kind": "MPIJob",
+  "metadata": {"name": "x"}, "spec": {"slotsPerWorker": 1, "mpiReplicaSpecs": {
+    "Launcher": {"replicas": 1, "template": {"spec": {"containers": [{"name": "main", "image": "i"}]}}},
+    "Worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "main", "image": "i"}]}}}}}})";
+
+const char* kPyTorchWorkers = R"({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+  "metadata": {"name": "x"}, "spec": {"pytorchReplicaSpecs": {
+    "Worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "pytorch", "image": "i"}]}}}}}})";
+
 const char* kPyTorchJob = R"({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
   "metadata": {"name": "x"}, "spec": {"pytorchReplicaSpecs": {
     "Master": {"replicas": 1, "template": {"spec": {"containers": [{"name": "pytorch", "image": "i"}]}}},
@@ -179,6 +188,8 @@ TEST_F(RuntimeLauncher, EachKindFollowsTheLeaderPod) {
       {kTfJobWithChief, "tfjobs", {{"chief", 0}, {"worker", 0}}},
       {kTfJobWorkers, "tfjobs", {{"worker", 0}, {"worker", 1}}},
       {kPyTorchJob, "pytorchjobs", {{"master", 0}, {"worker", 0}}},
+      {kPyTorchWorkers, "pytorchjobs", {{"worker", 0}, {"worker", 1}}},
+      {kMpiJobV1, "mpijobs", {{"launcher", 0}, {"worker", 0}}},
   };
   int n = 0;
   for (const auto& c : cases) {
@@ -462,6 +473,106 @@ TEST_F(RuntimeLauncher, FollowsTheNewPodAfterARestart) {
   EXPECT_NE(r.err.find("job wf-train-123 is Restarting"), std::string::npos);
 }
 
+TEST_F(RuntimeLauncher, ContainerRestartInTheSamePodLosesNoLines) {
+  auto r = run(options(kMpiJob), [&](const std::string& job) {
+    auto pod = job + "-launcher";
+    kube_.add_pod(pod, job, "launcher", 0);
+    kube_.set_condition(job, "Running");
+    for (int i = 0; i < 3; ++i) kube_.log(pod, "old " + std::to_string(i));
+    wait_for([&] { return kube_.log_lines_sent >= 3; });
+    // The stream drops and the log stays unavailable while the old container prints two
+    // more lines, fails and restarts: those two lines are only in its previous log.
+    kube_.drop_log_after = 3;
+    kube_.log_500s = 1'000'000;
+    kube_.log(pod, "old 3");
+    wait_for([&] { return kube_.drop_log_after < 0; });
+    kube_.log(pod, "old 4");
+    kube_.restart_container(pod, 1);
+    kube_.log(pod, "new 0");
+    kube_.log(pod, "new 1");
+    kube_.log_500s = 0;
+    wait_for([&] { return kube_.count("GET /api/v1/namespaces/team/pods/" + pod + "/log?container=main&previous=true") >= 1; });
+    kube_.log(pod, "new 2");
+    kube_.end_pod(pod, 0);
+    kube_.set_condition(job, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_EQ(r.out, "old 0\nold 1\nold 2\nold 3\nold 4\nnew 0\nnew 1\nnew 2\n");
+}
+
+TEST_F(RuntimeLauncher, FailureAfterARestartShowsThePreviousContainersLog) {
+  auto o = options(kPyTorchJob);
+  o.failure_log_lines = 2;
+  auto r = run(o, [&](const std::string& job) {
+    auto master = job + "-master-0", worker = job + "-worker-0";
+    kube_.add_pod(master, job, "master", 0, "pytorch");
+    kube_.add_pod(worker, job, "worker", 0, "pytorch");
+    kube_.set_condition(job, "Running");
+    kube_.log(worker, "worker fine");
+    kube_.log(master, "epoch 1");
+    kube_.log(master, "RuntimeError: CUDA out of memory");
+    kube_.restart_container(master, 1);
+    kube_.log(master, "restarted, waiting for workers");
+    kube_.set_condition(job, "Failed", "PyTorchJobFailed", "master exited with code 1");
+  });
+  EXPECT_EQ(r.code, kExitFailed);
+  EXPECT_NE(r.err.find("error: job wf-train-123 failed: PyTorchJobFailed: master exited with code 1\n"
+                       "pipec-launcher: last lines of pod wf-train-123-master-0 (pytorch):\n"
+                       "  | epoch 1\n"
+                       "  | RuntimeError: CUDA out of memory\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(kube_.count("GET /api/v1/namespaces/team/pods/wf-train-123-master-0/log?container=pytorch&previous=true&tailLines=2"), 1);
+}
+
+TEST_F(RuntimeLauncher, AJobDeletedBySomeoneElseFails) {
+  auto r = run(options(kMpiJob), [&](const std::string& job) {
+    kube_.set_condition(job, "Running");
+    kube_.remove_job(job);
+  });
+  EXPECT_EQ(r.code, kExitFailed);
+  EXPECT_NE(r.err.find("error: job wf-train-123 was deleted by someone else"), std::string::npos) << r.err;
+  EXPECT_EQ(kube_.count("DELETE "), 0);
+  EXPECT_EQ(read(dir_ / "out" / "metrics.json"), "{\"metrics\":[]}\n");
+}
+
+TEST_F(RuntimeLauncher, SuccessWithoutMetricsFileOrCleanupIsNotSuccess) {
+  auto succeed = [&](const std::string& job) {
+    kube_.set_condition(job, "Running");
+    kube_.set_condition(job, "Succeeded");
+  };
+  // The metrics file cannot be written: exit 1, and the job is still deleted.
+  auto o = options(kMpiJob);
+  o.metrics_file = "/proc/self/pipec/metrics.json";
+  auto r = run(o, succeed);
+  EXPECT_EQ(r.code, kExitFailed) << r.err;
+  EXPECT_NE(r.err.find("error: cannot write '/proc/self/pipec/metrics.json'"), std::string::npos) << r.err;
+  EXPECT_EQ(kube_.count("DELETE "), 1);
+  // The job cannot be deleted: exit 4, naming the verb and resource.
+  kube_.delete_status = 403;
+  o = options(kMpiJob);
+  o.step_name = "wf-train-456";
+  r = run(o, succeed);
+  EXPECT_EQ(r.code, kExitApiError) << r.err;
+  EXPECT_NE(r.err.find("error: forbidden: cannot delete mpijobs.kubeflow.org in namespace 'team'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(kube_.job("wf-train-456"));
+  EXPECT_EQ(read(dir_ / "out" / "metrics.json"), "{\"metrics\":[]}\n");
+}
+
+TEST_F(RuntimeLauncher, KeepJobLeavesASucceededJob) {
+  auto o = options(kMpiJob);
+  o.keep_job = true;
+  auto r = run(o, [&](const std::string& job) {
+    kube_.set_condition(job, "Running");
+    kube_.set_condition(job, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_EQ(kube_.count("DELETE "), 0);
+  EXPECT_TRUE(kube_.job("wf-train-123"));
+}
+
 TEST_F(RuntimeLauncher, StopSignalDeletesTheJob) {
   std::atomic<bool> stop{false};
   auto o = options(kMpiJob);
@@ -625,7 +736,7 @@ TEST_F(RuntimeLauncher, BinaryChecksArgumentsBeforeTheCluster) {
 
 // The real binary: kubeconfig with a token, SIGTERM mid-run.
 TEST_F(RuntimeLauncher, BinaryDeletesTheJobOnSigterm) {
-  kube_.required_token = "s3cret";
+  kube_.accept_tokens({"s3cret"});
   auto kubeconfig = dir_ / "kubeconfig";
   {
     std::ofstream f(kubeconfig);
