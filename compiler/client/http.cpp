@@ -1,0 +1,171 @@
+// CurlTransport: one libcurl easy handle behind HttpTransport. Guarantees: TLS peer and
+// host verification stay on unless TransportOptions says otherwise; no header value
+// (the bearer token among them) is ever copied into an error message; redirects are not
+// followed (a redirect would resend the Authorization header to another host).
+
+#include "compiler/client/http.hpp"
+
+#include <cstdint>
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+namespace pipec::client {
+
+namespace {
+
+struct CurlGlobal {
+  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+  ~CurlGlobal() { curl_global_cleanup(); }
+};
+
+void ensure_global_init() {
+  static CurlGlobal global;
+  (void)global;
+}
+
+size_t write_body(char* data, size_t size, size_t count, void* user) {
+  static_cast<std::string*>(user)->append(data, size * count);
+  return size * count;
+}
+
+struct SlistDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+
+// FNV-1a, to derive a boundary from the content (deterministic bodies for tests).
+std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665603ull) {
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+// A filename safe inside the quoted Content-Disposition parameter.
+std::string safe_filename(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-' || c == '_';
+    out += ok ? c : '_';
+  }
+  return out.empty() ? std::string("pipeline.yaml") : out;
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> multipart_body(const FilePart& part) {
+  std::uint64_t seed = fnv1a(part.content);
+  std::string boundary;
+  do {
+    boundary = fmt::format("----pipec-{:016x}", seed);
+    seed = fnv1a(boundary, seed);
+  } while (part.content.find(boundary) != std::string::npos);
+  std::string body;
+  body.reserve(part.content.size() + 256);
+  body += "--" + boundary + "\r\n";
+  body += fmt::format("Content-Disposition: form-data; name=\"{}\"; filename=\"{}\"\r\n",
+                      safe_filename(part.field), safe_filename(part.filename));
+  body += "Content-Type: application/octet-stream\r\n\r\n";
+  body += part.content;
+  body += "\r\n--" + boundary + "--\r\n";
+  return {std::move(body), "multipart/form-data; boundary=" + boundary};
+}
+
+std::string url_encode(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '.' || c == '_' || c == '~';
+    if (unreserved) {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("%{:02X}", static_cast<unsigned>(c));
+    }
+  }
+  return out;
+}
+
+struct CurlTransport::Impl {
+  TransportOptions options;
+  CURL* handle = nullptr;
+};
+
+CurlTransport::CurlTransport(TransportOptions options) : impl_(std::make_unique<Impl>()) {
+  ensure_global_init();
+  impl_->options = std::move(options);
+  impl_->handle = curl_easy_init();
+}
+
+CurlTransport::~CurlTransport() {
+  if (impl_->handle) curl_easy_cleanup(impl_->handle);
+}
+
+Status CurlTransport::send(const HttpRequest& request, HttpResponse& response) {
+  CURL* curl = impl_->handle;
+  if (!curl) return Status::error("cannot initialise libcurl");
+  curl_easy_reset(curl);
+  const TransportOptions& opt = impl_->options;
+
+  response = HttpResponse{};
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  std::string body;
+  std::string content_type = request.content_type;
+  const std::string* payload = &request.body;
+  if (request.file) {
+    auto [multipart, type] = multipart_body(*request.file);
+    body = std::move(multipart);
+    content_type = std::move(type);
+    payload = &body;
+  }
+
+  std::unique_ptr<curl_slist, SlistDeleter> headers;
+  auto add_header = [&](const std::string& line) {
+    curl_slist* next = curl_slist_append(headers.get(), line.c_str());
+    if (next) {
+      (void)headers.release();
+      headers.reset(next);
+    }
+  };
+  for (const auto& [name, value] : request.headers) add_header(name + ": " + value);
+  if (!content_type.empty()) add_header("Content-Type: " + content_type);
+  add_header("Expect:");  // no 100-continue round trip for uploads
+
+  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(curl, CURLOPT_USERAGENT, "pipec");
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(opt.connect_timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(opt.timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, opt.verify_tls ? 1L : 0L);
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, opt.verify_tls ? 2L : 0L);
+  if (!opt.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, opt.ca_file.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  if (request.method == "GET") {
+    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload->data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload->size()));
+    if (request.method != "POST") curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  }
+
+  CURLcode code = curl_easy_perform(curl);
+  if (code != CURLE_OK) {
+    std::string detail = errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(code));
+    response.body.clear();
+    return Status::error(detail);
+  }
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+  char* location = nullptr;
+  if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location)
+    response.location = location;
+  return Status::ok();
+}
+
+}  // namespace pipec::client

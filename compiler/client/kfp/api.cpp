@@ -1,0 +1,438 @@
+// Each call builds its request, sends it (GETs with retries), and reads the answer with
+// nlohmann::json, whose exceptions stay in this file (parse with exceptions off, read
+// fields through typed helpers). Answers may carry members a spec adds later, or
+// placeholder members (kfp-mock's `"error": "string"` in a 200 body); only the status
+// code decides success.
+
+#include "compiler/client/kfp/api.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace pipec::client::kfp {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::size_t kMaxShownBody = 600;
+
+std::string text_of(const json& object, std::string_view key) {
+  if (!object.is_object()) return {};
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return {};
+  return it->get<std::string>();
+}
+
+const json& member(const json& object, std::string_view key) {
+  static const json null;
+  if (!object.is_object()) return null;
+  auto it = object.find(key);
+  return it == object.end() ? null : *it;
+}
+
+std::string reason_phrase(long status) {
+  switch (status) {
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 409: return "Conflict";
+    case 413: return "Payload Too Large";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "";
+  }
+}
+
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  if (text.size() > kMaxShownBody) text = text.substr(0, kMaxShownBody) + "...";
+  return text;
+}
+
+bool retryable(long status) { return status >= 500 && status != 501; }
+
+PipelineInfo read_pipeline(const json& object) {
+  PipelineInfo info;
+  info.id = text_of(object, "id");
+  info.name = text_of(object, "name");
+  const json& version = member(object, "default_version");
+  info.default_version_id = text_of(version, "id");
+  info.default_version_name = text_of(version, "name");
+  return info;
+}
+
+RunInfo read_run_detail(const json& detail) {
+  RunInfo info;
+  const json& run = member(detail, "run");
+  info.id = text_of(run, "id");
+  info.name = text_of(run, "name");
+  info.status = text_of(run, "status");
+  const json& metrics = member(run, "metrics");
+  if (metrics.is_array()) {
+    for (const json& metric : metrics) {
+      RunMetric m;
+      m.node_id = text_of(metric, "node_id");
+      m.name = text_of(metric, "name");
+      const json& value = member(metric, "number_value");
+      m.value = value.is_number() ? value.get<double>() : 0.0;
+      m.format = text_of(metric, "format");
+      info.metrics.push_back(std::move(m));
+    }
+  }
+  // The workflow (a JSON string) says why a run failed.
+  std::string manifest = text_of(member(detail, "pipeline_runtime"), "workflow_manifest");
+  if (!manifest.empty()) {
+    json workflow = json::parse(manifest, nullptr, false);
+    info.message = text_of(member(workflow, "status"), "message");
+  }
+  return info;
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> server_message(std::string_view body) {
+  json parsed = json::parse(body, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    std::string text(body);
+    std::size_t begin = text.find_first_not_of(" \t\r\n");
+    text = begin == std::string::npos ? std::string() : text.substr(begin);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    return {one_line(text), {}};
+  }
+  std::string message = text_of(parsed, "message");
+  if (message.empty()) message = text_of(parsed, "error");
+  if (message.empty()) message = text_of(parsed, "error_message");
+  std::string details = text_of(parsed, "error_details");
+  const json& list = member(parsed, "details");
+  if (details.empty() && list.is_array()) {
+    for (const json& item : list) {
+      std::string d = text_of(item, "error_details");
+      if (!d.empty() && d != message) details = d;
+    }
+  }
+  if (details == message) details.clear();
+  return {one_line(message), one_line(details)};
+}
+
+std::string equals_filter(std::string_view key, std::string_view value) {
+  json filter = {{"predicates", json::array({{{"op", "EQUALS"},
+                                              {"key", std::string(key)},
+                                              {"string_value", std::string(value)}}})}};
+  return url_encode(filter.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+KfpApi::KfpApi(HttpTransport& transport, Connection connection, RetryPolicy retry, Sleep sleep)
+    : transport_(transport),
+      connection_(std::move(connection)),
+      retry_(retry),
+      sleep_(sleep ? std::move(sleep)
+                   : Sleep([](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); })) {}
+
+HttpRequest KfpApi::make_request(std::string method, const std::string& path) const {
+  HttpRequest request;
+  request.method = std::move(method);
+  request.url = connection_.host + path;
+  request.headers.emplace_back("Accept", "application/json");
+  if (!connection_.token.empty())
+    request.headers.emplace_back("Authorization", "Bearer " + connection_.token);
+  if (!connection_.user.empty()) request.headers.emplace_back("kubeflow-userid", connection_.user);
+  return request;
+}
+
+ApiStatus KfpApi::failure(const std::string& what, const HttpRequest& request,
+                          const HttpResponse& response) const {
+  ApiStatus status;
+  status.ok = false;
+  status.http_status = response.status;
+  auto [message, details] = server_message(response.body);
+  std::string reason = reason_phrase(response.status);
+  std::string text = fmt::format("{}: HTTP {}{}", what, response.status,
+                                 reason.empty() ? "" : " " + reason);
+  if (!message.empty()) text += ": " + message;
+  if (!details.empty()) text += fmt::format(" ({})", details);
+
+  std::string lower = message + " " + details;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  status.conflict = response.status == 409 ||
+                    (response.status == 500 && lower.find("already exist") != std::string::npos);
+
+  std::string hint;
+  if (response.status >= 300 && response.status < 400) {
+    hint = fmt::format("the server redirects to '{}' (a login page?); behind an auth proxy give "
+                       "--token, or --user from inside the mesh",
+                       response.location);
+  } else if (response.status == 401) {
+    hint = connection_.token.empty()
+               ? "the server wants credentials: give --token, set KF_PIPELINES_TOKEN or "
+                 "KF_PIPELINES_SA_TOKEN_PATH, or --user behind the auth proxy"
+               : fmt::format("the server refused the token from {}", connection_.token_source);
+  } else if (response.status == 403) {
+    hint = connection_.namespace_name.empty()
+               ? "the identity may not do this; in a multi-user install give --namespace"
+               : fmt::format("the identity may not do this in namespace '{}'",
+                             connection_.namespace_name);
+  } else if (response.status == 404 && message.empty()) {
+    hint = fmt::format("nothing answers at '{}'; check --host (a path prefix such as /pipeline?)",
+                       connection_.host);
+  } else if (response.status == 413) {
+    hint = "the package is too large for the server or a proxy in front of it";
+  }
+  if (!hint.empty()) text += "\n  hint: " + hint;
+  (void)request;
+  status.message = redact(std::move(text), connection_.token);
+  return status;
+}
+
+ApiStatus KfpApi::get(const std::string& what, const std::string& path, std::string& body) {
+  HttpRequest request = make_request("GET", path);
+  std::chrono::milliseconds delay = retry_.first_delay;
+  int attempts = std::max(1, retry_.get_attempts);
+  for (int attempt = 1;; ++attempt) {
+    HttpResponse response;
+    Status sent = transport_.send(request, response);
+    bool last = attempt >= attempts;
+    if (sent && response.status >= 200 && response.status < 300) {
+      body = std::move(response.body);
+      return ApiStatus::success();
+    }
+    if (sent && (!retryable(response.status) || last)) {
+      ApiStatus status = failure(what, request, response);
+      if (retryable(response.status))
+        status.message += fmt::format("\n  (after {} attempts)", attempt);
+      return status;
+    }
+    if (!sent && last) {
+      ApiStatus status;
+      status.ok = false;
+      status.message = redact(fmt::format("{}: no answer from {}: {} (after {} attempts)", what,
+                                          connection_.host, sent.message(), attempt),
+                              connection_.token);
+      return status;
+    }
+    sleep_(delay);
+    delay = std::min(delay * 2, retry_.max_delay);
+  }
+}
+
+ApiStatus KfpApi::post(const std::string& what, HttpRequest request, std::string& body) {
+  HttpResponse response;
+  Status sent = transport_.send(request, response);
+  if (!sent) {
+    ApiStatus status;
+    status.ok = false;
+    status.message = redact(
+        fmt::format("{}: no answer from {}: {}\n  hint: the request may have reached the server; "
+                    "check before repeating it (pipec does not resend it)",
+                    what, connection_.host, sent.message()),
+        connection_.token);
+    return status;
+  }
+  if (response.status < 200 || response.status >= 300) return failure(what, request, response);
+  body = std::move(response.body);
+  return ApiStatus::success();
+}
+
+ApiStatus KfpApi::find_pipeline(std::string_view name, std::optional<PipelineInfo>& out) {
+  out.reset();
+  std::string path = "/apis/v1beta1/pipelines?page_size=100&filter=" + equals_filter("name", name);
+  if (!connection_.namespace_name.empty())
+    path += "&resource_reference_key.type=NAMESPACE&resource_reference_key.id=" +
+            url_encode(connection_.namespace_name);
+  std::string body;
+  if (ApiStatus status = get(fmt::format("cannot look up pipeline '{}'", name), path, body); !status)
+    return status;
+  const json& list = member(json::parse(body, nullptr, false), "pipelines");
+  if (list.is_array()) {
+    for (const json& item : list) {
+      if (text_of(item, "name") == name) {
+        out = read_pipeline(item);
+        break;
+      }
+    }
+  }
+  return ApiStatus::success();
+}
+
+ApiStatus KfpApi::get_pipeline(std::string_view id, PipelineInfo& out) {
+  std::string body;
+  if (ApiStatus status = get(fmt::format("cannot get pipeline '{}'", id),
+                             "/apis/v1beta1/pipelines/" + url_encode(id), body);
+      !status)
+    return status;
+  out = read_pipeline(json::parse(body, nullptr, false));
+  if (out.id.empty()) out.id = std::string(id);
+  return ApiStatus::success();
+}
+
+ApiStatus KfpApi::find_version(std::string_view pipeline_id, std::string_view name,
+                               std::optional<VersionInfo>& out) {
+  out.reset();
+  std::string path = "/apis/v1beta1/pipeline_versions?resource_key.type=PIPELINE&resource_key.id=" +
+                     url_encode(pipeline_id) + "&page_size=100&filter=" + equals_filter("name", name);
+  std::string body;
+  if (ApiStatus status = get(fmt::format("cannot look up version '{}' of pipeline '{}'", name,
+                                         pipeline_id),
+                             path, body);
+      !status)
+    return status;
+  const json& list = member(json::parse(body, nullptr, false), "versions");
+  if (list.is_array()) {
+    for (const json& item : list) {
+      if (text_of(item, "name") == name) {
+        out = VersionInfo{text_of(item, "id"), text_of(item, "name")};
+        break;
+      }
+    }
+  }
+  return ApiStatus::success();
+}
+
+ApiStatus KfpApi::get_pipeline_template(std::string_view pipeline_id, std::string& yaml) {
+  std::string body;
+  if (ApiStatus status =
+          get(fmt::format("cannot get the workflow of pipeline '{}'", pipeline_id),
+              "/apis/v1beta1/pipelines/" + url_encode(pipeline_id) + "/templates", body);
+      !status)
+    return status;
+  yaml = text_of(json::parse(body, nullptr, false), "template");
+  return ApiStatus::success();
+}
+
+ApiStatus KfpApi::get_version_template(std::string_view version_id, std::string& yaml) {
+  std::string body;
+  if (ApiStatus status =
+          get(fmt::format("cannot get the workflow of pipeline version '{}'", version_id),
+              "/apis/v1beta1/pipeline_versions/" + url_encode(version_id) + "/templates", body);
+      !status)
+    return status;
+  yaml = text_of(json::parse(body, nullptr, false), "template");
+  return ApiStatus::success();
+}
+
+ApiStatus KfpApi::upload_pipeline(const PackageUpload& package, PipelineInfo& out) {
+  std::string path = "/apis/v1beta1/pipelines/upload?name=" + url_encode(package.name);
+  if (!package.description.empty()) path += "&description=" + url_encode(package.description);
+  if (!connection_.namespace_name.empty())
+    path += "&namespace=" + url_encode(connection_.namespace_name);
+  HttpRequest request = make_request("POST", path);
+  request.file = FilePart{"uploadfile", package.filename, std::string(package.bytes)};
+  std::string body;
+  if (ApiStatus status = post(fmt::format("cannot upload pipeline '{}'", package.name),
+                              std::move(request), body);
+      !status)
+    return status;
+  out = read_pipeline(json::parse(body, nullptr, false));
+  return ApiStatus::success();
+}
+
+ApiStatus KfpApi::upload_version(std::string_view pipeline_id, const PackageUpload& package,
+                                 VersionInfo& out) {
+  std::string path = "/apis/v1beta1/pipelines/upload_version?name=" + url_encode(package.name) +
+                     "&pipelineid=" + url_encode(pipeline_id);
+  if (!package.description.empty()) path += "&description=" + url_encode(package.description);
+  HttpRequest request = make_request("POST", path);
+  request.file = FilePart{"uploadfile", package.filename, std::string(package.bytes)};
+  std::string body;
+  if (ApiStatus status = post(fmt::format("cannot upload version '{}' of pipeline '{}'",
+                                          package.name, pipeline_id),
+                              std::move(request), body);
+      !status)
+    return status;
+  json version = json::parse(body, nullptr, false);
+  out = VersionInfo{text_of(version, "id"), text_of(version, "name")};
+  return ApiStatus::success();
+}
+
+ApiStatus KfpApi::find_experiment(std::string_view name, std::optional<ExperimentInfo>& out) {
+  out.reset();
+  std::string path = "/apis/v1beta1/experiments?page_size=100&filter=" + equals_filter("name", name);
+  if (!connection_.namespace_name.empty())
+    path += "&resource_reference_key.type=NAMESPACE&resource_reference_key.id=" +
+            url_encode(connection_.namespace_name);
+  std::string body;
+  if (ApiStatus status = get(fmt::format("cannot look up experiment '{}'", name), path, body);
+      !status)
+    return status;
+  const json& list = member(json::parse(body, nullptr, false), "experiments");
+  if (list.is_array()) {
+    for (const json& item : list) {
+      if (text_of(item, "name") == name) {
+        out = ExperimentInfo{text_of(item, "id"), text_of(item, "name")};
+        break;
+      }
+    }
+  }
+  return ApiStatus::success();
+}
+
+ApiStatus KfpApi::create_experiment(std::string_view name, ExperimentInfo& out) {
+  json experiment = {{"name", std::string(name)}};
+  if (!connection_.namespace_name.empty()) {
+    experiment["resource_references"] = json::array(
+        {{{"key", {{"type", "NAMESPACE"}, {"id", connection_.namespace_name}}},
+          {"relationship", "OWNER"}}});
+  }
+  HttpRequest request = make_request("POST", "/apis/v1beta1/experiments");
+  request.content_type = "application/json";
+  request.body = experiment.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string body;
+  if (ApiStatus status = post(fmt::format("cannot create experiment '{}'", name),
+                              std::move(request), body);
+      !status)
+    return status;
+  json created = json::parse(body, nullptr, false);
+  out = ExperimentInfo{text_of(created, "id"), text_of(created, "name")};
+  return ApiStatus::success();
+}
+
+ApiStatus KfpApi::create_run(const RunRequest& run, RunInfo& out) {
+  json parameters = json::array();
+  for (const auto& [name, value] : run.parameters)
+    parameters.push_back({{"name", name}, {"value", value}});
+  json spec = {{"parameters", parameters}};
+  if (!run.pipeline_id.empty()) spec["pipeline_id"] = run.pipeline_id;
+  json references = json::array();
+  if (!run.experiment_id.empty())
+    references.push_back({{"key", {{"type", "EXPERIMENT"}, {"id", run.experiment_id}}},
+                          {"relationship", "OWNER"}});
+  if (!run.version_id.empty())
+    references.push_back({{"key", {{"type", "PIPELINE_VERSION"}, {"id", run.version_id}}},
+                          {"relationship", "CREATOR"}});
+  json body_json = {{"name", run.name}, {"pipeline_spec", spec}, {"resource_references", references}};
+  if (!run.description.empty()) body_json["description"] = run.description;
+
+  HttpRequest request = make_request("POST", "/apis/v1beta1/runs");
+  request.content_type = "application/json";
+  request.body = body_json.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string body;
+  if (ApiStatus status =
+          post(fmt::format("cannot create run '{}'", run.name), std::move(request), body);
+      !status)
+    return status;
+  out = read_run_detail(json::parse(body, nullptr, false));
+  return ApiStatus::success();
+}
+
+ApiStatus KfpApi::get_run(std::string_view run_id, RunInfo& out) {
+  std::string body;
+  if (ApiStatus status = get(fmt::format("cannot get run '{}'", run_id),
+                             "/apis/v1beta1/runs/" + url_encode(run_id), body);
+      !status)
+    return status;
+  out = read_run_detail(json::parse(body, nullptr, false));
+  return ApiStatus::success();
+}
+
+}  // namespace pipec::client::kfp

@@ -1,0 +1,138 @@
+#pragma once
+// The KFP v1beta1 REST API, as far as pipec uses it (shared/kfp-api/CONTRACT.md). The
+// v1beta1 runs API is used against 2.x servers too: only it applies parameter overrides
+// to Argo (v1) pipelines. GETs are retried with backoff on 5xx, resets and timeouts;
+// POSTs are sent once, so nothing is created twice.
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "compiler/client/http.hpp"
+#include "compiler/client/kfp/config.hpp"
+
+namespace pipec::client::kfp {
+
+struct PipelineInfo {
+  std::string id;
+  std::string name;
+  std::string default_version_id;
+  std::string default_version_name;
+};
+
+struct VersionInfo {
+  std::string id;
+  std::string name;
+};
+
+struct ExperimentInfo {
+  std::string id;
+  std::string name;
+};
+
+struct RunMetric {
+  std::string node_id;
+  std::string name;
+  double value = 0;
+  std::string format;  // "RAW", "PERCENTAGE" or ""
+};
+
+struct RunInfo {
+  std::string id;
+  std::string name;
+  std::string status;   // the workflow phase: Pending, Running, Succeeded, Failed, Error, ...
+  std::string message;  // the workflow's status message, when the server sent the manifest
+  std::vector<RunMetric> metrics;
+};
+
+/// A package to send as the multipart part `uploadfile`.
+struct PackageUpload {
+  std::string_view bytes;
+  std::string filename;  // the server decides the format by its extension
+  std::string name;
+  std::string description;
+};
+
+struct RunRequest {
+  std::string name;
+  std::string description;
+  std::string experiment_id;
+  std::string pipeline_id;
+  std::string version_id;
+  std::vector<std::pair<std::string, std::string>> parameters;  // canonical text values
+};
+
+/// The outcome of one API call. A failure's message is ready to print: what was being
+/// done, the HTTP status, the server's message and details, and what to do. It never
+/// holds the token.
+struct [[nodiscard]] ApiStatus {
+  bool ok = true;
+  long http_status = 0;   // 0 when no answer came
+  bool conflict = false;  // the thing exists already (409, or KFP 1.8's 500 "already exist")
+  std::string message;
+
+  explicit operator bool() const { return ok; }
+  static ApiStatus success() { return {}; }
+};
+
+struct RetryPolicy {
+  int get_attempts = 5;  // total tries of one GET
+  std::chrono::milliseconds first_delay{500};
+  std::chrono::milliseconds max_delay{8000};
+};
+
+/// One KFP API server. Not thread-safe (one transport).
+class KfpApi {
+ public:
+  using Sleep = std::function<void(std::chrono::milliseconds)>;
+
+  KfpApi(HttpTransport& transport, Connection connection, RetryPolicy retry = {},
+         Sleep sleep = {});
+
+  const Connection& connection() const { return connection_; }
+
+  /// The pipeline called `name` (in --namespace, if set), or nullopt in `out`.
+  ApiStatus find_pipeline(std::string_view name, std::optional<PipelineInfo>& out);
+  ApiStatus get_pipeline(std::string_view id, PipelineInfo& out);
+  /// The version called `name` of a pipeline, or nullopt in `out`.
+  ApiStatus find_version(std::string_view pipeline_id, std::string_view name,
+                         std::optional<VersionInfo>& out);
+  /// The workflow YAML of a pipeline's default version, or of one version.
+  ApiStatus get_pipeline_template(std::string_view pipeline_id, std::string& yaml);
+  ApiStatus get_version_template(std::string_view version_id, std::string& yaml);
+
+  ApiStatus upload_pipeline(const PackageUpload& package, PipelineInfo& out);
+  ApiStatus upload_version(std::string_view pipeline_id, const PackageUpload& package,
+                           VersionInfo& out);
+
+  ApiStatus find_experiment(std::string_view name, std::optional<ExperimentInfo>& out);
+  ApiStatus create_experiment(std::string_view name, ExperimentInfo& out);
+
+  ApiStatus create_run(const RunRequest& request, RunInfo& out);
+  ApiStatus get_run(std::string_view run_id, RunInfo& out);
+
+ private:
+  ApiStatus get(const std::string& what, const std::string& path, std::string& body);
+  ApiStatus post(const std::string& what, HttpRequest request, std::string& body);
+  HttpRequest make_request(std::string method, const std::string& path) const;
+  ApiStatus failure(const std::string& what, const HttpRequest& request,
+                    const HttpResponse& response) const;
+
+  HttpTransport& transport_;
+  Connection connection_;
+  RetryPolicy retry_;
+  Sleep sleep_;
+};
+
+/// The server's message from an error body: `message`, else `error`, else
+/// `error_message` (upload), and the details (`error_details`, or those inside `details`).
+std::pair<std::string, std::string> server_message(std::string_view body);
+
+/// The filter query value (URL-encoded JSON) matching `key` EQUALS `value`.
+std::string equals_filter(std::string_view key, std::string_view value);
+
+}  // namespace pipec::client::kfp

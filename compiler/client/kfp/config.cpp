@@ -1,0 +1,85 @@
+#include "compiler/client/kfp/config.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace pipec::client::kfp {
+
+namespace {
+
+std::string trim(std::string text) {
+  const char* space = " \t\r\n";
+  std::size_t begin = text.find_first_not_of(space);
+  if (begin == std::string::npos) return {};
+  std::size_t end = text.find_last_not_of(space);
+  return text.substr(begin, end - begin + 1);
+}
+
+bool read_text(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  out = text.str();
+  return !in.bad();
+}
+
+}  // namespace
+
+Status resolve_connection(const ConnectionFlags& flags, const GetEnv& getenv, Connection& out,
+                          const std::string& default_token_path) {
+  out = Connection{};
+  auto env = [&](const char* name) -> std::string {
+    const char* value = getenv ? getenv(name) : nullptr;
+    return value ? std::string(value) : std::string();
+  };
+
+  std::string host = trim(flags.host.empty() ? env("KF_PIPELINES_ENDPOINT") : flags.host);
+  if (host.empty())
+    return Status::error("no Kubeflow Pipelines server: give --host URL or set KF_PIPELINES_ENDPOINT");
+  if (host.find("://") == std::string::npos) host = "http://" + host;
+  if (host.rfind("http://", 0) != 0 && host.rfind("https://", 0) != 0)
+    return Status::error(fmt::format("--host '{}': expected an http:// or https:// URL", host));
+  while (!host.empty() && host.back() == '/') host.pop_back();
+  out.host = host;
+
+  if (!flags.token.empty()) {
+    out.token = trim(flags.token);
+    out.token_source = "--token";
+  } else if (std::string token = trim(env("KF_PIPELINES_TOKEN")); !token.empty()) {
+    out.token = token;
+    out.token_source = "KF_PIPELINES_TOKEN";
+  } else if (std::string path = env("KF_PIPELINES_SA_TOKEN_PATH"); !path.empty()) {
+    std::string text;
+    if (!read_text(path, text))
+      return Status::error(fmt::format("cannot read the token file '{}' (KF_PIPELINES_SA_TOKEN_PATH): {}",
+                                       path, std::strerror(errno)));
+    out.token = trim(text);
+    out.token_source = path;
+  } else if (std::string text; !default_token_path.empty() && read_text(default_token_path, text)) {
+    out.token = trim(text);
+    out.token_source = default_token_path;
+  }
+
+  out.user = trim(flags.user);
+  out.namespace_name = trim(flags.namespace_name);
+  out.transport.verify_tls = !flags.insecure_skip_tls_verify;
+  out.transport.ca_file = flags.ca_file;
+  return Status::ok();
+}
+
+std::string redact(std::string text, const std::string& secret) {
+  if (secret.empty()) return text;
+  std::size_t at = 0;
+  while ((at = text.find(secret, at)) != std::string::npos) {
+    text.replace(at, secret.size(), "[redacted]");
+    at += 10;
+  }
+  return text;
+}
+
+}  // namespace pipec::client::kfp

@@ -1,0 +1,51 @@
+#pragma once
+// Where the KFP API is and who we are, resolved as the KFP SDK users know it:
+// flags first, then KF_PIPELINES_ENDPOINT, KF_PIPELINES_TOKEN, KF_PIPELINES_SA_TOKEN_PATH.
+
+#include <functional>
+#include <string>
+
+#include "compiler/base/status.hpp"
+#include "compiler/client/http.hpp"
+
+namespace pipec::client::kfp {
+
+/// What the command line said (empty: not given).
+struct ConnectionFlags {
+  std::string host;
+  std::string token;
+  std::string user;
+  std::string namespace_name;
+  std::string ca_file;
+  bool insecure_skip_tls_verify = false;
+};
+
+/// The resolved connection. `token` is a secret: it goes only into the Authorization
+/// header, never into output, logs or error messages.
+struct Connection {
+  std::string host;            // scheme://host[:port][/prefix], no trailing '/'
+  std::string token;           // bearer token, "" for none
+  std::string token_source;    // "--token", "KF_PIPELINES_TOKEN", a file path, or ""
+  std::string user;            // sent as kubeflow-userid when set
+  std::string namespace_name;  // multi-user installs
+  TransportOptions transport;
+};
+
+/// Reads an environment variable (nullptr when unset); tests pass their own.
+using GetEnv = std::function<const char*(const char*)>;
+
+/// The default in-cluster token file of the KFP SDK.
+inline constexpr const char* kDefaultTokenPath = "/var/run/secrets/kubeflow/pipelines/token";
+
+/// Resolves the connection. The host comes from --host, else KF_PIPELINES_ENDPOINT
+/// (a missing scheme means http://). The token comes from --token, else
+/// KF_PIPELINES_TOKEN, else the file named by KF_PIPELINES_SA_TOKEN_PATH (an error if
+/// it cannot be read), else the default in-cluster file when it exists.
+/// Returns an error when there is no host or a token file cannot be read.
+Status resolve_connection(const ConnectionFlags& flags, const GetEnv& getenv, Connection& out,
+                          const std::string& default_token_path = kDefaultTokenPath);
+
+/// Replaces every occurrence of `secret` in `text` with "[redacted]" (no-op for "").
+std::string redact(std::string text, const std::string& secret);
+
+}  // namespace pipec::client::kfp

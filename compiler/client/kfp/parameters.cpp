@@ -1,0 +1,533 @@
+// Declared parameters come from the workflow's annotations (pipec's own first, then the
+// KFP SDK's), and overrides are checked here, before any request: the KFP v1 server
+// checks only that a name exists (argo#10482, kfp#5292, kfp#11607).
+// yaml-cpp and nlohmann::json exceptions stay inside this file.
+
+#include "compiler/client/kfp/parameters.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "compiler/base/spellcheck.hpp"
+#include "compiler/base/status.hpp"
+
+namespace pipec::client::kfp {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::string_view kPipecAnnotation = "pipec.dev/parameters";
+constexpr std::string_view kKfpAnnotation = "pipelines.kubeflow.org/pipeline_spec";
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// [+-]?digits, fitting in int64.
+std::optional<std::int64_t> parse_int(std::string_view text) {
+  std::string_view digits = text;
+  bool negative = false;
+  if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) {
+    negative = digits[0] == '-';
+    digits.remove_prefix(1);
+  }
+  if (digits.empty()) return std::nullopt;
+  for (char c : digits)
+    if (!is_digit(c)) return std::nullopt;
+  std::string normal = (negative ? "-" : "") + std::string(digits);
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(normal.data(), normal.data() + normal.size(), value);
+  if (ec != std::errc() || end != normal.data() + normal.size()) return std::nullopt;
+  return value;
+}
+
+// [+-]?(digits[.digits*]|.digits)([eE][+-]?digits)?, finite.
+std::optional<double> parse_float(std::string_view text) {
+  std::size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  std::size_t int_digits = 0, frac_digits = 0;
+  while (i < text.size() && is_digit(text[i])) ++i, ++int_digits;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && is_digit(text[i])) ++i, ++frac_digits;
+  }
+  if (int_digits + frac_digits == 0) return std::nullopt;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    std::size_t exp_digits = 0;
+    while (i < text.size() && is_digit(text[i])) ++i, ++exp_digits;
+    if (exp_digits == 0) return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  std::string copy(text);
+  double value = std::strtod(copy.c_str(), nullptr);
+  if (!std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "'" : ", '") + item + "'";
+  return out;
+}
+
+// Shortens a value for a message; user values may be long or hold newlines.
+std::string shown(std::string_view text) {
+  std::string out;
+  for (char c : text.substr(0, 60)) out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  if (text.size() > 60) out += "...";
+  return out;
+}
+
+std::string dump(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Checks a JSON value against `type`; on success `out` is the value with ints widened
+// where a float is declared. `where` names the element for messages ("" at the top).
+bool check_json(const ParamType& type, const json& value, const std::string& where, json& out,
+                std::string& problem) {
+  auto fail = [&](std::string_view expected) {
+    problem = fmt::format("{}{} is not {}", where.empty() ? "" : "element " + where + " ",
+                          shown(dump(value)), expected);
+    return false;
+  };
+  switch (type.kind) {
+    case ParamKind::Any:
+      out = value;
+      return true;
+    case ParamKind::String:
+      if (!value.is_string()) return fail("a string");
+      out = value;
+      return true;
+    case ParamKind::Int:
+      if (!value.is_number_integer()) return fail("an integer");
+      out = value;
+      return true;
+    case ParamKind::Float:
+      if (!value.is_number()) return fail("a number");
+      out = value.get<double>();
+      return true;
+    case ParamKind::Bool:
+      if (!value.is_boolean()) return fail("a bool");
+      out = value;
+      return true;
+    case ParamKind::List: {
+      if (!value.is_array()) return fail("a list");
+      out = json::array();
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        json item;
+        if (!check_json(type.element[0], value[i], fmt::format("{}[{}]", where, i), item, problem))
+          return false;
+        out.push_back(std::move(item));
+      }
+      return true;
+    }
+    case ParamKind::Map: {
+      if (!value.is_object()) return fail("a map");
+      out = json::object();
+      for (const auto& [key, item] : value.items()) {
+        json checked;
+        if (!check_json(type.element[0], item, fmt::format("{}[{}]", where, dump(json(key))),
+                        checked, problem))
+          return false;
+        out[key] = std::move(checked);
+      }
+      return true;
+    }
+  }
+  PIPEC_UNREACHABLE();
+}
+
+// The canonical text of a JSON default from pipec.dev/parameters.
+std::optional<std::string> canonical_json(const ParamType& type, const json& value) {
+  json checked;
+  std::string problem;
+  if (!check_json(type, value, "", checked, problem)) return std::nullopt;
+  if (checked.is_string()) return checked.get<std::string>();
+  return dump(checked);
+}
+
+std::string scalar_text(const YAML::Node& node) {
+  return node && node.IsScalar() ? node.Scalar() : std::string();
+}
+
+// A YAML node as JSON: plain scalars typed as YAML 1.2's core schema, quoted ones strings.
+json yaml_to_json(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Sequence: {
+      json out = json::array();
+      for (const auto& item : node) out.push_back(yaml_to_json(item));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      json out = json::object();
+      for (const auto& item : node) out[item.first.Scalar()] = yaml_to_json(item.second);
+      return out;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string& text = node.Scalar();
+      if (node.Tag() == "!") return text;
+      if (text == "true") return true;
+      if (text == "false") return false;
+      if (text == "null" || text == "~") return nullptr;
+      if (auto i = parse_int(text)) return *i;
+      if (auto f = parse_float(text)) return *f;
+      return text;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+ParamType kfp_type(const std::string& name) {
+  ParamType type;
+  if (name == "String") type.kind = ParamKind::String;
+  if (name == "Integer") type.kind = ParamKind::Int;
+  if (name == "Float") type.kind = ParamKind::Float;
+  if (name == "Bool") type.kind = ParamKind::Bool;
+  if (name == "JsonArray") type = ParamType{ParamKind::List, {ParamType{}}};
+  if (name == "JsonObject") type = ParamType{ParamKind::Map, {ParamType{}}};
+  return type;
+}
+
+bool read_pipec_annotation(const std::string& text, Signature& out, std::string& error) {
+  json list = json::parse(text, nullptr, false);
+  if (list.is_discarded() || !list.is_array()) {
+    error = fmt::format("annotation {} is not a JSON list", kPipecAnnotation);
+    return false;
+  }
+  for (const json& item : list) {
+    if (!item.is_object() || !item.contains("name") || !item["name"].is_string()) {
+      error = fmt::format("annotation {} has an entry without a name", kPipecAnnotation);
+      return false;
+    }
+    DeclaredParam param;
+    param.name = item["name"].get<std::string>();
+    if (item.contains("type") && item["type"].is_string())
+      param.type = parse_param_type(item["type"].get<std::string>()).value_or(ParamType{});
+    if (item.contains("default") && !item.value("required", false)) {
+      param.default_value = canonical_json(param.type, item["default"]);
+      if (!param.default_value) param.default_value = dump(item["default"]);
+    }
+    if (item.contains("enum") && item["enum"].is_array()) {
+      for (const json& allowed : item["enum"])
+        param.allowed.push_back(canonical_json(param.type, allowed).value_or(dump(allowed)));
+    }
+    if (item.contains("min") && item["min"].is_number()) param.min = item["min"].get<double>();
+    if (item.contains("max") && item["max"].is_number()) param.max = item["max"].get<double>();
+    if (item.contains("description") && item["description"].is_string())
+      param.description = item["description"].get<std::string>();
+    out.params.push_back(std::move(param));
+  }
+  out.source = SignatureSource::PipecParameters;
+  return true;
+}
+
+}  // namespace
+
+std::string ParamType::spelling() const {
+  switch (kind) {
+    case ParamKind::Any: return "any";
+    case ParamKind::String: return "string";
+    case ParamKind::Int: return "int";
+    case ParamKind::Float: return "float";
+    case ParamKind::Bool: return "bool";
+    case ParamKind::List: return "list<" + element[0].spelling() + ">";
+    case ParamKind::Map: return "map<" + element[0].spelling() + ">";
+  }
+  PIPEC_UNREACHABLE();
+}
+
+std::optional<ParamType> parse_param_type(std::string_view spelling) {
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    return s;
+  };
+  spelling = trim(spelling);
+  if (spelling == "string") return ParamType{ParamKind::String, {}};
+  if (spelling == "int") return ParamType{ParamKind::Int, {}};
+  if (spelling == "float") return ParamType{ParamKind::Float, {}};
+  if (spelling == "bool") return ParamType{ParamKind::Bool, {}};
+  if (spelling == "any") return ParamType{ParamKind::Any, {}};
+  for (auto [prefix, kind] : {std::pair{std::string_view("list<"), ParamKind::List},
+                              std::pair{std::string_view("map<"), ParamKind::Map}}) {
+    if (spelling.size() > prefix.size() && spelling.substr(0, prefix.size()) == prefix &&
+        spelling.back() == '>') {
+      auto element = parse_param_type(
+          spelling.substr(prefix.size(), spelling.size() - prefix.size() - 1));
+      if (!element) return std::nullopt;
+      return ParamType{kind, {*element}};
+    }
+  }
+  return std::nullopt;
+}
+
+const DeclaredParam* Signature::find(std::string_view name) const {
+  for (const auto& param : params)
+    if (param.name == name) return &param;
+  return nullptr;
+}
+
+bool read_signature(std::string_view workflow_yaml, Signature& out, std::string& error) {
+  out = Signature{};
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(workflow_yaml));
+  } catch (const YAML::Exception& e) {
+    error = fmt::format("the workflow is not valid YAML: {}", e.what());
+    return false;
+  }
+  if (!root.IsMap() || scalar_text(root["kind"]) != "Workflow" ||
+      scalar_text(root["apiVersion"]).rfind("argoproj.io/", 0) != 0) {
+    error = "not an Argo Workflow (apiVersion argoproj.io/v1alpha1, kind Workflow); pipec runs "
+            "KFP v1 (Argo) pipelines";
+    return false;
+  }
+  YAML::Node metadata = root["metadata"];
+  YAML::Node annotations = metadata && metadata.IsMap() ? metadata["annotations"] : YAML::Node();
+  auto annotation = [&](std::string_view key) -> std::optional<std::string> {
+    if (!annotations || !annotations.IsMap()) return std::nullopt;
+    YAML::Node node = annotations[std::string(key)];
+    if (!node || !node.IsScalar()) return std::nullopt;
+    return node.Scalar();
+  };
+
+  // spec.arguments.parameters: names, string defaults and Argo enums.
+  std::vector<DeclaredParam> arguments;
+  YAML::Node spec = root["spec"];
+  YAML::Node args = spec && spec.IsMap() && spec["arguments"] && spec["arguments"].IsMap()
+                        ? spec["arguments"]["parameters"]
+                        : YAML::Node();
+  if (args && args.IsSequence()) {
+    for (const auto& item : args) {
+      if (!item.IsMap() || !item["name"]) continue;
+      DeclaredParam param;
+      param.name = scalar_text(item["name"]);
+      if (item["value"] && item["value"].IsScalar()) param.default_value = item["value"].Scalar();
+      if (item["enum"] && item["enum"].IsSequence())
+        for (const auto& allowed : item["enum"]) param.allowed.push_back(scalar_text(allowed));
+      arguments.push_back(std::move(param));
+    }
+  }
+
+  json kfp_spec;
+  if (auto text = annotation(kKfpAnnotation)) {
+    kfp_spec = json::parse(*text, nullptr, false);
+    if (kfp_spec.is_discarded() || !kfp_spec.is_object()) kfp_spec = json();
+  }
+  if (kfp_spec.is_object()) {
+    out.name = kfp_spec.value("name", "");
+    out.description = kfp_spec.value("description", "");
+  }
+  if (out.name.empty() && metadata && metadata.IsMap()) {
+    out.name = scalar_text(metadata["generateName"]);
+    while (!out.name.empty() && out.name.back() == '-') out.name.pop_back();
+    if (out.name.empty()) out.name = scalar_text(metadata["name"]);
+  }
+
+  if (auto text = annotation(kPipecAnnotation)) return read_pipec_annotation(*text, out, error);
+
+  if (kfp_spec.is_object() && kfp_spec.contains("inputs") && kfp_spec["inputs"].is_array()) {
+    for (const json& input : kfp_spec["inputs"]) {
+      if (!input.is_object() || !input.contains("name") || !input["name"].is_string()) continue;
+      DeclaredParam param;
+      param.name = input["name"].get<std::string>();
+      param.type = kfp_type(input.value("type", ""));
+      if (input.contains("default"))
+        param.default_value =
+            input["default"].is_string() ? input["default"].get<std::string>() : dump(input["default"]);
+      param.description = input.value("description", "");
+      for (const auto& argument : arguments)
+        if (argument.name == param.name) param.allowed = argument.allowed;
+      out.params.push_back(std::move(param));
+    }
+    out.source = SignatureSource::KfpPipelineSpec;
+    return true;
+  }
+
+  out.params = std::move(arguments);
+  out.source = SignatureSource::WorkflowArguments;
+  return true;
+}
+
+bool parse_override(std::string_view argument, Override& out, std::string& error) {
+  std::size_t eq = argument.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    error = fmt::format("-p '{}': expected NAME=VALUE (e.g. -p batch_size=64)", shown(argument));
+    return false;
+  }
+  out = Override{std::string(argument.substr(0, eq)), std::string(argument.substr(eq + 1)), false,
+                 "-p"};
+  return true;
+}
+
+bool read_params_file(std::string_view content, const std::string& path,
+                      std::vector<Override>& out, std::vector<std::string>& errors) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(content));
+  } catch (const YAML::Exception& e) {
+    errors.push_back(fmt::format("{}: not valid YAML or JSON: {}", path, e.what()));
+    return false;
+  }
+  if (root.IsNull()) return true;
+  if (!root.IsMap()) {
+    errors.push_back(fmt::format("{}: expected a mapping of parameter names to values", path));
+    return false;
+  }
+  bool ok = true;
+  for (const auto& item : root) {
+    std::string name = item.first.IsScalar() ? item.first.Scalar() : std::string();
+    const YAML::Node& value = item.second;
+    if (value.IsScalar()) {
+      out.push_back(Override{name, value.Scalar(), false, path});
+    } else if (value.IsSequence() || value.IsMap()) {
+      out.push_back(Override{name, dump(yaml_to_json(value)), true, path});
+    } else {
+      errors.push_back(fmt::format("{}: parameter '{}' has no value", path, name));
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+bool canonical_value(const ParamType& type, std::string_view text, bool structured,
+                     std::string& canonical, std::string& problem) {
+  if (structured && type.kind != ParamKind::List && type.kind != ParamKind::Map &&
+      type.kind != ParamKind::Any) {
+    problem = fmt::format("{} is a list or map, not {}", shown(text), type.spelling());
+    return false;
+  }
+  switch (type.kind) {
+    case ParamKind::Any:
+    case ParamKind::String:
+      canonical.assign(text);
+      return true;
+    case ParamKind::Int:
+      if (auto value = parse_int(text)) {
+        canonical = std::to_string(*value);
+        return true;
+      }
+      problem = fmt::format("'{}' is not an integer (e.g. 42)", shown(text));
+      return false;
+    case ParamKind::Float:
+      if (auto value = parse_float(text)) {
+        canonical = dump(json(*value));
+        return true;
+      }
+      problem = fmt::format("'{}' is not a number (e.g. 0.5 or 1e-3)", shown(text));
+      return false;
+    case ParamKind::Bool:
+      if (text == "true" || text == "false") {
+        canonical.assign(text);
+        return true;
+      }
+      problem = fmt::format("'{}' is not a bool (true or false)", shown(text));
+      return false;
+    case ParamKind::List:
+    case ParamKind::Map: {
+      json value = json::parse(text, nullptr, false);
+      if (value.is_discarded()) {
+        problem = fmt::format("'{}' is not JSON (e.g. {})", shown(text),
+                              type.kind == ParamKind::List ? "[1, 2]" : "{\"a\": 1}");
+        return false;
+      }
+      json checked;
+      if (!check_json(type, value, "", checked, problem)) return false;
+      canonical = dump(checked);
+      return true;
+    }
+  }
+  PIPEC_UNREACHABLE();
+}
+
+bool check_overrides(const Signature& signature, const std::vector<Override>& overrides,
+                     std::vector<std::pair<std::string, std::string>>& values,
+                     std::vector<std::string>& errors) {
+  std::size_t errors_before = errors.size();
+  std::vector<std::string> names;
+  for (const auto& param : signature.params) names.push_back(param.name);
+
+  std::map<std::string, std::string> chosen;  // name -> canonical
+  std::set<std::string> seen_on_command_line;
+  for (const Override& given : overrides) {
+    std::string from = given.origin == "-p" ? std::string() : fmt::format(" (in {})", given.origin);
+    const DeclaredParam* param = signature.find(given.name);
+    if (!param) {
+      std::string near = spellcheck(given.name, names);
+      if (!near.empty()) {
+        errors.push_back(
+            fmt::format("unknown parameter '{}'{}; did you mean '{}'?", given.name, from, near));
+      } else if (names.empty()) {
+        errors.push_back(fmt::format("unknown parameter '{}'{}; the pipeline has no parameters",
+                                     given.name, from));
+      } else {
+        errors.push_back(fmt::format("unknown parameter '{}'{}; the parameters are: {}",
+                                     given.name, from, fmt::join(names, ", ")));
+      }
+      continue;
+    }
+    if (given.origin == "-p" && !seen_on_command_line.insert(given.name).second) {
+      errors.push_back(fmt::format("parameter '{}' is given twice with -p", given.name));
+      continue;
+    }
+    std::string canonical, problem;
+    if (!canonical_value(param->type, given.text, given.structured, canonical, problem)) {
+      errors.push_back(fmt::format("parameter '{}' ({}){}: {}", given.name,
+                                   param->type.spelling(), from, problem));
+      continue;
+    }
+    if (!param->allowed.empty() &&
+        std::find(param->allowed.begin(), param->allowed.end(), canonical) == param->allowed.end()) {
+      std::string near = spellcheck(canonical, param->allowed);
+      errors.push_back(fmt::format("parameter '{}'{}: '{}' is not one of {}{}", given.name, from,
+                                   shown(canonical), quoted_list(param->allowed),
+                                   near.empty() ? "" : fmt::format("; did you mean '{}'?", near)));
+      continue;
+    }
+    if ((param->min || param->max) &&
+        (param->type.kind == ParamKind::Int || param->type.kind == ParamKind::Float)) {
+      double number = std::strtod(canonical.c_str(), nullptr);
+      if (param->min && number < *param->min) {
+        errors.push_back(fmt::format("parameter '{}'{}: {} is below the minimum {}", given.name,
+                                     from, canonical, *param->min));
+        continue;
+      }
+      if (param->max && number > *param->max) {
+        errors.push_back(fmt::format("parameter '{}'{}: {} is above the maximum {}", given.name,
+                                     from, canonical, *param->max));
+        continue;
+      }
+    }
+    chosen[given.name] = canonical;
+  }
+  for (const auto& param : signature.params) {
+    if (param.required() && !chosen.count(param.name)) {
+      bool attempted = false;
+      for (const auto& given : overrides) attempted = attempted || given.name == param.name;
+      if (!attempted)
+        errors.push_back(fmt::format("parameter '{}' ({}) is required and has no default: give it "
+                                     "with -p {}=VALUE",
+                                     param.name, param.type.spelling(), param.name));
+    }
+  }
+  if (errors.size() != errors_before) return false;
+  values.clear();
+  for (const auto& param : signature.params) {
+    auto it = chosen.find(param.name);
+    if (it != chosen.end()) values.emplace_back(param.name, it->second);
+  }
+  return true;
+}
+
+}  // namespace pipec::client::kfp
