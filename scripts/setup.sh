@@ -10,12 +10,17 @@ packages=(
   libboost-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev
   libcurl4-openssl-dev libarchive-dev libcpp-httplib-dev libgtest-dev libgmock-dev
   clang libclang-rt-dev
-  nodejs npm python3 python3-yaml ca-certificates curl
+  python3 python3-yaml ca-certificates curl
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm run the shared validators. A machine may already have a Node.js
+# that ships its own npm (NodeSource's nodejs does, and conflicts with Debian's
+# npm package): ask for Debian's packages only for the commands that are missing.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
