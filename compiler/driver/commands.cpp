@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "compiler/base/atomic_file.hpp"
 #include "compiler/base/source_manager.hpp"
 #include "compiler/driver/compile.hpp"
 #include "compiler/driver/options.hpp"
