@@ -1,0 +1,757 @@
+// write_workflow(): the IR as an Argo Workflow in the shape Kubeflow Pipelines v1
+// expects (docs/language.md, "What `pipec build` writes").
+//
+// Expects a lowered pipeline (ir::lower) whose names, types and graph were checked.
+// Guarantees:
+//  - template and task names are DNS-1123 names derived from the source names; two
+//    sources that give one name are an error at the later one, never a silent rename;
+//  - a run-time value reaches a process only as a whole argv word, a whole environment
+//    variable, or through an environment variable that a shell script quotes: it never
+//    becomes script text, and embedded JSON is built by Argo's `toJson`, not spliced;
+//  - conditions are Argo expressions over the values (`{{=...}}`), so a value cannot
+//    change the expression either;
+//  - the same IR and options give the same bytes (no time stamps, fixed orders).
+// Invents: template inputs for the values a loop body takes from outside (`<var>`,
+// `<var>-<field>`, `<step>-<output>`), environment variables `PIPEC_<param>` for shell
+// scripts, and the exit-handler template `<pipeline>-finally`.
+#include "compiler/emit/argo/workflow_writer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "compiler/base/names.hpp"
+#include "compiler/emit/argo/yaml_writer.hpp"
+#include "compiler/emit/kubeflow/launcher_call.hpp"
+
+namespace pipec::emit::argo {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// The text Argo passes for a literal: strings as they are, bools as true/false,
+/// numbers as JSON writes them, lists and maps as compact JSON.
+std::string literal_text(const ir::Literal& l) {
+  if (l.is_string()) return l.get<std::string>();
+  if (l.is_boolean()) return l.get<bool>() ? "true" : "false";
+  return l.dump();
+}
+
+/// KFP v1's type names for the pipeline_spec annotation.
+const char* kfp_type(const ir::Type& t) {
+  switch (t.kind) {
+    case ir::TypeKind::String: return "String";
+    case ir::TypeKind::Int: return "Integer";
+    case ir::TypeKind::Float: return "Float";
+    case ir::TypeKind::Bool: return "Bool";
+    case ir::TypeKind::List: return "JsonArray";
+    case ir::TypeKind::Map: return "JsonObject";
+  }
+  return "String";
+}
+
+bool is_numeric(const ir::Type& t) {
+  return t.kind == ir::TypeKind::Int || t.kind == ir::TypeKind::Float;
+}
+
+/// An expr-lang string literal ('...') holding `text`. Braces are escaped so that the
+/// literal can never close Argo's `{{=...}}` tag.
+std::string expr_string(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    switch (c) {
+      case '\'': out += "\\'"; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '{': out += "\\u007b"; break;
+      case '}': out += "\\u007d"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out += "'";
+  return out;
+}
+
+/// A shell word that the shell reads back as exactly `text`.
+std::string shell_quote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out.push_back(c);
+    }
+  }
+  out += "'";
+  return out;
+}
+
+/// The environment variable that carries op parameter `name` into a shell script.
+std::string script_var(const std::string& name) { return "PIPEC_" + name; }
+
+/// The ref a value is made of, when it is one whole ref ("${x}" parses as a one-part
+/// interpolation), else nullptr.
+const ir::Ref* whole_ref(const ir::Value& v) {
+  if (v.kind == ir::Value::Kind::Ref) return &*v.ref;
+  if (v.kind != ir::Value::Kind::Interpolation) return nullptr;
+  const ir::Ref* found = nullptr;
+  for (const auto& part : v.parts) {
+    if (part.ref) {
+      if (found) return nullptr;
+      found = &*part.ref;
+    } else if (!part.text.empty()) {
+      return nullptr;
+    }
+  }
+  return found;
+}
+
+// --- scopes ----------------------------------------------------------------------------
+
+/// One DAG template being written: the pipeline's, the exit handler's, or a loop body's.
+/// Values from outside a loop body arrive as the body template's inputs.
+struct Scope {
+  const Scope* parent = nullptr;
+  std::set<std::string> steps;  // source names of the steps (and loops) that are tasks here
+  std::string loop_var;         // the variable of the loop whose body this is, or ""
+  /// Values imported from outside: key -> (input name, the ref as the parent renders it).
+  std::map<std::string, std::pair<std::string, ir::Ref>> imports;
+  std::vector<std::string> import_order;  // keys, in first-use order
+};
+
+std::string ref_key(const ir::Ref& r) {
+  return fmt::format("{}/{}/{}", static_cast<int>(r.kind), r.name, r.field);
+}
+
+// --- the writer ------------------------------------------------------------------------
+
+class WorkflowWriter {
+ public:
+  WorkflowWriter(const ir::Pipeline& pipeline, const WriteOptions& options, Diagnostics& diags)
+      : p_(pipeline), options_(options), diags_(diags) {}
+
+  bool run(std::string& out);
+
+ private:
+  // Names.
+  std::string k8s_name(const std::string& source, SourceRange range, const char* what);
+  void claim_template(const std::string& name, SourceRange range, const std::string& what);
+
+  // Values.
+  std::string argo_ref(const ir::Ref& r, Scope& scope);
+  std::string argo_value(const ir::Value& v, Scope& scope);
+  std::string expr_ref(const ir::Ref& r, Scope& scope);
+  std::string expr_value(const ir::Value& v, Scope& scope, bool as_number);
+  std::string expr_condition(const ir::Condition& c, Scope& scope);
+  std::string expr_bool(const ir::Value& v, Scope& scope);
+
+  // Templates.
+  Json dag_template(const std::string& name, const std::vector<ir::Node>& nodes, Scope& scope);
+  Json task_for(const ir::Step& step, Scope& scope);
+  Json task_for(const ir::Loop& loop, Scope& scope);
+  Json when_of(const std::optional<ir::Condition>& when, Scope& scope);
+  const std::string& container_template(const ir::Step& step);
+  std::string launcher_template(const ir::Step& step, kubeflow::LauncherCall& call);
+  Json container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch);
+
+  // Annotations and arguments.
+  Json workflow_arguments() const;
+  std::string pipeline_spec_annotation() const;
+  std::string parameters_annotation() const;
+
+  void error(SourceRange range, std::string message) {
+    diags_.error(range.valid() ? range : p_.range, std::move(message));
+    ok_ = false;
+  }
+
+  const ir::Pipeline& p_;
+  const WriteOptions& options_;
+  Diagnostics& diags_;
+  bool ok_ = true;
+
+  std::map<std::string, Json> templates_;  // by name: written in name order
+  std::map<std::string, std::pair<std::string, SourceRange>> template_owner_;
+  std::map<std::string, std::string> op_template_;  // op name -> template name
+};
+
+std::string WorkflowWriter::k8s_name(const std::string& source, SourceRange range,
+                                     const char* what) {
+  std::string name = to_dns1123(source);
+  if (name.empty() || !is_dns1123_label(name, kMaxK8sNameLength)) {
+    error(range, fmt::format("{} name '{}' does not give a valid Kubernetes name", what, source));
+    return name.empty() ? "invalid" : name;
+  }
+  if (name.front() >= '0' && name.front() <= '9') {
+    error(range, fmt::format("{} name '{}' becomes '{}', which Argo does not accept as a "
+                             "task name (it starts with a digit)",
+                             what, source, name));
+  }
+  return name;
+}
+
+void WorkflowWriter::claim_template(const std::string& name, SourceRange range,
+                                    const std::string& what) {
+  auto [it, inserted] = template_owner_.emplace(name, std::make_pair(what, range));
+  if (inserted) return;
+  error(range, fmt::format("{} and {} both become the Argo template '{}'; rename one of them",
+                           it->second.first, what, name));
+  if (it->second.second.valid()) diags_.note(it->second.second, it->second.first + " is here");
+}
+
+// Refs as Argo `{{...}}` text, in the scope of a DAG template. Values that come from
+// outside a loop body are imported as inputs of its template.
+std::string WorkflowWriter::argo_ref(const ir::Ref& r, Scope& scope) {
+  switch (r.kind) {
+    case ir::Ref::Kind::Param: return "{{workflow.parameters." + r.name + "}}";
+    case ir::Ref::Kind::OpParam: return "{{inputs.parameters." + r.name + "}}";
+    case ir::Ref::Kind::StepOutput:
+      if (scope.steps.count(r.name))
+        return "{{tasks." + to_dns1123(r.name) + ".outputs.parameters." + r.field + "}}";
+      break;
+    case ir::Ref::Kind::LoopItem: break;
+  }
+  std::string key = ref_key(r);
+  auto it = scope.imports.find(key);
+  if (it == scope.imports.end()) {
+    std::string input = r.field.empty() ? r.name : r.name + "-" + r.field;
+    it = scope.imports.emplace(key, std::make_pair(input, r)).first;
+    scope.import_order.push_back(key);
+  }
+  return "{{inputs.parameters." + it->second.first + "}}";
+}
+
+std::string WorkflowWriter::argo_value(const ir::Value& v, Scope& scope) {
+  if (const ir::Ref* r = whole_ref(v)) return argo_ref(*r, scope);
+  switch (v.kind) {
+    case ir::Value::Kind::Literal: return literal_text(v.literal);
+    case ir::Value::Kind::Ref: return argo_ref(*v.ref, scope);
+    case ir::Value::Kind::Interpolation: {
+      std::string s;
+      for (const auto& part : v.parts) s += part.ref ? argo_ref(*part.ref, scope) : part.text;
+      return s;
+    }
+    case ir::Value::Kind::List:
+    case ir::Value::Kind::Map:
+      // Sema lets run-time values into lists and maps only where an op takes them apart
+      // (training ops' env and data); a container op's argument is one value.
+      error(v.range, "a list or map built from run-time values cannot be passed to a "
+                     "container op; pass a list parameter or a literal list");
+      return "";
+  }
+  return "";
+}
+
+// Refs inside `{{=...}}` expressions (conditions, podSpecPatch).
+std::string WorkflowWriter::expr_ref(const ir::Ref& r, Scope& scope) {
+  std::string text = argo_ref(r, scope);  // also records an import
+  // "{{a.b.c}}" -> a['b'] style lookups that work with any name.
+  std::string path = text.substr(2, text.size() - 4);
+  std::vector<std::string> parts;
+  std::size_t pos = 0;
+  // Names never contain '.', so the path splits cleanly; the last part may be a name
+  // with '-' (task names), which is why every part past the first is indexed.
+  while (true) {
+    std::size_t dot = path.find('.', pos);
+    parts.push_back(path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos));
+    if (dot == std::string::npos) break;
+    pos = dot + 1;
+  }
+  std::string out = parts[0];
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    // tasks['x'].outputs.parameters['y']: fixed words as fields, names indexed.
+    if (parts[i] == "outputs" || parts[i] == "parameters") {
+      out += "." + parts[i];
+    } else {
+      out += "[" + expr_string(parts[i]) + "]";
+    }
+  }
+  return out;
+}
+
+std::string WorkflowWriter::expr_value(const ir::Value& v, Scope& scope, bool as_number) {
+  std::string text;
+  switch (v.kind) {
+    case ir::Value::Kind::Literal:
+      if (as_number && v.literal.is_number()) return v.literal.dump();
+      return expr_string(literal_text(v.literal));
+    case ir::Value::Kind::Ref: text = expr_ref(*v.ref, scope); break;
+    case ir::Value::Kind::Interpolation:
+      for (const auto& part : v.parts) {
+        if (!text.empty()) text += " + ";
+        text += part.ref ? expr_ref(*part.ref, scope) : expr_string(part.text);
+      }
+      if (text.empty()) text = "''";
+      text = "(" + text + ")";
+      break;
+    default:
+      error(v.range, "lists and maps cannot be compared");
+      return "''";
+  }
+  return as_number ? "asFloat(" + text + ")" : text;
+}
+
+std::string WorkflowWriter::expr_bool(const ir::Value& v, Scope& scope) {
+  if (v.is_literal() && v.literal.is_boolean()) return v.literal.get<bool>() ? "true" : "false";
+  return "(" + expr_value(v, scope, false) + " == 'true')";
+}
+
+std::string WorkflowWriter::expr_condition(const ir::Condition& c, Scope& scope) {
+  using Op = ir::Condition::Op;
+  auto binary = [&](const char* op) {
+    return "(" + expr_condition(c.operands[0], scope) + " " + op + " " +
+           expr_condition(c.operands[1], scope) + ")";
+  };
+  switch (c.op) {
+    case Op::Leaf: return expr_bool(*c.value, scope);
+    case Op::And: return binary("&&");
+    case Op::Or: return binary("||");
+    case Op::Not: return "!" + expr_condition(c.operands[0], scope);
+    default: break;
+  }
+  // A comparison: both operands are leaves holding values.
+  const ir::Value& a = *c.operands[0].value;
+  const ir::Value& b = *c.operands[1].value;
+  const char* op = c.op == Op::Eq   ? "=="
+                   : c.op == Op::Ne ? "!="
+                   : c.op == Op::Lt ? "<"
+                   : c.op == Op::Le ? "<="
+                   : c.op == Op::Gt ? ">"
+                                    : ">=";
+  std::string left, right;
+  if (is_numeric(a.type) && is_numeric(b.type)) {
+    left = expr_value(a, scope, true);
+    right = expr_value(b, scope, true);
+  } else if (a.type.kind == ir::TypeKind::Bool) {
+    left = expr_bool(a, scope);
+    right = expr_bool(b, scope);
+  } else {
+    left = expr_value(a, scope, false);
+    right = expr_value(b, scope, false);
+  }
+  return "(" + left + " " + op + " " + right + ")";
+}
+
+Json WorkflowWriter::when_of(const std::optional<ir::Condition>& when, Scope& scope) {
+  if (!when) return nullptr;
+  return "{{=" + expr_condition(*when, scope) + "}}";
+}
+
+// --- container ops ----------------------------------------------------------------------
+
+// Whether argv word `v` (an interpolation) can be left to Argo's substitution: one op
+// parameter after a `--flag=` or `NAME=` prefix, which receiving programs split off.
+bool is_flag_word(const ir::Value& v) {
+  if (v.kind != ir::Value::Kind::Interpolation || v.parts.size() != 2) return false;
+  if (v.parts[0].ref || !v.parts[1].ref) return false;
+  const std::string& prefix = v.parts[0].text;
+  if (prefix.empty() || prefix.back() != '=') return false;
+  std::size_t i = 0;
+  if (prefix[0] == '-') {
+    i = prefix.size() > 1 && prefix[1] == '-' ? 2 : 1;
+    if (i >= prefix.size() - 1 || !std::isalpha(static_cast<unsigned char>(prefix[i]))) return false;
+  } else if (!(std::isalpha(static_cast<unsigned char>(prefix[0])) || prefix[0] == '_')) {
+    return false;
+  }
+  for (; i + 1 < prefix.size(); ++i) {
+    char c = prefix[i];
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
+  }
+  return true;
+}
+
+Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch) {
+  Scope op_scope;  // refs here are the op's own parameters
+  std::vector<std::string> script_vars;  // op parameters a shell script reads, first-use order
+  auto use_var = [&](const ir::Ref& r) {
+    if (std::find(script_vars.begin(), script_vars.end(), r.name) == script_vars.end())
+      script_vars.push_back(r.name);
+    return "\"${" + script_var(r.name) + "}\"";
+  };
+  // One argv word as shell text: literal parts quoted, values as quoted variables.
+  auto shell_word = [&](const ir::Value& v) {
+    std::string word;
+    if (v.kind == ir::Value::Kind::Literal) return shell_quote(literal_text(v.literal));
+    if (v.kind == ir::Value::Kind::Ref) return use_var(*v.ref);
+    for (const auto& part : v.parts) {
+      if (part.ref) {
+        word += use_var(*part.ref);
+      } else if (!part.text.empty()) {
+        word += shell_quote(part.text);
+      }
+    }
+    return word.empty() ? std::string("''") : word;
+  };
+
+  Json c = Json::object();
+  c["image"] = argo_value(op.image, op_scope);
+  Json command = Json::array();
+  Json args = Json::array();
+  if (op.shell) {
+    // Shell form: the script is the op's own text; each `${p}` is a quoted variable.
+    std::string script;
+    for (const auto& cmd : op.command) {
+      if (cmd.kind == ir::Value::Kind::Literal) {
+        script += literal_text(cmd.literal);
+      } else if (cmd.kind == ir::Value::Kind::Ref) {
+        script += use_var(*cmd.ref);
+      } else {
+        for (const auto& part : cmd.parts) script += part.ref ? use_var(*part.ref) : part.text;
+      }
+    }
+    command = Json::array({"sh", "-c", script, to_dns1123(op.name)});
+    for (const auto& a : op.args) args.push_back(argo_value(a, op_scope));
+    // `args` become the script's "$1", "$2", ...: whole words either way.
+    for (auto& a : args) command.push_back(std::move(a));
+    args = Json::array();
+  } else {
+    bool needs_shell = false;
+    for (const auto* list : {&op.command, &op.args})
+      for (const auto& w : *list)
+        if (w.kind == ir::Value::Kind::Interpolation && !whole_ref(w) && !is_flag_word(w))
+          needs_shell = true;
+    if (needs_shell) {
+      // A word that mixes text and values: the shell builds it from quoted variables,
+      // so the value stays inside its word and never becomes script text.
+      std::string script = "exec";
+      for (const auto* list : {&op.command, &op.args})
+        for (const auto& w : *list) script += " " + shell_word(w);
+      command = Json::array({"sh", "-c", script, to_dns1123(op.name)});
+    } else {
+      for (const auto& w : op.command) command.push_back(argo_value(w, op_scope));
+      for (const auto& w : op.args) args.push_back(argo_value(w, op_scope));
+    }
+  }
+  if (!command.empty()) c["command"] = std::move(command);
+  if (!args.empty()) c["args"] = std::move(args);
+
+  Json env = Json::array();
+  for (const auto& [name, value] : op.env) env.push_back({{"name", name}, {"value", argo_value(value, op_scope)}});
+  for (const auto& var : script_vars)
+    env.push_back({{"name", script_var(var)}, {"value", "{{inputs.parameters." + var + "}}"}});
+  if (!env.empty()) c["env"] = std::move(env);
+
+  // Resources: requests = limits. Literal quantities go into the container; values known
+  // only at run time go through podSpecPatch, built as JSON by Argo's toJson.
+  Json limits = Json::object();
+  Json patch_limits = Json::object();
+  std::string vendor = "nvidia.com/gpu";
+  for (const auto& [key, value] : op.resources)
+    if (key == "gpu_vendor" && value.is_literal()) vendor = literal_text(value.literal);
+  for (const auto& [key, value] : op.resources) {
+    if (key == "gpu_vendor") continue;
+    std::string field = key == "gpus" ? vendor : key;
+    if (value.is_literal()) {
+      std::string text = literal_text(value.literal);
+      if (key == "gpus" && text == "0") continue;
+      limits[field] = text;
+    } else {
+      patch_limits[field] = "{{=toJson(" + expr_value(value, op_scope, false) + ")}}";
+    }
+  }
+  if (!limits.empty()) {
+    Json requests = limits;
+    c["resources"] = {{"limits", limits}, {"requests", requests}};
+  }
+  if (!patch_limits.empty()) {
+    // {"containers":[{"name":"main","resources":{"limits":{..},"requests":{..}}}]}, with each
+    // value a whole toJson(...) tag: the JSON around the values is fixed text.
+    std::string fields;
+    for (const auto& [k, v] : patch_limits.items()) {
+      if (!fields.empty()) fields += ",";
+      fields += Json(k).dump() + ":" + v.get<std::string>();
+    }
+    pod_spec_patch = R"({"containers":[{"name":"main","resources":{"limits":{)" + fields +
+                     R"(},"requests":{)" + fields + "}}}]}";
+  }
+  for (const auto& param : op.params) inputs.push_back({{"name", param.name}});
+  return c;
+}
+
+const std::string& WorkflowWriter::container_template(const ir::Step& step) {
+  auto it = op_template_.find(step.op);
+  if (it != op_template_.end()) return it->second;
+  const ir::ContainerOp* op = nullptr;
+  for (const auto& o : p_.ops)
+    if (o.name == step.op) op = &o;
+  std::string name = k8s_name(step.op, op ? op->range : step.range, "op");
+  claim_template(name, op ? op->range : step.range, "op '" + step.op + "'");
+  Json t = Json::object();
+  t["name"] = name;
+  if (op) {
+    Json inputs = Json::array();
+    Json patch = nullptr;
+    Json container = container_body(*op, inputs, patch);
+    if (!inputs.empty()) t["inputs"] = {{"parameters", std::move(inputs)}};
+    if (!op->outputs.empty()) {
+      Json params = Json::array();
+      Json artifacts = Json::array();
+      for (const auto& out : op->outputs) {
+        params.push_back({{"name", out.name}, {"valueFrom", {{"path", out.path}}}});
+        artifacts.push_back({{"name", out.name}, {"path", out.path}});
+      }
+      t["outputs"] = {{"parameters", std::move(params)}, {"artifacts", std::move(artifacts)}};
+    }
+    t["container"] = std::move(container);
+    if (!patch.is_null()) t["podSpecPatch"] = std::move(patch);
+    if (!op->doc.empty()) t["metadata"] = {{"annotations", {{"pipec.dev/doc", op->doc}}}};
+  }
+  templates_[name] = std::move(t);
+  return op_template_.emplace(step.op, name).first->second;
+}
+
+std::string WorkflowWriter::launcher_template(const ir::Step& step, kubeflow::LauncherCall& call) {
+  kubeflow::JobOptions job;
+  job.mpi_v1 = options_.mpi_v1;
+  job.params = &p_.params;
+  if (!kubeflow::build_launcher_call(step, job, call, diags_)) {
+    ok_ = false;
+    return "";
+  }
+  std::string name = k8s_name(step.name, step.range, "step");
+  claim_template(name, step.range, "training step '" + step.name + "'");
+  Json t = Json::object();
+  t["name"] = name;
+  if (!call.inputs.empty()) {
+    Json params = Json::array();
+    for (const auto& [input, value] : call.inputs) params.push_back({{"name", input}});
+    t["inputs"] = {{"parameters", std::move(params)}};
+  }
+  Json artifacts = Json::array();
+  if (call.writes_metrics)
+    artifacts.push_back({{"name", "mlpipeline-metrics"},
+                         {"path", "/tmp/outputs/mlpipeline-metrics.json"},
+                         {"optional", true}});
+  if (call.writes_ui_metadata)
+    artifacts.push_back({{"name", "mlpipeline-ui-metadata"},
+                         {"path", "/tmp/outputs/mlpipeline-ui-metadata.json"},
+                         {"optional", true}});
+  if (!artifacts.empty()) t["outputs"] = {{"artifacts", std::move(artifacts)}};
+  t["container"] = {
+      {"image", options_.launcher_image},
+      {"command", Json::array({"pipec-launcher"})},
+      {"args", call.args},
+      {"env", Json::array({{{"name", "POD_UID"},
+                            {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.uid"}}}}}}})}};
+  t["metadata"] = {{"labels", {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}}}};
+  templates_[name] = std::move(t);
+  return name;
+}
+
+// --- DAGs --------------------------------------------------------------------------------
+
+Json WorkflowWriter::task_for(const ir::Step& step, Scope& scope) {
+  Json task = Json::object();
+  task["name"] = to_dns1123(step.name);
+  Json params = Json::array();
+  if (step.kind == ir::OpKind::Container) {
+    task["template"] = container_template(step);
+    for (const auto& [name, value] : step.args)
+      params.push_back({{"name", name}, {"value", argo_value(value, scope)}});
+  } else {
+    kubeflow::LauncherCall call;
+    task["template"] = launcher_template(step, call);
+    for (const auto& [name, value] : call.inputs)
+      params.push_back({{"name", name}, {"value", argo_value(value, scope)}});
+  }
+  if (!step.depends.empty()) {
+    Json deps = Json::array();
+    for (const auto& d : step.depends) deps.push_back(to_dns1123(d));
+    task["dependencies"] = std::move(deps);
+  }
+  if (Json when = when_of(step.when, scope); !when.is_null()) task["when"] = std::move(when);
+  if (!params.empty()) task["arguments"] = {{"parameters", std::move(params)}};
+  return task;
+}
+
+Json WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope) {
+  Scope body;
+  body.parent = &scope;
+  body.loop_var = loop.var;
+  for (const auto& node : loop.body) {
+    if (const auto* s = std::get_if<ir::Step>(&node)) body.steps.insert(s->name);
+  }
+  claim_template(loop.name, loop.range, "the loop over '" + loop.var + "'");
+  Json t = dag_template(loop.name, loop.body, body);
+
+  Json task = Json::object();
+  task["name"] = loop.name;
+  task["template"] = loop.name;
+  if (!loop.depends.empty()) {
+    Json deps = Json::array();
+    for (const auto& d : loop.depends) deps.push_back(to_dns1123(d));
+    task["dependencies"] = std::move(deps);
+  }
+  if (Json when = when_of(loop.when, scope); !when.is_null()) task["when"] = std::move(when);
+  Json params = Json::array();
+  for (const auto& key : body.import_order) {
+    const auto& [input, ref] = body.imports.at(key);
+    std::string value;
+    if (ref.kind == ir::Ref::Kind::LoopItem && ref.name == loop.var) {
+      value = ref.field.empty() ? "{{item}}" : "{{item." + ref.field + "}}";
+    } else {
+      value = argo_ref(ref, scope);
+    }
+    params.push_back({{"name", input}, {"value", value}});
+  }
+  if (!params.empty()) task["arguments"] = {{"parameters", std::move(params)}};
+  if (loop.items.is_literal()) {
+    task["withItems"] = loop.items.literal;
+  } else {
+    task["withParam"] = argo_value(loop.items, scope);
+  }
+  if (!body.import_order.empty()) {
+    Json inputs = Json::array();
+    for (const auto& key : body.import_order) inputs.push_back({{"name", body.imports.at(key).first}});
+    // inputs go right after the name, as in every other template
+    Json ordered = Json::object();
+    ordered["name"] = t["name"];
+    ordered["inputs"] = {{"parameters", std::move(inputs)}};
+    ordered["dag"] = std::move(t["dag"]);
+    t = std::move(ordered);
+  }
+  templates_[loop.name] = std::move(t);
+  return task;
+}
+
+Json WorkflowWriter::dag_template(const std::string& name, const std::vector<ir::Node>& nodes,
+                                  Scope& scope) {
+  Json tasks = Json::array();
+  for (const auto& node : nodes) {
+    if (const auto* s = std::get_if<ir::Step>(&node)) {
+      tasks.push_back(task_for(*s, scope));
+    } else {
+      tasks.push_back(task_for(std::get<ir::Loop>(node), scope));
+    }
+  }
+  return Json{{"name", name}, {"dag", {{"tasks", std::move(tasks)}}}};
+}
+
+// --- the workflow ------------------------------------------------------------------------
+
+Json WorkflowWriter::workflow_arguments() const {
+  Json params = Json::array();
+  for (const auto& param : p_.params) {
+    Json p = Json::object();
+    p["name"] = param.name;
+    if (param.default_value) p["value"] = literal_text(*param.default_value);
+    if (!param.constraint.one_of.empty()) {
+      Json e = Json::array();
+      for (const auto& v : param.constraint.one_of) e.push_back(literal_text(v));
+      p["enum"] = std::move(e);
+    }
+    if (!param.doc.empty()) p["description"] = param.doc;
+    params.push_back(std::move(p));
+  }
+  return params;
+}
+
+std::string WorkflowWriter::pipeline_spec_annotation() const {
+  // As dsl-compile writes it (sorted keys), with the types it leaves out.
+  nlohmann::json spec = nlohmann::json::object();  // std::map: sorted keys
+  if (!p_.description.empty()) spec["description"] = p_.description;
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const auto& param : p_.params) {
+    nlohmann::json in = nlohmann::json::object();
+    in["name"] = param.name;
+    in["type"] = kfp_type(param.type);
+    if (param.default_value) {
+      in["default"] = literal_text(*param.default_value);
+      in["optional"] = true;
+    }
+    if (!param.doc.empty()) in["description"] = param.doc;
+    inputs.push_back(std::move(in));
+  }
+  spec["inputs"] = std::move(inputs);
+  spec["name"] = p_.name;
+  return spec.dump();
+}
+
+std::string WorkflowWriter::parameters_annotation() const {
+  Json params = Json::array();
+  for (const auto& param : p_.params) {
+    Json p = Json::object();
+    p["name"] = param.name;
+    p["type"] = param.type.str();
+    p["required"] = !param.default_value.has_value();
+    if (param.default_value) p["default"] = *param.default_value;
+    if (!param.constraint.one_of.empty()) p["enum"] = param.constraint.one_of;
+    if (param.constraint.min) p["min"] = *param.constraint.min;
+    if (param.constraint.max) p["max"] = *param.constraint.max;
+    if (param.type.kind == ir::TypeKind::Int) {
+      // Integral bounds print as integers.
+      for (const char* k : {"min", "max"})
+        if (p.contains(k)) p[k] = static_cast<long long>(p[k].get<double>());
+    }
+    params.push_back(std::move(p));
+  }
+  return params.dump();
+}
+
+bool WorkflowWriter::run(std::string& out) {
+  std::string entry = k8s_name(p_.name, p_.range, "pipeline");
+  claim_template(entry, p_.range, "pipeline '" + p_.name + "'");
+  std::string exit_name;
+  if (!p_.exit_handler.empty()) {
+    exit_name = entry + "-finally";
+    claim_template(exit_name, p_.range, "the 'finally' block of '" + p_.name + "'");
+  }
+  // Task names: sema has already rejected two steps that give the same name.
+  auto top_scope = [](const std::vector<ir::Node>& nodes) {
+    Scope s;
+    for (const auto& node : nodes)
+      if (const auto* st = std::get_if<ir::Step>(&node)) s.steps.insert(st->name);
+    return s;
+  };
+  Scope main = top_scope(p_.dag);
+  templates_[entry] = dag_template(entry, p_.dag, main);
+  if (!exit_name.empty()) {
+    Scope fin = top_scope(p_.exit_handler);
+    templates_[exit_name] = dag_template(exit_name, p_.exit_handler, fin);
+  }
+  if (!ok_) return false;
+
+  Json wf = Json::object();
+  wf["apiVersion"] = "argoproj.io/v1alpha1";
+  wf["kind"] = "Workflow";
+  wf["metadata"] = {
+      {"generateName", entry + "-"},
+      {"annotations",
+       {{"pipelines.kubeflow.org/pipeline_spec", pipeline_spec_annotation()},
+        {"pipec.dev/parameters", parameters_annotation()}}},
+      {"labels", {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}}}};
+  Json spec = Json::object();
+  spec["entrypoint"] = entry;
+  if (!p_.params.empty()) spec["arguments"] = {{"parameters", workflow_arguments()}};
+  spec["serviceAccountName"] = options_.service_account;
+  if (!exit_name.empty()) spec["onExit"] = exit_name;
+  Json templates = Json::array();
+  for (auto& [name, t] : templates_) templates.push_back(std::move(t));
+  spec["templates"] = std::move(templates);
+  wf["spec"] = std::move(spec);
+  out.clear();
+  append_yaml(out, wf);
+  return true;
+}
+
+}  // namespace
+
+bool write_workflow(const ir::Pipeline& pipeline, const WriteOptions& options, std::string& out,
+                    Diagnostics& diags) {
+  return WorkflowWriter(pipeline, options, diags).run(out);
+}
+
+}  // namespace pipec::emit::argo
