@@ -9,14 +9,19 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include "runtime/kube_client.hpp"
 #include "tests/runtime/fake_kube.hpp"
+#include "tests/runtime/test_pki.hpp"
 
 namespace pipec::runtime {
 namespace {
@@ -782,6 +787,204 @@ TEST_F(RuntimeLauncher, BinaryDeletesTheJobOnSigterm) {
   EXPECT_EQ(read(out_path), "loss=0.75\n");
   EXPECT_EQ(read(metrics), R"({"metrics":[{"format":"RAW","name":"loss","numberValue":0.75}]})" "\n");
   for (const auto& t : kube_.tokens_seen()) EXPECT_EQ(t, "Bearer s3cret");
+}
+
+}  // namespace
+}  // namespace pipec::runtime
+
+namespace pipec::runtime {
+namespace {
+
+// In a pod: HTTPS to $KUBERNETES_SERVICE_HOST:PORT with the service account's CA, the
+// namespace from its file, and the token re-read after the kubelet rotates it mid-run.
+TEST_F(RuntimeLauncher, InClusterOverTlsPicksUpTheRotatedToken) {
+  auto pki = testing::make_test_pki();
+  auto put = [](const fs::path& p, const std::string& text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+  };
+  put(dir_ / "tls" / "server.crt", pki.server_cert);
+  put(dir_ / "tls" / "server.key", pki.server_key);
+  FakeKube kube(testing::FakeKubeTls{(dir_ / "tls" / "server.crt").string(),
+                                     (dir_ / "tls" / "server.key").string(), ""});
+  kube.accept_tokens({"t1"});
+  InClusterPaths paths{(dir_ / "sa" / "token").string(), (dir_ / "sa" / "ca.crt").string(),
+                       (dir_ / "sa" / "namespace").string()};
+  put(paths.token, "t1\n");
+  put(paths.ca, pki.ca_cert);
+  put(paths.namespace_file, "team\n");
+  ::setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1", 1);
+  ::setenv("KUBERNETES_SERVICE_PORT", std::to_string(kube.port()).c_str(), 1);
+  std::unique_ptr<KubeClient> client;
+  ConnectFn connect = [&](std::string& why) -> KubeClient* {
+    auto config = load_kube_config("", paths, why);
+    if (!config) return nullptr;
+    client = std::make_unique<KubeClient>(std::move(*config));
+    return client.get();
+  };
+  auto o = options(kMpiJob);
+  o.namespace_name.clear();
+  std::thread driver([&] {
+    auto job = kube.wait_for_job(5s);
+    if (job.empty()) return;
+    auto pod = job + "-launcher";
+    kube.add_pod(pod, job, "launcher", 0);
+    kube.set_condition(job, "Running");
+    kube.log(pod, "loss=0.5");
+    wait_for([&] { return kube.log_lines_sent >= 1; });
+    kube.accept_tokens({"t1", "t2"});
+    put(paths.token, "t2\n");
+    kube.accept_tokens({"t2"});
+    kube.log(pod, "loss=0.25");
+    kube.end_pod(pod, 0);
+    kube.set_condition(job, "Succeeded");
+  });
+  std::ostringstream out, err;
+  std::atomic<bool> never{false};
+  int code = run_launcher(o, connect, out, err, never);
+  driver.join();
+  ::unsetenv("KUBERNETES_SERVICE_HOST");
+  ::unsetenv("KUBERNETES_SERVICE_PORT");
+  EXPECT_EQ(code, kExitSucceeded) << err.str();
+  EXPECT_EQ(out.str(), "loss=0.5\nloss=0.25\n");
+  auto requests = kube.requests();
+  auto tokens = kube.tokens_seen();
+  ASSERT_EQ(requests.size(), tokens.size());
+  ASSERT_FALSE(requests.empty());
+  EXPECT_EQ(requests.front(), "POST /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs");
+  EXPECT_EQ(tokens.front(), "Bearer t1");
+  EXPECT_EQ(requests.back(), "DELETE /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs/wf-train-123");
+  EXPECT_EQ(tokens.back(), "Bearer t2");
+}
+
+TEST_F(RuntimeLauncher, BinaryDeletesTheJobOnSigint) {
+  auto kubeconfig = dir_ / "kubeconfig";
+  std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+                            << "clusters: [{name: fake, cluster: {server: '" << kube_.url() << "'}}]\n"
+                            << "contexts: [{name: test, context: {cluster: fake, user: me, namespace: team}}]\n"
+                            << "users: [{name: me, user: {}}]\n";
+  std::string metrics = (dir_ / "m.json").string();
+  std::vector<std::string> args = {PIPEC_LAUNCHER_PATH, "--kubeconfig", kubeconfig.string(),
+                                   "--manifest", kMpiJob, "--step-name", "wf-int-1", "--keep-job",
+                                   "--metric", "loss", "--metrics-file", metrics,
+                                   "--retry-delay", "20ms"};
+  std::string err_path = (dir_ / "stderr").string();
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (!freopen("/dev/null", "w", stdout) || !freopen(err_path.c_str(), "w", stderr)) _exit(126);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  auto job = kube_.wait_for_job(10s);
+  EXPECT_EQ(job, "wf-int-1");
+  // Still pending: the launcher is watching the job.
+  wait_for([&] { return kube_.count("GET /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs?") >= 1; });
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int status = 0;
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (waitpid(pid, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(WIFEXITED(status)) << read(err_path);
+  EXPECT_EQ(WEXITSTATUS(status), kExitStopped) << read(err_path);
+  EXPECT_EQ(kube_.count("DELETE /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs/wf-int-1"), 1);
+  EXPECT_FALSE(kube_.job("wf-int-1"));
+  EXPECT_EQ(read(metrics), "{\"metrics\":[]}\n");
+  auto err = read(err_path);
+  auto stopped = err.find("pipec-launcher: stopped by a signal; deleting the job\n");
+  EXPECT_NE(stopped, std::string::npos) << err;
+  EXPECT_NE(err.find("pipec-launcher: deleted job wf-int-1\n", stopped), std::string::npos) << err;
+}
+
+// Every request the launcher makes in a success, a failure (log tail) and a stop is granted
+// by the Role in runtime/deploy/rbac.yaml: (API group, resource, verb) as the API server
+// authorises it.
+TEST_F(RuntimeLauncher, RbacRoleGrantsEveryRequestTheLauncherMakes) {
+  auto role = YAML::LoadAllFromFile(PIPEC_SOURCE_DIR "/runtime/deploy/rbac.yaml");
+  ASSERT_EQ(role.size(), 2u);
+  ASSERT_EQ(role[0]["kind"].as<std::string>(), "Role");
+  ASSERT_EQ(role[1]["kind"].as<std::string>(), "RoleBinding");
+  EXPECT_EQ(role[1]["roleRef"]["name"].as<std::string>(), role[0]["metadata"]["name"].as<std::string>());
+  auto granted = [&](const std::string& group, const std::string& resource, const std::string& verb) {
+    for (const auto& rule : role[0]["rules"]) {
+      auto has = [](const YAML::Node& list, const std::string& v) {
+        for (const auto& x : list)
+          if (x.as<std::string>() == v) return true;
+        return false;
+      };
+      if (has(rule["apiGroups"], group) && has(rule["resources"], resource) && has(rule["verbs"], verb))
+        return true;
+    }
+    return false;
+  };
+  // Only what the launcher needs: no list/watch on logs, no update or patch of jobs.
+  EXPECT_FALSE(granted("kubeflow.org", "mpijobs", "update"));
+  EXPECT_FALSE(granted("kubeflow.org", "mpijobs", "patch"));
+  EXPECT_FALSE(granted("", "pods", "delete"));
+
+  auto watched = [&](const std::string& job) {
+    wait_for([&] {
+      for (const auto& req : kube_.requests())
+        if (req.find("watch=true") != std::string::npos &&
+            req.find("metadata.name=" + job) != std::string::npos)
+          return true;
+      return false;
+    });
+  };
+  // A failure with logs, then a stop, for each kind.
+  int n = 0;
+  for (const char* manifest : {kMpiJob, kTfJobWithChief, kPyTorchJob}) {
+    auto o = options(manifest);
+    o.step_name = "wf-rbac-" + std::to_string(++n);
+    auto r = run(o, [&](const std::string& job) {
+      auto pod = job + "-leader";
+      std::string type = manifest == kMpiJob ? "launcher" : manifest == kPyTorchJob ? "master" : "chief";
+      kube_.add_pod(pod, job, type, 0);
+      watched(job);
+      kube_.set_condition(job, "Running");
+      kube_.log(pod, "boom");
+      kube_.end_pod(pod, 1);
+      kube_.set_condition(job, "Failed", "Failed", "it failed");
+    });
+    EXPECT_EQ(r.code, kExitFailed) << r.err;
+  }
+  std::atomic<bool> stop{false};
+  auto o = options(kMpiJob);
+  o.step_name = "wf-rbac-stop";
+  EXPECT_EQ(run(o, [&](const std::string& job) { watched(job); stop = true; }, &stop).code, kExitStopped);
+
+  const std::regex job_path(R"(/apis/([^/]+)/[^/]+/namespaces/[^/]+/([a-z]+)(/[^/?]+)?(\?.*)?)");
+  const std::regex pod_path(R"(/api/v1/namespaces/[^/]+/pods(/[^/?]+)?(/log)?(\?.*)?)");
+  std::set<std::string> seen;
+  for (const auto& req : kube_.requests()) {
+    auto space = req.find(' ');
+    std::string method = req.substr(0, space), path = req.substr(space + 1);
+    std::smatch m;
+    std::string group, resource, verb;
+    if (std::regex_match(path, m, job_path)) {
+      group = m[1];
+      resource = m[2];
+      bool named = m[3].matched, watch = path.find("watch=true") != std::string::npos;
+      verb = method == "POST" ? "create" : method == "DELETE" ? "delete"
+             : watch ? "watch" : named ? "get" : "list";
+    } else if (std::regex_match(path, m, pod_path)) {
+      resource = m[2].matched ? "pods/log" : "pods";
+      verb = m[1].matched ? "get" : "list";
+    } else {
+      ADD_FAILURE() << "unexpected request " << req;
+      continue;
+    }
+    seen.insert(group + "/" + resource + ":" + verb);
+    EXPECT_TRUE(granted(group, resource, verb)) << req << " needs " << verb << " on " << resource;
+  }
+  for (const char* needed : {"kubeflow.org/mpijobs:create", "kubeflow.org/mpijobs:get",
+                             "kubeflow.org/mpijobs:watch", "kubeflow.org/mpijobs:delete",
+                             "kubeflow.org/tfjobs:create", "kubeflow.org/pytorchjobs:watch",
+                             "/pods:list", "/pods/log:get"})
+    EXPECT_TRUE(seen.count(needed)) << needed;
 }
 
 }  // namespace
