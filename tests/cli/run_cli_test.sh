@@ -48,8 +48,8 @@ if [ "$got_exit" != "$want_exit" ]; then
 fi
 for s in stdout stderr; do
   if [ -f "$dir/$name.$s" ]; then
-    if ! diff -u "$dir/$name.$s" "$tmp/.$s" >"$tmp/diff"; then
-      echo "$name: $s differs from $name.$s:"; cat "$tmp/diff"; status=1
+    if ! diff -u "$dir/$name.$s" "$tmp/.$s" >"$tmp/.diff"; then
+      echo "$name: $s differs from $name.$s:"; cat "$tmp/.diff"; status=1
     fi
   elif [ -s "$tmp/.$s" ] && [ "$s" = stderr ]; then
     echo "$name: unexpected stderr (add $name.stderr):"; cat "$tmp/.$s"; status=1
@@ -58,8 +58,8 @@ done
 while IFS= read -r check; do
   [ -n "$check" ] || continue
   check=${check//\{TMP\}/$tmp}
-  if ! (eval "$check") >"$tmp/check.out" 2>&1; then
-    echo "$name: check failed: $check"; cat "$tmp/check.out"; status=1
+  if ! (eval "$check") >"$tmp/.check.out" 2>&1; then
+    echo "$name: check failed: $check"; cat "$tmp/.check.out"; status=1
   fi
 done < <(header CHECK)
 exit $status
