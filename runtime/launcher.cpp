@@ -655,13 +655,16 @@ void Launcher::report_failure() {
   for (const auto& p : at(list, "items")) {
     bool leader = text(at(p, "metadata", "labels"), "training.kubeflow.org/replica-type") ==
                   kind_.leader_type;
-    for (const auto& cs : at(p, "status", "containerStatuses")) {
-      for (const char* state : {"state", "lastState"}) {
-        const json& term = at(cs, state, "terminated");
-        if (integer(term, "exitCode") != 0 && (!pod || leader)) {
-          pod = &p;
-          container = text(cs, "name");
-          previous = std::string_view(state) == "lastState" && at(cs, "state", "terminated").is_null();
+    // An init container (git-sync) that failed stops the pod before training starts.
+    for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+      for (const auto& cs : at(p, "status", list)) {
+        for (const char* state : {"state", "lastState"}) {
+          const json& term = at(cs, state, "terminated");
+          if (integer(term, "exitCode") != 0 && (!pod || leader)) {
+            pod = &p;
+            container = text(cs, "name");
+            previous = std::string_view(state) == "lastState" && at(cs, "state", "terminated").is_null();
+          }
         }
       }
     }

@@ -425,6 +425,12 @@ void FakeKube::restart_container(const std::string& pod, int exit_code) {
   changed_.notify_all();
 }
 
+void FakeKube::patch_pod(const std::string& pod, const json& patch) {
+  std::lock_guard lock(mutex_);
+  pods_.at(pod).object.merge_patch(patch);
+  changed_.notify_all();
+}
+
 void FakeKube::remove_job(const std::string& name) {
   std::lock_guard lock(mutex_);
   auto it = jobs_.find(name);

@@ -63,6 +63,8 @@ class FakeKube {
   /// a followed stream completes, its log becomes the `previous=true` log, restartCount
   /// goes up and new lines go to the new container.
   void restart_container(const std::string& pod, int exit_code);
+  /// Applies a JSON merge patch (RFC 7386) to a pod object, e.g. to its status.
+  void patch_pod(const std::string& pod, const nlohmann::json& patch);
   /// Someone else deletes the job (a DELETED watch event).
   void remove_job(const std::string& name);
 

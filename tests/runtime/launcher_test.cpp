@@ -508,6 +508,7 @@ TEST_F(RuntimeLauncher, ContainerRestartInTheSamePodLosesNoLines) {
 TEST_F(RuntimeLauncher, FailureAfterARestartShowsThePreviousContainersLog) {
   auto o = options(kPyTorchJob);
   o.failure_log_lines = 2;
+  o.log_grace = 100ms;  // the restarted master still runs: its log does not end
   auto r = run(o, [&](const std::string& job) {
     auto master = job + "-master-0", worker = job + "-worker-0";
     kube_.add_pod(master, job, "master", 0, "pytorch");
@@ -528,6 +529,27 @@ TEST_F(RuntimeLauncher, FailureAfterARestartShowsThePreviousContainersLog) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(kube_.count("GET /api/v1/namespaces/team/pods/wf-train-123-master-0/log?container=pytorch&previous=true&tailLines=2"), 1);
+}
+
+TEST_F(RuntimeLauncher, AFailedInitContainerShowsItsLog) {
+  auto o = options(kPyTorchJob);
+  o.log_grace = 100ms;  // the training container never started: no log to wait for
+  auto r = run(o, [&](const std::string& job) {
+    auto master = job + "-master-0";
+    kube_.add_pod(master, job, "master", 0, "pytorch");
+    kube_.log(master, "fatal: could not read Username for 'https://github.com'");
+    kube_.patch_pod(master, json::parse(R"({"status": {"phase": "Failed",
+      "initContainerStatuses": [{"name": "git-sync", "restartCount": 0,
+        "state": {"terminated": {"exitCode": 1, "reason": "Error"}}}],
+      "containerStatuses": [{"name": "pytorch", "restartCount": 0,
+        "state": {"waiting": {"reason": "PodInitializing"}}}]}})"));
+    kube_.set_condition(job, "Failed", "PyTorchJobFailed", "master failed");
+  });
+  EXPECT_EQ(r.code, kExitFailed);
+  EXPECT_NE(r.err.find("pipec-launcher: last lines of pod wf-train-123-master-0 (git-sync):\n"
+                       "  | fatal: could not read Username for 'https://github.com'\n"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(RuntimeLauncher, AJobDeletedBySomeoneElseFails) {
