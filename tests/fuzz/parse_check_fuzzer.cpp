@@ -1,4 +1,5 @@
-// libFuzzer target over the whole front end: parse, check and lower one input.
+// libFuzzer target over the whole compiler: parse, check, lower and write the workflow
+// YAML for one input (the YAML is parsed back with yaml-cpp when it is written).
 // Any input must give diagnostics or a pipeline, never a crash, a leak, a sanitizer
 // report or a hang. The file is named under a directory that does not exist, so a
 // `use "x.pipe"` in the input cannot read real files.
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "compiler/base/diagnostics.hpp"
+#include "compiler/emit/argo/workflow_writer.hpp"
 #include "compiler/ir/lower.hpp"
 #include "compiler/sema/check.hpp"
 
@@ -17,7 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                    std::string(reinterpret_cast<const char*>(data), size));
   pipec::Diagnostics diags;
   auto program = pipec::sema::check_program(sources, file, diags);
-  if (program) (void)pipec::ir::lower(*program, diags);
+  if (program && !diags.has_errors()) {
+    auto pipeline = pipec::ir::lower(*program, diags);
+    std::string yaml;
+    if (pipeline && !diags.has_errors())
+      (void)pipec::emit::argo::write_workflow(*pipeline, pipec::emit::argo::WriteOptions{}, yaml, diags);
+  }
   // Rendering reads every range back, so a bad range shows up here too.
   std::ostringstream out;
   pipec::render(diags, sources, out, pipec::RenderOptions{});

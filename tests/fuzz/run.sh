@@ -23,7 +23,7 @@ cmake --build "$build" --target parse_check_fuzzer -j2
 seeds="$build/fuzz-seeds"
 corpus="$build/fuzz-corpus"
 mkdir -p "$seeds" "$corpus"
-for f in "$root"/dsl-examples/*.pipe "$root"/stdlib/*.pipe "$root"/tests/golden/check/*.pipe; do
+for f in "$root"/dsl-examples/*.pipe "$root"/stdlib/*.pipe "$root"/tests/golden/check/*.pipe "$root"/tests/golden/build/*.pipe; do
   [ -f "$f" ] && cp "$f" "$seeds/"
 done
 
