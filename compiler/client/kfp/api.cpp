@@ -121,7 +121,7 @@ std::pair<std::string, std::string> server_message(std::string_view body) {
       if (!d.empty() && d != message) details = d;
     }
   }
-  if (details == message) details.clear();
+  if (!details.empty() && message.find(details) != std::string::npos) details.clear();
   return {one_line(message), one_line(details)};
 }
 
@@ -253,7 +253,8 @@ ApiStatus KfpApi::find_pipeline(std::string_view name, std::optional<PipelineInf
   std::string body;
   if (ApiStatus status = get(fmt::format("cannot look up pipeline '{}'", name), path, body); !status)
     return status;
-  const json& list = member(json::parse(body, nullptr, false), "pipelines");
+  const json answer = json::parse(body, nullptr, false);
+  const json& list = member(answer, "pipelines");
   if (list.is_array()) {
     for (const json& item : list) {
       if (text_of(item, "name") == name) {
@@ -287,7 +288,8 @@ ApiStatus KfpApi::find_version(std::string_view pipeline_id, std::string_view na
                              path, body);
       !status)
     return status;
-  const json& list = member(json::parse(body, nullptr, false), "versions");
+  const json answer = json::parse(body, nullptr, false);
+  const json& list = member(answer, "versions");
   if (list.is_array()) {
     for (const json& item : list) {
       if (text_of(item, "name") == name) {
@@ -365,7 +367,8 @@ ApiStatus KfpApi::find_experiment(std::string_view name, std::optional<Experimen
   if (ApiStatus status = get(fmt::format("cannot look up experiment '{}'", name), path, body);
       !status)
     return status;
-  const json& list = member(json::parse(body, nullptr, false), "experiments");
+  const json answer = json::parse(body, nullptr, false);
+  const json& list = member(answer, "experiments");
   if (list.is_array()) {
     for (const json& item : list) {
       if (text_of(item, "name") == name) {

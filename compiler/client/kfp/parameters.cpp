@@ -489,7 +489,7 @@ bool check_overrides(const Signature& signature, const std::vector<Override>& ov
     }
     if (!param->allowed.empty() &&
         std::find(param->allowed.begin(), param->allowed.end(), canonical) == param->allowed.end()) {
-      std::string near = spellcheck(canonical, param->allowed);
+      std::string near = canonical.size() > 2 ? spellcheck(canonical, param->allowed) : "";
       errors.push_back(fmt::format("parameter '{}'{}: '{}' is not one of {}{}", given.name, from,
                                    shown(canonical), quoted_list(param->allowed),
                                    near.empty() ? "" : fmt::format("; did you mean '{}'?", near)));

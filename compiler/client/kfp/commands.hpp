@@ -1,0 +1,58 @@
+#pragma once
+// `pipec upload` and `pipec run` once the package is at hand (the driver builds a .pipe
+// file first): every step, its output and its exit status. Override problems are found
+// before any request; for a pipeline given by id, before any request but the GETs that
+// fetch its workflow.
+
+#include <chrono>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/client/http.hpp"
+#include "compiler/client/kfp/config.hpp"
+#include "compiler/client/kfp/flows.hpp"
+
+namespace pipec::client::kfp {
+
+/// Exit statuses beyond the driver's 0 (success), 1 (errors), 2 (usage), 3 (internal).
+enum RunExit : int { kExitRunFailed = 4, kExitRunTimedOut = 5 };
+
+struct UploadArgs {
+  std::string name;
+  std::string description;
+  std::string version;
+};
+
+struct RunArgs {
+  std::vector<std::string> params;  // each "NAME=VALUE" from -p
+  std::string params_file;
+  std::string experiment = "Default";
+  std::string run_name;             // "" = "<pipeline> <UTC time>"
+  std::string description;
+  std::string version;              // package: name of the uploaded version; id: version to run
+  bool wait = false;
+  std::chrono::milliseconds timeout{0};  // with wait; 0 = none
+  std::chrono::milliseconds poll{5000};
+  RetryPolicy retry;
+};
+
+/// Uploads (or adds a version) and prints the ids and a UI link to `out`; errors go to
+/// `err` as "pipec: error: ...". Returns the exit status.
+int upload_command(const LocalPackage& package, const UploadArgs& args,
+                   const Connection& connection, HttpTransport& transport, std::ostream& out,
+                   std::ostream& err, const RetryPolicy& retry = {});
+
+/// Runs a package (uploading it as needed) or, when `package` is empty, the pipeline
+/// `pipeline_id` already on the server. Returns 0, 1 (errors, override problems),
+/// kExitRunFailed or kExitRunTimedOut.
+int run_command(const std::optional<LocalPackage>& package, const std::string& pipeline_id,
+                const RunArgs& args, const Connection& connection, HttpTransport& transport,
+                std::ostream& out, std::ostream& err);
+
+/// Parses a duration: "90" (seconds), "90s", "15m", "2h", "1h30m", "500ms".
+/// Returns false for anything else.
+[[nodiscard]] bool parse_duration(std::string_view text, std::chrono::milliseconds& out);
+
+}  // namespace pipec::client::kfp

@@ -1,0 +1,119 @@
+#pragma once
+// A stateful Kubeflow Pipelines API peer for the client's tests: cpp-httplib on
+// 127.0.0.1 with a port chosen at run time. It keeps pipelines, versions, experiments and
+// runs, applies the server's rules from shared/kfp-api/CONTRACT.md (archive shape, 32 MiB,
+// name conflicts, unknown run parameters) and answers errors in the real servers' bodies:
+// HEAD's grpc-gateway `{"code","message","details"}`, or with `legacy` KFP 1.8's (500 on
+// duplicates, `error` member), and `{"error_message","error_details"}` from uploads.
+// Faults can be injected per request prefix: a status, a dropped connection, a delay.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}
+
+namespace pipec::client::testing {
+
+class FakeKfp {
+ public:
+  FakeKfp();
+  ~FakeKfp();
+  FakeKfp(const FakeKfp&) = delete;
+  FakeKfp& operator=(const FakeKfp&) = delete;
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  // --- behaviour -------------------------------------------------------------------------
+  std::atomic<bool> legacy{false};     ///< answer like KFP 1.8 (duplicates: 500)
+  std::atomic<bool> echo_auth{false};  ///< 401 bodies quote the Authorization header
+  void require_token(std::string token);       ///< other bearer tokens get 401
+  void forbid_namespace(std::string name);     ///< requests naming it get 403
+  /// Each GET of a run moves one step along `states`; the last one stays. Metrics are
+  /// reported once the run is in its last state; a failure message goes in the workflow.
+  void script_runs(std::vector<std::string> states, nlohmann::json metrics = nlohmann::json::array(),
+                   std::string message = {});
+
+  // --- faults, for requests whose "METHOD /path" starts with `prefix` ---------------------
+  void fail(const std::string& prefix, int status, int times, std::string body = {});
+  void drop(const std::string& prefix, int times);  ///< close the connection mid-answer
+  void delay(const std::string& prefix, std::chrono::milliseconds how_long, int times);
+
+  // --- state -----------------------------------------------------------------------------
+  /// Adds a pipeline (as if uploaded before) with one version named like it; returns its id.
+  std::string add_pipeline(const std::string& name, const std::string& workflow_yaml,
+                           const std::string& namespace_name = {});
+  struct Version {
+    std::string id, name, pipeline_id, filename, yaml;
+  };
+  std::vector<Version> versions(const std::string& pipeline_id);
+  int pipeline_count();
+  nlohmann::json last_run_request();  ///< the body of the last accepted POST /runs
+  std::vector<nlohmann::json> experiments();
+
+  // --- what the client did ---------------------------------------------------------------
+  std::vector<std::string> requests();       ///< "METHOD /path?query" (query as sent)
+  int count(const std::string& prefix);      ///< requests starting with prefix
+  std::vector<std::string> header_values(const std::string& header);  ///< one per request
+
+ private:
+  struct Fault {
+    std::string prefix;
+    enum Kind { Status, Drop, Delay } kind;
+    int status = 0;
+    std::string body;
+    std::chrono::milliseconds delay{0};
+    int times = 0;
+  };
+  struct Pipeline {
+    std::string id, name, namespace_name, default_version;
+  };
+  struct Run {
+    nlohmann::json request;
+    std::size_t step = 0;
+  };
+  void routes();
+  bool forbidden(const httplib::Request& req, httplib::Response& res);
+  std::string next_id(const std::string& kind);
+
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mutex_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  int ids_ = 0;
+  std::string token_;
+  std::string forbidden_namespace_;
+  std::vector<std::string> states_ = {"Running", "Succeeded"};
+  nlohmann::json metrics_ = nlohmann::json::array();
+  std::string failure_message_;
+  std::vector<Fault> faults_;
+  std::vector<std::string> requests_;
+  std::vector<std::map<std::string, std::string>> headers_;
+  std::map<std::string, Pipeline> pipelines_;
+  std::map<std::string, Version> versions_;
+  std::vector<std::string> version_order_;
+  std::map<std::string, nlohmann::json> experiments_;
+  std::vector<std::string> experiment_order_;
+  std::map<std::string, Run> runs_;
+  nlohmann::json last_run_;
+};
+
+/// A gzip'd tar (or zip) holding `members` in order, made with libarchive, for tests.
+std::string make_archive(const std::vector<std::pair<std::string, std::string>>& members,
+                         bool zip = false);
+
+}  // namespace pipec::client::testing

@@ -1,0 +1,30 @@
+#include "compiler/client/http.hpp"
+
+#include <gtest/gtest.h>
+
+namespace pipec::client {
+namespace {
+
+TEST(ClientHttp, MultipartBodyHasOneFilePart) {
+  auto [body, type] = multipart_body(FilePart{"uploadfile", "my pipeline.tar.gz", "DATA"});
+  ASSERT_EQ(type.rfind("multipart/form-data; boundary=", 0), 0u);
+  std::string boundary = type.substr(type.find('=') + 1);
+  EXPECT_EQ(body, "--" + boundary +
+                      "\r\nContent-Disposition: form-data; name=\"uploadfile\"; "
+                      "filename=\"my_pipeline.tar.gz\"\r\n"
+                      "Content-Type: application/octet-stream\r\n\r\nDATA\r\n--" +
+                      boundary + "--\r\n");
+  // The boundary never occurs in the content.
+  auto [again, type2] = multipart_body(FilePart{"uploadfile", "p", body});
+  std::string boundary2 = type2.substr(type2.find('=') + 1);
+  EXPECT_EQ(body.find(boundary2), std::string::npos);
+}
+
+TEST(ClientHttp, UrlEncodeKeepsOnlyUnreserved) {
+  EXPECT_EQ(url_encode("a-b_c.d~e"), "a-b_c.d~e");
+  EXPECT_EQ(url_encode("a b/c?d=e&f"), "a%20b%2Fc%3Fd%3De%26f");
+  EXPECT_EQ(url_encode("\xc3\xa9"), "%C3%A9");
+}
+
+}  // namespace
+}  // namespace pipec::client

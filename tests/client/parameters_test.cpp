@@ -1,0 +1,253 @@
+#include "compiler/client/kfp/parameters.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/client/test_support.hpp"
+
+namespace pipec::client::kfp {
+namespace {
+
+using testing::read_data;
+using Values = std::vector<std::pair<std::string, std::string>>;
+
+Signature signature_of(const std::string& file) {
+  Signature signature;
+  std::string error;
+  EXPECT_TRUE(read_signature(read_data(file), signature, error)) << error;
+  return signature;
+}
+
+std::vector<Override> cli(std::initializer_list<const char*> arguments) {
+  std::vector<Override> out;
+  for (const char* argument : arguments) {
+    Override o;
+    std::string error;
+    EXPECT_TRUE(parse_override(argument, o, error)) << error;
+    out.push_back(o);
+  }
+  return out;
+}
+
+// Checks and returns the errors joined by newlines ("" when the overrides pass).
+std::string errors_of(const Signature& signature, const std::vector<Override>& overrides,
+                      Values* values = nullptr) {
+  Values out;
+  std::vector<std::string> errors;
+  bool ok = check_overrides(signature, overrides, out, errors);
+  EXPECT_EQ(ok, errors.empty());
+  if (values) *values = out;
+  std::string text;
+  for (const auto& e : errors) text += e + "\n";
+  return text;
+}
+
+TEST(ClientParameters, ReadsPipecAnnotationFirst) {
+  Signature s = signature_of("typed.yaml");
+  EXPECT_EQ(s.source, SignatureSource::PipecParameters);
+  EXPECT_EQ(s.name, "train");
+  ASSERT_EQ(s.params.size(), 9u);
+  EXPECT_EQ(s.params[0].name, "data");
+  EXPECT_TRUE(s.params[0].required());
+  EXPECT_EQ(s.params[0].type.spelling(), "string");
+  EXPECT_EQ(s.params[1].type.spelling(), "int");
+  EXPECT_EQ(s.params[1].default_value, "64");
+  EXPECT_EQ(s.params[1].min, 1);
+  EXPECT_EQ(s.params[1].max, 4096);
+  EXPECT_EQ(s.params[2].default_value, "0.001");
+  EXPECT_EQ(s.params[3].default_value, "true");
+  EXPECT_EQ(s.params[4].allowed, (std::vector<std::string>{"adam", "sgd"}));
+  EXPECT_EQ(s.params[5].type.spelling(), "list<int>");
+  EXPECT_EQ(s.params[5].default_value, "[64,32]");
+  EXPECT_EQ(s.params[6].type.spelling(), "map<string>");
+  EXPECT_EQ(s.params[6].default_value, "{}");
+}
+
+TEST(ClientParameters, FallsBackToTheKfpPipelineSpec) {
+  Signature s = signature_of("kfp-sdk.yaml");
+  EXPECT_EQ(s.source, SignatureSource::KfpPipelineSpec);
+  EXPECT_EQ(s.name, "sdk-pipeline");
+  ASSERT_EQ(s.params.size(), 4u);
+  EXPECT_EQ(s.params[0].type.spelling(), "int");
+  EXPECT_TRUE(s.params[0].required());
+  EXPECT_EQ(s.params[1].type.spelling(), "float");
+  EXPECT_EQ(s.params[2].allowed, (std::vector<std::string>{"a", "b"}));  // from the arguments
+  EXPECT_EQ(s.params[3].type.spelling(), "any");                          // GCSPath: free text
+  EXPECT_EQ(errors_of(s, cli({"epochs=ten"})),
+            "parameter 'epochs' (int): 'ten' is not an integer (e.g. 42)\n");
+  EXPECT_EQ(errors_of(s, cli({"epochs=3", "mode=c"})),
+            "parameter 'mode': 'c' is not one of 'a', 'b'\n");
+}
+
+TEST(ClientParameters, FallsBackToTheWorkflowArguments) {
+  Signature s = signature_of("plain.yaml");
+  EXPECT_EQ(s.source, SignatureSource::WorkflowArguments);
+  EXPECT_EQ(s.name, "plain");
+  ASSERT_EQ(s.params.size(), 3u);
+  EXPECT_EQ(s.params[0].type.spelling(), "any");
+  EXPECT_TRUE(s.params[2].required());
+  Values values;
+  EXPECT_EQ(errors_of(s, cli({"needed=[1, 2]", "color=green"}), &values), "");
+  EXPECT_EQ(values, (Values{{"color", "green"}, {"needed", "[1, 2]"}}));
+  EXPECT_EQ(errors_of(s, cli({"needed=x", "color=gren"})),
+            "parameter 'color': 'gren' is not one of 'red', 'green'; did you mean 'green'?\n");
+}
+
+TEST(ClientParameters, RefusesWhatIsNotAnArgoWorkflow) {
+  Signature s;
+  std::string error;
+  EXPECT_FALSE(read_signature("pipelineInfo:\n  name: v2\nroot: {}\n", s, error));
+  EXPECT_EQ(error,
+            "not an Argo Workflow (apiVersion argoproj.io/v1alpha1, kind Workflow); pipec runs "
+            "KFP v1 (Argo) pipelines");
+  EXPECT_FALSE(read_signature("a: [", s, error));
+  EXPECT_EQ(error.rfind("the workflow is not valid YAML", 0), 0u) << error;
+}
+
+TEST(ClientParameters, SplitsAtTheFirstEquals) {
+  Override o;
+  std::string error;
+  ASSERT_TRUE(parse_override("query=a=b", o, error));
+  EXPECT_EQ(o.name, "query");
+  EXPECT_EQ(o.text, "a=b");
+  ASSERT_TRUE(parse_override("empty=", o, error));
+  EXPECT_EQ(o.text, "");
+  EXPECT_FALSE(parse_override("batch_size", o, error));
+  EXPECT_EQ(error, "-p 'batch_size': expected NAME=VALUE (e.g. -p batch_size=64)");
+  EXPECT_FALSE(parse_override("=5", o, error));
+}
+
+struct Case {
+  const char* type;
+  const char* text;
+  const char* canonical;  // nullptr: rejected with `problem`
+  const char* problem;
+};
+
+TEST(ClientParameters, ParsesEachTypeToItsCanonicalText) {
+  const Case cases[] = {
+      {"int", "42", "42", nullptr},
+      {"int", "+7", "7", nullptr},
+      {"int", "-007", "-7", nullptr},
+      {"int", "1.0", nullptr, "'1.0' is not an integer (e.g. 42)"},
+      {"int", " 1", nullptr, "' 1' is not an integer (e.g. 42)"},
+      {"int", "99999999999999999999", nullptr,
+       "'99999999999999999999' is not an integer (e.g. 42)"},
+      {"float", "0.5", "0.5", nullptr},
+      {"float", "1", "1.0", nullptr},
+      {"float", "1e-3", "0.001", nullptr},
+      {"float", ".25", "0.25", nullptr},
+      {"float", "nan", nullptr, "'nan' is not a number (e.g. 0.5 or 1e-3)"},
+      {"float", "1e999", nullptr, "'1e999' is not a number (e.g. 0.5 or 1e-3)"},
+      {"bool", "true", "true", nullptr},
+      {"bool", "True", nullptr, "'True' is not a bool (true or false)"},
+      {"bool", "1", nullptr, "'1' is not a bool (true or false)"},
+      {"list<int>", "[1, 2]", "[1,2]", nullptr},
+      {"list<int>", "[1, 2.5]", nullptr, "element [1] 2.5 is not an integer"},
+      {"list<int>", "[1,", nullptr, "'[1,' is not JSON (e.g. [1, 2])"},
+      {"list<int>", "{}", nullptr, "{} is not a list"},
+      {"list<float>", "[1, 2.5]", "[1.0,2.5]", nullptr},
+      {"list<string>", "[\"a\", 1]", nullptr, "element [1] 1 is not a string"},
+      {"list<list<bool>>", "[[true], []]", "[[true],[]]", nullptr},
+      {"map<int>", "{\"a\": 1, \"b\": 2}", "{\"a\":1,\"b\":2}", nullptr},
+      {"map<int>", "{\"a\": \"x\"}", nullptr, "element [\"a\"] \"x\" is not an integer"},
+      {"string", "it's \"$(rm -rf /)\"\n{{workflow.name}}", "it's \"$(rm -rf /)\"\n{{workflow.name}}",
+       nullptr},
+      {"string", "", "", nullptr},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.type) + " " + c.text);
+    auto type = parse_param_type(c.type);
+    ASSERT_TRUE(type);
+    std::string canonical, problem;
+    bool ok = canonical_value(*type, c.text, false, canonical, problem);
+    if (c.canonical) {
+      EXPECT_TRUE(ok) << problem;
+      EXPECT_EQ(canonical, c.canonical);
+    } else {
+      EXPECT_FALSE(ok);
+      EXPECT_EQ(problem, c.problem);
+    }
+  }
+}
+
+TEST(ClientParameters, GoodOverridesComeOutInDeclarationOrder) {
+  Signature s = signature_of("typed.yaml");
+  Values values;
+  EXPECT_EQ(errors_of(s,
+                      cli({"workers=8", "data=s3://bucket/x", "lr=3e-4", "layers=[128, 64]",
+                           "message=say \"hi\"; $(whoami)\n{{inputs.parameters.x}}",
+                           "optimizer=sgd", "shuffle=false", "tags={\"team\": \"ml\"}"}),
+                      &values),
+            "");
+  EXPECT_EQ(values, (Values{{"data", "s3://bucket/x"},
+                            {"lr", "0.0003"},
+                            {"shuffle", "false"},
+                            {"optimizer", "sgd"},
+                            {"layers", "[128,64]"},
+                            {"tags", "{\"team\":\"ml\"}"},
+                            {"workers", "8"},
+                            {"message", "say \"hi\"; $(whoami)\n{{inputs.parameters.x}}"}}));
+}
+
+TEST(ClientParameters, EveryProblemNamesItsParameter) {
+  Signature s = signature_of("typed.yaml");
+  EXPECT_EQ(errors_of(s, cli({"batchsize=32", "workers=100", "lr=fast", "optimizer=adma",
+                              "shuffle=yes", "layers=[1,\"2\"]", "zzz=1", "workers=2",
+                              "batch_size=0"})),
+            "unknown parameter 'batchsize'; did you mean 'batch_size'?\n"
+            "parameter 'workers': 100 is above the maximum 64\n"
+            "parameter 'lr' (float): 'fast' is not a number (e.g. 0.5 or 1e-3)\n"
+            "parameter 'optimizer': 'adma' is not one of 'adam', 'sgd'; did you mean 'adam'?\n"
+            "parameter 'shuffle' (bool): 'yes' is not a bool (true or false)\n"
+            "parameter 'layers' (list<int>): element [1] \"2\" is not an integer\n"
+            "unknown parameter 'zzz'; the parameters are: data, batch_size, lr, shuffle, "
+            "optimizer, layers, tags, workers, message\n"
+            "parameter 'workers' is given twice with -p\n"
+            "parameter 'batch_size': 0 is below the minimum 1\n"
+            "parameter 'data' (string) is required and has no default: give it with -p "
+            "data=VALUE\n");
+}
+
+TEST(ClientParameters, UnknownNameInAPipelineWithoutParameters) {
+  Signature s;
+  EXPECT_EQ(errors_of(s, cli({"x=1"})), "unknown parameter 'x'; the pipeline has no parameters\n");
+}
+
+TEST(ClientParameters, ParamsFileThenCommandLine) {
+  Signature s = signature_of("typed.yaml");
+  std::vector<Override> overrides;
+  std::vector<std::string> errors;
+  ASSERT_TRUE(read_params_file("data: gs://d\nworkers: 4\nlayers: [8, 4]\ntags: {a: b}\n"
+                               "message: \"007\"\n",
+                               "p.yaml", overrides, errors));
+  for (const auto& o : cli({"workers=6"})) overrides.push_back(o);
+  Values values;
+  EXPECT_EQ(errors_of(s, overrides, &values), "");
+  EXPECT_EQ(values, (Values{{"data", "gs://d"},
+                            {"layers", "[8,4]"},
+                            {"tags", "{\"a\":\"b\"}"},
+                            {"workers", "6"},
+                            {"message", "007"}}));
+}
+
+TEST(ClientParameters, ParamsFileInJsonAndItsErrors) {
+  Signature s = signature_of("typed.yaml");
+  std::vector<Override> overrides;
+  std::vector<std::string> errors;
+  ASSERT_TRUE(read_params_file(R"({"data": "x", "lr": 0.01, "message": [1], "workers": 0})",
+                               "p.json", overrides, errors));
+  EXPECT_EQ(errors_of(s, overrides),
+            "parameter 'message' (string) (in p.json): [1] is a list or map, not string\n"
+            "parameter 'workers' (in p.json): 0 is below the minimum 1\n");
+  overrides.clear();
+  EXPECT_FALSE(read_params_file("- a\n- b\n", "list.yaml", overrides, errors));
+  EXPECT_FALSE(read_params_file("data:\n", "null.yaml", overrides, errors));
+  EXPECT_FALSE(read_params_file("a: [", "bad.yaml", overrides, errors));
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0], "list.yaml: expected a mapping of parameter names to values");
+  EXPECT_EQ(errors[1], "null.yaml: parameter 'data' has no value");
+  EXPECT_EQ(errors[2].rfind("bad.yaml: not valid YAML or JSON", 0), 0u) << errors[2];
+}
+
+}  // namespace
+}  // namespace pipec::client::kfp
