@@ -350,7 +350,7 @@ TEST(Jobs, LauncherArgsPassInjectCheck) {
     files += " '" + f.string() + "'";
   }
   std::string log = (dir / "log.txt").string();
-  int rc = std::system(("/work/shared/tools/inject-check/inject-check" + files + " > '" + log +
+  int rc = std::system((std::string(PIPEC_SHARED_DIR "/tools/inject-check/inject-check") + files + " > '" + log +
                         "' 2>&1").c_str());
   std::string inject = testing::read_text(log);
   EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << inject;
@@ -362,7 +362,7 @@ TEST(Jobs, LauncherArgsPassInjectCheck) {
     EXPECT_EQ(inject.compare(at, 41, "inject: 0 findings, 0 splices to review, "), 0) << inject;
   }
   EXPECT_EQ(summaries, 4u) << inject;
-  rc = std::system(("/work/shared/tools/validate-workflow/validate" + files + " > '" + log +
+  rc = std::system((std::string(PIPEC_SHARED_DIR "/tools/validate-workflow/validate") + files + " > '" + log +
                     "' 2>&1").c_str());
   EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << testing::read_text(log);
   fs::remove_all(dir);

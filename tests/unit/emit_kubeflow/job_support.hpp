@@ -124,7 +124,7 @@ inline Validation validate_jobs(const std::vector<std::pair<std::string, std::st
   fs::path dir = fs::temp_directory_path() /
                  ("pipec-jobs-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
   fs::create_directories(dir);
-  std::string cmd = "/work/shared/tools/validate-workflow/validate";
+  std::string cmd = PIPEC_SHARED_DIR "/tools/validate-workflow/validate";
   for (const auto& [name, text] : docs) {
     fs::path f = dir / (name + ".json");
     std::ofstream(f) << text;
