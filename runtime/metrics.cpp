@@ -54,6 +54,31 @@ bool is_value_end(char c) {
   }
 }
 
+constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                             1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                             1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// The common value `-12.345`: at most 15 digits and no exponent, so the digits and the
+// power of ten are exact doubles and one division rounds correctly (Clinger's fast path),
+// giving what from_chars gives. Returns the end of the number, or nullptr to let
+// from_chars decide (an exponent, more digits, no digit, nan, inf).
+const char* short_decimal(const char* p, const char* end, double& value) {
+  bool negative = p < end && *p == '-';
+  if (negative) ++p;
+  std::uint64_t mantissa = 0;
+  int digits = 0, fraction = 0;
+  for (; p < end && *p >= '0' && *p <= '9'; ++p, ++digits)
+    mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+  if (p < end && *p == '.') {
+    for (++p; p < end && *p >= '0' && *p <= '9'; ++p, ++digits, ++fraction)
+      mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+  }
+  if (digits == 0 || digits > 15 || (p < end && (*p == 'e' || *p == 'E'))) return nullptr;
+  value = static_cast<double>(mantissa) / kPow10[fraction];
+  if (negative) value = -value;
+  return p;
+}
+
 }  // namespace
 
 std::string sanitize_metric_name(std::string_view name) {
@@ -117,6 +142,16 @@ MetricScraper::MetricScraper(std::vector<MetricSpec> specs)
     if (name.size() < 64) length_mask_ |= std::uint64_t{1} << name.size();
     max_length_ = std::max(max_length_, name.size());
     last_char_[static_cast<unsigned char>(name.back())] = true;
+    auto mark = [this](unsigned char before, unsigned char last) {
+      unsigned key = static_cast<unsigned>(before) << 8 | last;
+      tail_pairs_[key >> 6] |= std::uint64_t{1} << (key & 63);
+    };
+    if (name.size() >= 2) {
+      mark(static_cast<unsigned char>(name[name.size() - 2]), static_cast<unsigned char>(name.back()));
+    } else {
+      for (unsigned b = 0; b < 256; ++b)
+        if (kBoundary[b]) mark(static_cast<unsigned char>(b), static_cast<unsigned char>(name[0]));
+    }
     auto& head = first_[std::min<std::size_t>(name.size(), 63) * 256 + static_cast<unsigned char>(name[0])];
     next_[i] = head;
     head = i;
@@ -165,24 +200,41 @@ void MetricScraper::candidate(const char* begin, const char* sep, const char* en
     if (p < end && (*p == '+' || *p == '-')) return;  // "+-1" is not a number
   }
   double v = 0;
-  auto r = std::from_chars(p, end, v);
-  if (r.ec == std::errc::result_out_of_range) {
-    // from_chars leaves `v` alone on overflow and on underflow alike; strtod tells them
-    // apart (HUGE_VAL, reported below as not finite, or a value that rounds to 0).
-    v = std::strtod(std::string(p, r.ptr).c_str(), nullptr);
-  } else if (r.ec != std::errc()) {
-    return;
+  const char* stop = short_decimal(p, end, v);
+  if (!stop) {
+    auto r = std::from_chars(p, end, v);
+    if (r.ec == std::errc::result_out_of_range) {
+      // from_chars leaves `v` alone on overflow and on underflow alike; strtod tells them
+      // apart (HUGE_VAL, reported below as not finite, or a value that rounds to 0).
+      v = std::strtod(std::string(p, r.ptr).c_str(), nullptr);
+    } else if (r.ec != std::errc()) {
+      return;
+    }
+    stop = r.ptr;
   }
-  if (r.ptr < end && !is_value_end(*r.ptr)) return;
+  if (stop < end && !is_value_end(*stop)) return;
   if (!std::isfinite(v)) {
     if (!warned_[index]) {
       warned_[index] = true;
       warnings_.push_back(fmt::format("metric '{}' value '{}' ignored: not a finite number",
-                                      specs_[index].name, std::string_view(p, r.ptr - p)));
+                                      specs_[index].name, std::string_view(p, stop - p)));
     }
     return;
   }
   record(index, v == 0 ? 0.0 : v);  // -0 and underflows report as 0
+}
+
+// Most separators (times, "file.py:123", "host:port") fail this without a call: the two
+// bytes before the separator must be the last two of some name (for a one-byte name: a
+// boundary and the name), or blanks before '='.
+inline bool MetricScraper::worth_a_look(const char* begin, const char* sep) const {
+  if (sep == begin) return false;
+  auto last = static_cast<unsigned char>(sep[-1]);
+  if (last == ' ' || last == '\t') return *sep == '=';
+  if (!last_char_[last]) return false;
+  if (sep - begin == 1) return true;
+  unsigned key = static_cast<unsigned>(static_cast<unsigned char>(sep[-2])) << 8 | last;
+  return (tail_pairs_[key >> 6] >> (key & 63)) & 1;
 }
 
 void MetricScraper::scan(std::string_view region) {
@@ -193,23 +245,34 @@ void MetricScraper::scan(std::string_view region) {
 #if defined(__SSE2__)
   const __m128i eq = _mm_set1_epi8('=');
   const __m128i colon = _mm_set1_epi8(':');
-  while (end - p >= 16) {
-    __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(
-        _mm_or_si128(_mm_cmpeq_epi8(block, eq), _mm_cmpeq_epi8(block, colon))));
+  auto separators = [&](const char* at) {  // bit i: at[i] is '=' or ':'
+    __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(block, eq), _mm_cmpeq_epi8(block, colon)))));
+  };
+  // 64 bytes a round: one branch for a run of text without any separator.
+  while (end - p >= 64) {
+    std::uint64_t mask = separators(p) | separators(p + 16) << 16 | separators(p + 32) << 32 |
+                         separators(p + 48) << 48;
     while (mask) {
-      const char* sep = p + __builtin_ctz(mask);
+      const char* sep = p + __builtin_ctzll(mask);
       mask &= mask - 1;
-      // Most separators (times, paths, "host:port") fail this test without a call.
-      if (sep > begin && (last_char_[static_cast<unsigned char>(sep[-1])] || sep[-1] == ' ' ||
-                          sep[-1] == '\t'))
-        candidate(begin, sep, end);
+      if (worth_a_look(begin, sep)) candidate(begin, sep, end);
+    }
+    p += 64;
+  }
+  while (end - p >= 16) {
+    std::uint64_t mask = separators(p);
+    while (mask) {
+      const char* sep = p + __builtin_ctzll(mask);
+      mask &= mask - 1;
+      if (worth_a_look(begin, sep)) candidate(begin, sep, end);
     }
     p += 16;
   }
 #endif
   for (; p < end; ++p)
-    if (*p == '=' || *p == ':') candidate(begin, p, end);
+    if ((*p == '=' || *p == ':') && worth_a_look(begin, p)) candidate(begin, p, end);
 }
 
 void MetricScraper::feed(std::string_view bytes) {

@@ -58,6 +58,7 @@ class MetricScraper {
 
  private:
   void scan(std::string_view region);
+  bool worth_a_look(const char* begin, const char* sep) const;
   void candidate(const char* begin, const char* sep, const char* end);
   void record(std::size_t index, double v);
 
@@ -71,6 +72,7 @@ class MetricScraper {
   std::vector<std::size_t> first_;  // [min(length, 63) * 256 + first byte] -> spec index
   std::vector<std::size_t> next_;   // the next spec with the same key
   std::array<bool, 256> last_char_{};  // bytes that end some name
+  std::array<std::uint64_t, 1024> tail_pairs_{};  // bit (a << 8 | b): some name ends "ab"
   std::string carry_;              // an incomplete line between feed() calls
 };
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <random>
+#include <regex>
 #include <fstream>
 #include <sstream>
 
@@ -90,6 +92,55 @@ TEST(RuntimeMetrics, MatchesWholeNamesOnly) {
   EXPECT_EQ(s.value(0), 0.25);
   s.feed("(loss=3.5) [loss: 4.5];\n");
   EXPECT_EQ(s.value(0), 4.5);
+}
+
+// The scraper (vectorised search, pair prefilter, hand-written name and number checks)
+// against a plain regular-expression reading of docs/runtime.md's rule, on random lines.
+TEST(RuntimeMetrics, AgreesWithARegexReadingOfTheRuleOnRandomLines) {
+  const std::vector<std::string> names = {"lr", "x", "top-1", "loss", "val_loss"};
+  auto s = scraper(names);
+  const std::string boundary = R"([ \t,;(\[{"'|:=])";
+  const std::string number = R"(([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?))";
+  const std::string after = R"((?=$|[ \t,;)\]}"'%|]))";
+  std::vector<std::pair<std::regex, std::regex>> patterns;
+  for (const auto& n : names) {
+    std::string escaped = std::regex_replace(n, std::regex(R"([-.])"), R"(\$&)");
+    patterns.emplace_back(std::regex("(?:^|" + boundary + ")" + escaped + "[ \\t]*=[ \\t]*" + number + after),
+                          std::regex("(?:^|" + boundary + ")" + escaped + ":[ \\t]*" + number + after));
+  }
+  const std::vector<std::string> pieces = {"lr", "x", "top-1", "loss", "val_loss", "=", "=", ":",
+                                           ":", " ", "\t", ",", "(", ")", "-", "+", ".", "e",
+                                           "0", "1", "25", "9", "_", "%", "|", "\"", "a", "1:2",
+                                           " loss=", " x: ", "lr = ", "(top-1:", "-1.5e-3",
+                                           "+.5", "2E+2", "1e", "val_loss:", "123456789012345",
+                                           "0.1000000000000001", "7.", "-"};
+  std::mt19937 rng(12345);
+  std::vector<std::optional<double>> expected(names.size());
+  int matched_lines = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string line;
+    for (auto n = 1 + rng() % 14; n > 0; --n) line += pieces[rng() % pieces.size()];
+    bool any = false;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      // The match that ends last in the line (either separator) wins.
+      std::optional<std::pair<long, double>> last;
+      for (const auto* re : {&patterns[k].first, &patterns[k].second}) {
+        for (std::sregex_iterator it(line.begin(), line.end(), *re), e; it != e; ++it) {
+          long end = it->position(0) + it->length(0);
+          double v = std::strtod((*it)[1].str().c_str(), nullptr);
+          if (!std::isfinite(v)) continue;  // overflow: dropped
+          if (!last || end > last->first) last = {end, v == 0 ? 0.0 : v};
+        }
+      }
+      if (last) expected[k] = last->second;
+      any = any || last.has_value();
+    }
+    matched_lines += any;
+    s.feed_line(line);
+    for (std::size_t k = 0; k < names.size(); ++k)
+      ASSERT_EQ(s.value(k), expected[k]) << "line " << i << ": " << line << " name " << names[k];
+  }
+  EXPECT_GT(matched_lines, 1000);  // the lines do exercise the rule
 }
 
 TEST(RuntimeMetrics, LastMaxAndMinAggregations) {
