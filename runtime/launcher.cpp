@@ -726,13 +726,16 @@ int Launcher::run() {
   // Only now the API: a bad value never waits for (or fails on) the cluster configuration.
   std::string why;
   client_ = connect_(why);
+  // From here on every exit writes the metrics file, so KFP always finds its output.
   if (!client_) {
     error(why);
+    write_metrics();
     return kExitApiError;
   }
   ns_ = o_.namespace_name.empty() ? client_->config().namespace_name : o_.namespace_name;
   if (ns_.empty()) {
     error("no namespace: give --namespace");
+    write_metrics();
     return kExitBadArguments;
   }
   job_["metadata"]["namespace"] = ns_;

@@ -753,12 +753,27 @@ TEST_F(RuntimeLauncher, BinaryChecksArgumentsBeforeTheCluster) {
   EXPECT_EQ(r.code, kExitBadArguments);
   EXPECT_EQ(r.err, "pipec-launcher: error: value 'img' must be a Kubernetes quantity (e.g. 2, "
                    "500m, 10Gi), got \"lots\"\n");
-  r = run_binary({"--manifest", kMpiJob, "--step-name", "s"}, dir_);
+  EXPECT_FALSE(fs::exists(dir_ / "m.json"));
+  r = run_binary({"--manifest", kMpiJob, "--step-name", "s", "--metrics-file",
+                  (dir_ / "m.json").string()},
+                 dir_);
   EXPECT_EQ(r.code, kExitApiError);
   EXPECT_EQ(r.err, "pipec-launcher: warning: POD_UID is not set: the job will not be deleted with "
                    "the workflow\n"
                    "pipec-launcher: error: no Kubernetes configuration: not in a cluster and no "
                    "kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config)\n");
+  EXPECT_EQ(read(dir_ / "m.json"), "{\"metrics\":[]}\n");  // KFP still finds its output
+  // A kubeconfig context without a namespace, and no --namespace.
+  std::ofstream(dir_ / "kubeconfig") << "current-context: c\n"
+                                     << "contexts: [{name: c, context: {cluster: k, user: u}}]\n"
+                                     << "clusters: [{name: k, cluster: {server: 'http://127.0.0.1:1'}}]\n";
+  fs::remove(dir_ / "m.json");
+  r = run_binary({"--manifest", kMpiJob, "--step-name", "s", "--kubeconfig",
+                  (dir_ / "kubeconfig").string(), "--metrics-file", (dir_ / "m.json").string()},
+                 dir_);
+  EXPECT_EQ(r.code, kExitBadArguments);
+  EXPECT_NE(r.err.find("pipec-launcher: error: no namespace: give --namespace\n"), std::string::npos) << r.err;
+  EXPECT_EQ(read(dir_ / "m.json"), "{\"metrics\":[]}\n");
 }
 
 // The real binary: kubeconfig with a token, SIGTERM mid-run.
