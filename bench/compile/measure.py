@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Times `pipec build` on the synthetic pipelines written by gen_pipeline.py.
+
+For each N it runs `pipec build gen_N.pipe -o OUT.yaml -q` R times on one core and keeps
+the fastest run (wall time, and the peak RSS of that run) and the least CPU time (user +
+sys), then does the same with `-o OUT.tar.gz` (R/2 times) for the package's time and size.
+Each run goes through runstat (runstat.c): it pins itself to the core, forks, execs pipec
+and reports CLOCK_MONOTONIC wall time and wait4's ru_maxrss and CPU times of the child.
+A row "startup" times `pipec --version`: the fixed cost (dynamic loading) in every build.
+
+usage: measure.py PIPEC WORKDIR --runstat RUNSTAT [--sizes 10,100,...] [--cpu 0]
+                  [--reps R] [--validate VALIDATOR]
+Exits 1 when a target of issue 3 is missed. Python stdlib only.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNSTAT = ""  # the runstat binary (runstat.c), from --runstat
+CPU = 0
+TARGET_N = 5000
+TARGET_MS = 60.0
+TARGET_MIB = 64.0
+FLAT_FROM, FLAT_TO, FLAT_TOL = 100, 50000, 0.20
+
+
+def run_once(argv):
+    """Runs argv under runstat; returns (wall_s, maxrss_kib, cpu_s). Exits on failure."""
+    p = subprocess.run([RUNSTAT, str(CPU)] + argv, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    lines = [l for l in p.stderr.splitlines() if l.startswith("runstat: ")]
+    if p.returncode != 0 or not lines:
+        sys.exit("measure: runstat failed for %s:\n%s" % (" ".join(argv), p.stderr))
+    wall_ns, rss, user_us, sys_us, code = (int(x) for x in lines[-1].split()[1:])
+    if code != 0:
+        sys.exit("measure: %s exited with %d:\n%s" % (" ".join(argv), code, p.stderr))
+    return wall_ns / 1e9, rss, (user_us + sys_us) / 1e6
+
+
+def best_of(argv, reps):
+    runs = [run_once(argv) for _ in range(reps)]
+    return min(runs, key=lambda r: r[0]), runs
+
+
+def repetitions(n):
+    if n <= 1000:
+        return 7
+    if n <= 10000:
+        return 5
+    return 3
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("pipec")
+    ap.add_argument("workdir")
+    ap.add_argument("--sizes", default="10,100,1000,5000,10000,50000")
+    ap.add_argument("--cpu", type=int, default=0)
+    ap.add_argument("--validate", default="")
+    ap.add_argument("--runstat", required=True)
+    ap.add_argument("--reps", type=int, default=0, help="runs per N (default 7, 5, 3 by size)")
+    args = ap.parse_args()
+    global RUNSTAT, CPU
+    RUNSTAT, CPU = os.path.abspath(args.runstat), args.cpu
+
+    pipec = os.path.abspath(args.pipec)
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    pinned = "pinned to cpu %d" % args.cpu if args.cpu >= 0 else "not pinned"
+
+    gen = os.path.join(HERE, "gen_pipeline.py")
+    rows = []
+    startup = [run_once([pipec, "--version"]) for _ in range(15)]
+    start_wall = min(r[0] for r in startup)
+    start_cpu = min(r[2] for r in startup)
+    start_rss = min(r[1] for r in startup)
+    for n in sizes:
+        src = os.path.join(args.workdir, "gen_%d.pipe" % n)
+        subprocess.run([sys.executable, gen, str(n), src], check=True)
+        yaml_out = os.path.join(args.workdir, "gen_%d.yaml" % n)
+        tgz_out = os.path.join(args.workdir, "gen_%d.tar.gz" % n)
+        reps = args.reps or repetitions(n)
+        run_once([pipec, "build", src, "-o", yaml_out, "-q"])  # warm the page cache
+        (wall, rss, cpu), runs = best_of([pipec, "build", src, "-o", yaml_out, "-q"], reps)
+        median = sorted(r[0] for r in runs)[len(runs) // 2]
+        cpu = min(r[2] for r in runs)
+        (twall, trss, _), _ = best_of([pipec, "build", src, "-o", tgz_out, "-q"], max(1, reps // 2))
+        rows.append(dict(n=n, reps=reps, wall=wall, median=median, rss=rss, cpu=cpu,
+                         src=os.path.getsize(src), yaml=os.path.getsize(yaml_out),
+                         twall=twall, trss=trss, tgz=os.path.getsize(tgz_out)))
+
+    print("pipec: %s" % pipec)
+    print("%s; wall: best of R runs (median beside it); RSS: peak of the best run; cpu: least"
+          " user+sys of the R runs; sizes in MB = 10^6 bytes" % pinned)
+    hdr = ("%6s %2s %9s %9s %10s %8s %9s %8s %8s %8s %9s | %8s %8s %8s"
+           % ("N", "R", "wall ms", "median", "steps/s", "us/step", "cpu ms", "cpu us/s",
+              "RSS MiB", "src MB", "yaml MB", "tgz ms", "tgz MB", "tgz RSS"))
+    print(hdr)
+    print("-" * len(hdr))
+    print("%6s %2d %9.2f %9s %10s %8s %9.2f %8s %8.1f   (pipec --version)"
+          % ("start", len(startup), start_wall * 1e3, "", "", "", start_cpu * 1e3, "",
+             start_rss / 1024.0))
+    for r in rows:
+        print("%6d %2d %9.2f %9.2f %10.0f %8.2f %9.2f %8.2f %8.1f %8.2f %9.2f | %8.2f %8.3f %8.1f"
+              % (r["n"], r["reps"], r["wall"] * 1e3, r["median"] * 1e3, r["n"] / r["wall"],
+                 r["wall"] / r["n"] * 1e6, r["cpu"] * 1e3, r["cpu"] / r["n"] * 1e6,
+                 r["rss"] / 1024.0, r["src"] / 1e6,
+                 r["yaml"] / 1e6, r["twall"] * 1e3, r["tgz"] / 1e6, r["trss"] / 1024.0))
+
+    by_n = {r["n"]: r for r in rows}
+    ok = True
+    if TARGET_N in by_n:
+        r = by_n[TARGET_N]
+        ms, mib = r["wall"] * 1e3, r["rss"] / 1024.0
+        met = ms <= TARGET_MS and mib <= TARGET_MIB
+        ok &= met
+        print("target %d steps: %.2f ms (<= %.0f ms: %s), %.1f MiB (<= %.0f MiB: %s) -> %s"
+              % (TARGET_N, ms, TARGET_MS, "yes" if ms <= TARGET_MS else "NO",
+                 mib, TARGET_MIB, "yes" if mib <= TARGET_MIB else "NO",
+                 "MET" if met else "NOT MET"))
+        print("  cpu (user+sys) of the %d-step build: %.2f ms (<= %.0f ms: %s)"
+              % (TARGET_N, r["cpu"] * 1e3, TARGET_MS, "yes" if r["cpu"] * 1e3 <= TARGET_MS else "NO"))
+    flat = [r for r in rows if FLAT_FROM <= r["n"] <= FLAT_TO]
+    if len(flat) >= 2:
+        per = [r["wall"] / r["n"] * 1e6 for r in flat]
+        lo, hi = min(per), max(per)
+        spread = hi / lo - 1.0
+        met = spread <= FLAT_TOL
+        ok &= met
+        print("us/step from N=%d to N=%d: min %.2f, max %.2f, spread %.0f%% (<= %.0f%%: %s)"
+              % (flat[0]["n"], flat[-1]["n"], lo, hi, spread * 100, FLAT_TOL * 100,
+                 "MET" if met else "NOT MET"))
+        cper = [r["cpu"] / r["n"] * 1e6 for r in flat]
+        print("  cpu us/step over the same range: min %.2f, max %.2f, spread %.0f%%"
+              " (for reference when the machine is shared)"
+              % (min(cper), max(cper), (max(cper) / min(cper) - 1) * 100))
+        marg = [(r["wall"] - start_wall) / r["n"] * 1e6 for r in flat]
+        print("  wall us/step without the startup row: min %.2f, max %.2f, spread %.0f%%"
+              % (min(marg), max(marg), (max(marg) / min(marg) - 1) * 100))
+        a, b = flat[0], flat[-1]
+        print("  end to end: %.2f us/step at N=%d vs %.2f at N=%d (%+.0f%%)"
+              % (a["wall"] / a["n"] * 1e6, a["n"], b["wall"] / b["n"] * 1e6, b["n"],
+                 ((b["wall"] / b["n"]) / (a["wall"] / a["n"]) - 1) * 100))
+
+    if args.validate and TARGET_N in by_n:
+        for out in ("gen_%d.yaml" % TARGET_N, "gen_%d.tar.gz" % TARGET_N):
+            path = os.path.join(args.workdir, out)
+            p = subprocess.run([args.validate, path], capture_output=True, text=True)
+            text = (p.stdout + p.stderr).strip().replace(args.workdir + "/", "")
+            lines = text.splitlines()
+            if len(lines) > 10:
+                lines = lines[:10] + ["... %d more lines" % (len(lines) - 10)]
+            print("validate %s: exit %d: %s" % (out, p.returncode, "\n  ".join(lines)))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
