@@ -1,0 +1,200 @@
+// The real `pipec upload` / `pipec run` binary against the stateful fake KFP.
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "tests/client/fake_kfp.hpp"
+#include "tests/client/test_support.hpp"
+
+namespace pipec::client {
+namespace {
+
+using nlohmann::json;
+using testing::FakeKfp;
+
+struct Result {
+  int exit = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class ClientCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("pipec-client-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Runs pipec with `args` and only the environment given (plus PATH).
+  Result pipec(std::vector<std::string> args, std::vector<std::string> env = {}) {
+    args.insert(args.begin(), PIPEC_BINARY);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    env.push_back("PATH=/usr/bin:/bin");
+    env.push_back("NO_COLOR=1");
+    std::vector<char*> envp;
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    Result result;
+    if (posix_spawn(&pid, PIPEC_BINARY, &actions, nullptr, argv.data(), envp.data()) == 0) {
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      result.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    result.out = slurp(out);
+    result.err = slurp(err);
+    return result;
+  }
+  std::string data(const std::string& name) { return std::string(PIPEC_CLIENT_TEST_DATA) + "/" + name; }
+  std::string example(const std::string& name) {
+    return std::string(PIPEC_SOURCE_DIR) + "/dsl-examples/" + name;
+  }
+
+  FakeKfp fake_;
+  std::filesystem::path dir_;
+};
+
+TEST_F(ClientCli, RunBuildsAPipeFileUploadsAndFollowsTheRun) {
+  fake_.script_runs({"Pending", "Running", "Succeeded"},
+                    json::array({{{"name", "accuracy"}, {"node_id", "train-x"}, {"number_value", 0.5},
+                                  {"format", "PERCENTAGE"}}}));
+  Result r = pipec({"run", example("constraints.pipe"), "--host", fake_.url(), "-p", "workers=8",
+                    "-p", "optimizer=adam", "--run-name", "r1", "--wait", "--poll", "10ms"});
+  EXPECT_EQ(r.exit, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("uploaded pipeline 'constraints' (id pipeline-"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("created experiment 'Default'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("run state: Pending\nrun state: Running\nrun state: Succeeded\n"
+                       "metrics:\n  step     metric    value\n  train-x  accuracy  50%\n"
+                       "run 'r1' Succeeded\n"),
+            std::string::npos)
+      << r.out;
+  json body = fake_.last_run_request();
+  EXPECT_EQ(body["pipeline_spec"]["parameters"],
+            json::parse(R"([{"name":"optimizer","value":"adam"},{"name":"workers","value":"8"}])"));
+  std::string id = body["pipeline_spec"]["pipeline_id"];
+  auto versions = fake_.versions(id);
+  ASSERT_EQ(versions.size(), 1u);
+  EXPECT_EQ(versions[0].filename, "constraints.tar.gz");
+  EXPECT_NE(versions[0].yaml.find("pipec.dev/parameters"), std::string::npos);
+}
+
+TEST_F(ClientCli, OverrideErrorsAreCaughtBeforeAnyRequest) {
+  Result r = pipec({"run", example("constraints.pipe"), "--host", fake_.url(), "-p", "worker=8",
+                    "-p", "optimizer=adamw", "-p", "validation_split=0.9"});
+  EXPECT_EQ(r.exit, 1);
+  EXPECT_EQ(r.err,
+            "pipec: error: unknown parameter 'worker'; did you mean 'workers'?\n"
+            "pipec: error: parameter 'optimizer': 'adamw' is not one of 'momentum', 'sgd', "
+            "'adam'; did you mean 'adam'?\n"
+            "pipec: error: parameter 'validation_split': 0.9 is above the maximum 0.5\n"
+            "pipec: nothing was sent: 3 problems with the parameters\n");
+  EXPECT_TRUE(fake_.requests().empty());
+  r = pipec({"run", data("typed.yaml"), "--host", fake_.url(), "-p", "layers=[1,2]"});
+  EXPECT_EQ(r.exit, 1);
+  EXPECT_EQ(r.err,
+            "pipec: error: parameter 'data' (string) is required and has no default: give it "
+            "with -p data=VALUE\n"
+            "pipec: nothing was sent: 1 problem with the parameters\n");
+  EXPECT_TRUE(fake_.requests().empty());
+}
+
+TEST_F(ClientCli, UploadTwiceAddsAVersionNamedByContent) {
+  Result r = pipec({"upload", example("constraints.pipe"), "--host", fake_.url()});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  r = pipec({"upload", example("constraints.pipe"), "--host", fake_.url()});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("added version 'sha256-", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(fake_.url() + "/#/pipelines/details/pipeline-"), std::string::npos);
+  r = pipec({"upload", example("constraints.pipe"), "--host", fake_.url(), "--version", "v1"});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  r = pipec({"upload", example("constraints.pipe"), "--host", fake_.url(), "--version", "v1"});
+  EXPECT_EQ(r.exit, 1);
+  EXPECT_NE(r.err.find("a version of that name exists already"), std::string::npos) << r.err;
+}
+
+TEST_F(ClientCli, ExitStatusTellsFailureAndTimeout) {
+  fake_.script_runs({"Running", "Failed"}, json::array(), "step 'train' failed");
+  Result r = pipec({"run", data("typed.yaml"), "--host", fake_.url(), "-p", "data=x", "--wait",
+                    "--poll", "10ms", "--run-name", "r"});
+  EXPECT_EQ(r.exit, 4) << r.err;
+  EXPECT_EQ(r.err, "pipec: error: run 'r' Failed: step 'train' failed\n");
+  fake_.script_runs({"Running"});
+  r = pipec({"run", data("typed.yaml"), "--host", fake_.url(), "-p", "data=x", "--wait",
+             "--poll", "10ms", "--timeout", "300ms"});
+  EXPECT_EQ(r.exit, 5) << r.err;
+  r = pipec({"run", data("typed.yaml"), "--host", fake_.url(), "--timeout", "soon"});
+  EXPECT_EQ(r.exit, 2);
+  EXPECT_EQ(r.err, "pipec: error: --timeout 'soon': expected a duration such as 90s, 15m or 2h\n");
+}
+
+TEST_F(ClientCli, ConfigurationFromTheEnvironmentAndTheTokenNeverShows) {
+  const std::string token = "sa-token-0123456789abcdef";
+  std::ofstream(dir_ / "token") << token << "\n";
+  fake_.require_token(token);
+  Result r = pipec({"run", data("typed.yaml"), "-p", "data=x", "--user", "alice"},
+                   {"KF_PIPELINES_ENDPOINT=" + fake_.url(),
+                    "KF_PIPELINES_SA_TOKEN_PATH=" + (dir_ / "token").string()});
+  EXPECT_EQ(r.exit, 0) << r.err;
+  for (const auto& auth : fake_.header_values("Authorization")) EXPECT_EQ(auth, "Bearer " + token);
+  EXPECT_EQ(fake_.header_values("kubeflow-userid").back(), "alice");
+
+  fake_.require_token("another");
+  fake_.echo_auth = true;
+  r = pipec({"upload", data("typed.yaml"), "--host", fake_.url(), "--token", token});
+  EXPECT_EQ(r.exit, 1);
+  EXPECT_NE(r.err.find("HTTP 401 Unauthorized"), std::string::npos) << r.err;
+  EXPECT_EQ((r.out + r.err).find(token), std::string::npos) << r.err;
+
+  r = pipec({"run", data("typed.yaml")});
+  EXPECT_EQ(r.exit, 2);
+  EXPECT_EQ(r.err, "pipec: error: no Kubeflow Pipelines server: give --host URL or set "
+                   "KF_PIPELINES_ENDPOINT\n");
+}
+
+TEST_F(ClientCli, RunAPipelineByIdAndBadPackages) {
+  std::string id = fake_.add_pipeline("sdk", testing::read_data("kfp-sdk.yaml"));
+  Result r = pipec({"run", id, "--host", fake_.url(), "-p", "epochs=3"});
+  EXPECT_EQ(r.exit, 0) << r.err;
+  EXPECT_EQ(fake_.last_run_request()["pipeline_spec"]["parameters"],
+            json::parse(R"([{"name":"epochs","value":"3"}])"));
+  std::ofstream(dir_ / "p.tar") << "not a package";
+  r = pipec({"upload", (dir_ / "p.tar").string(), "--host", fake_.url()});
+  EXPECT_EQ(r.exit, 1);
+  EXPECT_EQ(r.err, "pipec: error: '" + (dir_ / "p.tar").string() +
+                       "': unexpected pipeline file format: the server takes .zip, .tar.gz, "
+                       ".json or YAML\n");
+  r = pipec({"run", "missing.tar.gz", "--host", fake_.url()});
+  EXPECT_EQ(r.exit, 1);
+  EXPECT_EQ(r.err, "pipec: error: cannot read 'missing.tar.gz': No such file or directory\n");
+}
+
+}  // namespace
+}  // namespace pipec::client
