@@ -160,10 +160,15 @@ class WorkflowWriter {
   std::string expr_bool(const ir::Value& v, Scope& scope);
 
   // Templates.
-  Json dag_template(const std::string& name, const std::vector<ir::Node>& nodes, Scope& scope);
-  Json task_for(const ir::Step& step, Scope& scope);
-  Json task_for(const ir::Loop& loop, Scope& scope);
-  Json when_of(const std::optional<ir::Condition>& when, Scope& scope);
+  // DAG templates are written straight to text (they hold one task per step, the bulk
+  // of a large pipeline); the few other templates are built as trees, then written.
+  void dag_tasks(const std::vector<ir::Node>& nodes, Scope& scope, std::string& out);
+  void task_for(const ir::Step& step, Scope& scope, std::string& out);
+  void task_for(const ir::Loop& loop, Scope& scope, std::string& out);
+  std::string when_of(const std::optional<ir::Condition>& when, Scope& scope);
+  void add_template(const std::string& name, const Json& t);
+  void add_dag_template(const std::string& name, const std::vector<std::string>& inputs,
+                        const std::string& tasks);
   const std::string& container_template(const ir::Step& step);
   std::string launcher_template(const ir::Step& step, kubeflow::LauncherCall& call);
   Json container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch);
@@ -183,7 +188,7 @@ class WorkflowWriter {
   Diagnostics& diags_;
   bool ok_ = true;
 
-  std::map<std::string, Json> templates_;  // by name: written in name order
+  std::map<std::string, std::string> templates_;  // YAML text by name: written in name order
   std::map<std::string, std::pair<std::string, SourceRange>> template_owner_;
   std::map<std::string, std::string> op_template_;  // op name -> template name
 };
@@ -345,9 +350,41 @@ std::string WorkflowWriter::expr_condition(const ir::Condition& c, Scope& scope)
   return "(" + left + " " + op + " " + right + ")";
 }
 
-Json WorkflowWriter::when_of(const std::optional<ir::Condition>& when, Scope& scope) {
-  if (!when) return nullptr;
+std::string WorkflowWriter::when_of(const std::optional<ir::Condition>& when, Scope& scope) {
+  if (!when) return "";
   return "{{=" + expr_condition(*when, scope) + "}}";
+}
+
+// Templates are items of spec.templates (indent 2); their keys are at indent 4.
+void WorkflowWriter::add_template(const std::string& name, const Json& t) {
+  std::string text;
+  append_item(text, t, 2);
+  templates_[name] = std::move(text);
+}
+
+void WorkflowWriter::add_dag_template(const std::string& name, const std::vector<std::string>& inputs,
+                                      const std::string& tasks) {
+  std::string text;
+  new_line(text, 2);
+  text += "- name: ";
+  append_scalar(text, name, 4);
+  if (!inputs.empty()) {
+    new_line(text, 4);
+    text += "inputs:";
+    new_line(text, 6);
+    text += "parameters:";
+    for (const auto& input : inputs) {
+      new_line(text, 6);
+      text += "- name: ";
+      append_scalar(text, input, 8);
+    }
+  }
+  new_line(text, 4);
+  text += "dag:";
+  new_line(text, 6);
+  text += "tasks:";
+  text += tasks;
+  templates_[name] = std::move(text);
 }
 
 // --- container ops ----------------------------------------------------------------------
@@ -509,7 +546,7 @@ const std::string& WorkflowWriter::container_template(const ir::Step& step) {
     if (!patch.is_null()) t["podSpecPatch"] = std::move(patch);
     if (!op->doc.empty()) t["metadata"] = {{"annotations", {{"pipec.dev/doc", op->doc}}}};
   }
-  templates_[name] = std::move(t);
+  add_template(name, t);
   return op_template_.emplace(step.op, name).first->second;
 }
 
@@ -547,37 +584,66 @@ std::string WorkflowWriter::launcher_template(const ir::Step& step, kubeflow::La
       {"env", Json::array({{{"name", "POD_UID"},
                             {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.uid"}}}}}}})}};
   t["metadata"] = {{"labels", {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}}}};
-  templates_[name] = std::move(t);
+  add_template(name, t);
   return name;
 }
 
 // --- DAGs --------------------------------------------------------------------------------
 
-Json WorkflowWriter::task_for(const ir::Step& step, Scope& scope) {
-  Json task = Json::object();
-  task["name"] = to_dns1123(step.name);
-  Json params = Json::array();
-  if (step.kind == ir::OpKind::Container) {
-    task["template"] = container_template(step);
-    for (const auto& [name, value] : step.args)
-      params.push_back({{"name", name}, {"value", argo_value(value, scope)}});
-  } else {
-    kubeflow::LauncherCall call;
-    task["template"] = launcher_template(step, call);
-    for (const auto& [name, value] : call.inputs)
-      params.push_back({{"name", name}, {"value", argo_value(value, scope)}});
-  }
-  if (!step.depends.empty()) {
-    Json deps = Json::array();
-    for (const auto& d : step.depends) deps.push_back(to_dns1123(d));
-    task["dependencies"] = std::move(deps);
-  }
-  if (Json when = when_of(step.when, scope); !when.is_null()) task["when"] = std::move(when);
-  if (!params.empty()) task["arguments"] = {{"parameters", std::move(params)}};
-  return task;
+// Tasks are items of dag.tasks (indent 6); their keys are at indent 8.
+namespace {
+void begin_task(std::string& out, const std::string& name, const std::string& tmpl) {
+  new_line(out, 6);
+  out += "- name: ";
+  append_scalar(out, name, 8);
+  append_scalar_entry(out, "template", tmpl, 8);
 }
 
-Json WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope) {
+void task_dependencies(std::string& out, const std::vector<std::string>& depends) {
+  if (depends.empty()) return;
+  new_line(out, 8);
+  out += "dependencies:";
+  for (const auto& d : depends) {
+    new_line(out, 8);
+    out += "- ";
+    append_scalar(out, to_dns1123(d), 10);
+  }
+}
+
+void task_arguments(std::string& out, const std::vector<std::pair<std::string, std::string>>& params) {
+  if (params.empty()) return;
+  new_line(out, 8);
+  out += "arguments:";
+  new_line(out, 10);
+  out += "parameters:";
+  for (const auto& [name, value] : params) {
+    new_line(out, 10);
+    out += "- name: ";
+    append_scalar(out, name, 12);
+    append_scalar_entry(out, "value", value, 12);
+  }
+}
+}  // namespace
+
+void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& out) {
+  std::vector<std::pair<std::string, std::string>> params;
+  std::string tmpl;
+  if (step.kind == ir::OpKind::Container) {
+    tmpl = container_template(step);
+    params.reserve(step.args.size());
+    for (const auto& [name, value] : step.args) params.emplace_back(name, argo_value(value, scope));
+  } else {
+    kubeflow::LauncherCall call;
+    tmpl = launcher_template(step, call);
+    for (const auto& [name, value] : call.inputs) params.emplace_back(name, argo_value(value, scope));
+  }
+  begin_task(out, to_dns1123(step.name), tmpl);
+  task_dependencies(out, step.depends);
+  if (std::string when = when_of(step.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
+  task_arguments(out, params);
+}
+
+void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& out) {
   Scope body;
   body.parent = &scope;
   body.loop_var = loop.var;
@@ -585,18 +651,11 @@ Json WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope) {
     if (const auto* s = std::get_if<ir::Step>(&node)) body.steps.insert(s->name);
   }
   claim_template(loop.name, loop.range, "the loop over '" + loop.var + "'");
-  Json t = dag_template(loop.name, loop.body, body);
+  std::string tasks;
+  dag_tasks(loop.body, body, tasks);
 
-  Json task = Json::object();
-  task["name"] = loop.name;
-  task["template"] = loop.name;
-  if (!loop.depends.empty()) {
-    Json deps = Json::array();
-    for (const auto& d : loop.depends) deps.push_back(to_dns1123(d));
-    task["dependencies"] = std::move(deps);
-  }
-  if (Json when = when_of(loop.when, scope); !when.is_null()) task["when"] = std::move(when);
-  Json params = Json::array();
+  std::vector<std::pair<std::string, std::string>> params;
+  std::vector<std::string> inputs;
   for (const auto& key : body.import_order) {
     const auto& [input, ref] = body.imports.at(key);
     std::string value;
@@ -605,39 +664,30 @@ Json WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope) {
     } else {
       value = argo_ref(ref, scope);
     }
-    params.push_back({{"name", input}, {"value", value}});
+    params.emplace_back(input, std::move(value));
+    inputs.push_back(input);
   }
-  if (!params.empty()) task["arguments"] = {{"parameters", std::move(params)}};
+  add_dag_template(loop.name, inputs, tasks);
+
+  begin_task(out, loop.name, loop.name);
+  task_dependencies(out, loop.depends);
+  if (std::string when = when_of(loop.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
+  task_arguments(out, params);
   if (loop.items.is_literal()) {
-    task["withItems"] = loop.items.literal;
+    append_entry(out, "withItems", Json(loop.items.literal), 8);
   } else {
-    task["withParam"] = argo_value(loop.items, scope);
+    append_scalar_entry(out, "withParam", argo_value(loop.items, scope), 8);
   }
-  if (!body.import_order.empty()) {
-    Json inputs = Json::array();
-    for (const auto& key : body.import_order) inputs.push_back({{"name", body.imports.at(key).first}});
-    // inputs go right after the name, as in every other template
-    Json ordered = Json::object();
-    ordered["name"] = t["name"];
-    ordered["inputs"] = {{"parameters", std::move(inputs)}};
-    ordered["dag"] = std::move(t["dag"]);
-    t = std::move(ordered);
-  }
-  templates_[loop.name] = std::move(t);
-  return task;
 }
 
-Json WorkflowWriter::dag_template(const std::string& name, const std::vector<ir::Node>& nodes,
-                                  Scope& scope) {
-  Json tasks = Json::array();
+void WorkflowWriter::dag_tasks(const std::vector<ir::Node>& nodes, Scope& scope, std::string& out) {
   for (const auto& node : nodes) {
     if (const auto* s = std::get_if<ir::Step>(&node)) {
-      tasks.push_back(task_for(*s, scope));
+      task_for(*s, scope, out);
     } else {
-      tasks.push_back(task_for(std::get<ir::Loop>(node), scope));
+      task_for(std::get<ir::Loop>(node), scope, out);
     }
   }
-  return Json{{"name", name}, {"dag", {{"tasks", std::move(tasks)}}}};
 }
 
 // --- the workflow ------------------------------------------------------------------------
@@ -717,33 +767,43 @@ bool WorkflowWriter::run(std::string& out) {
     return s;
   };
   Scope main = top_scope(p_.dag);
-  templates_[entry] = dag_template(entry, p_.dag, main);
+  std::string tasks;
+  tasks.reserve(p_.dag.size() * 512);
+  dag_tasks(p_.dag, main, tasks);
+  add_dag_template(entry, {}, tasks);
   if (!exit_name.empty()) {
     Scope fin = top_scope(p_.exit_handler);
-    templates_[exit_name] = dag_template(exit_name, p_.exit_handler, fin);
+    std::string exit_tasks;
+    dag_tasks(p_.exit_handler, fin, exit_tasks);
+    add_dag_template(exit_name, {}, exit_tasks);
   }
   if (!ok_) return false;
 
-  Json wf = Json::object();
-  wf["apiVersion"] = "argoproj.io/v1alpha1";
-  wf["kind"] = "Workflow";
-  wf["metadata"] = {
-      {"generateName", entry + "-"},
-      {"annotations",
-       {{"pipelines.kubeflow.org/pipeline_spec", pipeline_spec_annotation()},
-        {"pipec.dev/parameters", parameters_annotation()}}},
-      {"labels", {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}}}};
-  Json spec = Json::object();
-  spec["entrypoint"] = entry;
-  if (!p_.params.empty()) spec["arguments"] = {{"parameters", workflow_arguments()}};
-  spec["serviceAccountName"] = options_.service_account;
-  if (!exit_name.empty()) spec["onExit"] = exit_name;
-  Json templates = Json::array();
-  for (auto& [name, t] : templates_) templates.push_back(std::move(t));
-  spec["templates"] = std::move(templates);
-  wf["spec"] = std::move(spec);
-  out.clear();
-  append_yaml(out, wf);
+  std::string text;
+  std::size_t size = 0;
+  for (const auto& [name, t] : templates_) size += t.size();
+  text.reserve(size + 4096);
+  append_scalar_entry(text, "apiVersion", "argoproj.io/v1alpha1", 0);
+  append_scalar_entry(text, "kind", "Workflow", 0);
+  append_entry(text, "metadata",
+               Json{{"generateName", entry + "-"},
+                    {"annotations",
+                     {{"pipelines.kubeflow.org/pipeline_spec", pipeline_spec_annotation()},
+                      {"pipec.dev/parameters", parameters_annotation()}}},
+                    {"labels", {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}}}},
+               0);
+  new_line(text, 0);
+  text += "spec:";
+  append_scalar_entry(text, "entrypoint", entry, 2);
+  if (!p_.params.empty()) append_entry(text, "arguments", Json{{"parameters", workflow_arguments()}}, 2);
+  append_scalar_entry(text, "serviceAccountName", options_.service_account, 2);
+  if (!exit_name.empty()) append_scalar_entry(text, "onExit", exit_name, 2);
+  new_line(text, 2);
+  text += "templates:";
+  for (const auto& [name, t] : templates_) text += t;
+  // Line-first text starts with a line break; a document ends with one.
+  out.assign(text, 1, std::string::npos);
+  out.push_back('\n');
   return true;
 }
 

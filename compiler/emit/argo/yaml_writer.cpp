@@ -42,6 +42,7 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // Words YAML 1.1 (Go's yaml.v2, PyYAML) or 1.2 reads as bool or null.
 bool is_reserved_word(std::string_view s) {
+  if (s.empty() || s.size() > 6) return false;
   static constexpr std::string_view kWords[] = {
       "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE",
       "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL",
@@ -193,21 +194,23 @@ void append_mapping(std::string& out, const Json& obj, int indent, bool first_in
   }
 }
 
-void append_sequence(std::string& out, const Json& arr, int indent) {
-  for (const auto& item : arr) {
-    out.push_back('\n');
-    append_indent(out, indent);
-    out += "- ";
-    if (item.is_object() && !item.empty()) {
-      append_mapping(out, item, indent + 2, true);
-    } else if (item.is_array() && !item.empty()) {
-      // A nested sequence starts on the next line, indented under the dash.
-      out.pop_back();
-      append_sequence(out, item, indent + 2);
-    } else {
-      append_value(out, item, indent);
-    }
+void append_sequence_item(std::string& out, const Json& item, int indent) {
+  out.push_back('\n');
+  append_indent(out, indent);
+  out += "- ";
+  if (item.is_object() && !item.empty()) {
+    append_mapping(out, item, indent + 2, true);
+  } else if (item.is_array() && !item.empty()) {
+    // A nested sequence starts on the next line, indented under the dash.
+    out.pop_back();
+    for (const auto& inner : item) append_sequence_item(out, inner, indent + 2);
+  } else {
+    append_value(out, item, indent);
   }
+}
+
+void append_sequence(std::string& out, const Json& arr, int indent) {
+  for (const auto& item : arr) append_sequence_item(out, item, indent);
 }
 
 void append_value(std::string& out, const Json& v, int indent) {
@@ -236,6 +239,37 @@ void append_value(std::string& out, const Json& v, int indent) {
 }  // namespace
 
 ScalarStyle scalar_style(std::string_view text) {
+  // Fast path: one pass over printable ASCII text, which is nearly every scalar.
+  bool ascii = true;
+  bool awkward = false;  // ": ", " #", a tab, or a trailing ':' or ' '
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c > 0x7E) {
+      ascii = false;
+      break;
+    }
+    if ((c == ':' && i + 1 < text.size() && text[i + 1] == ' ') ||
+        (c == '#' && i > 0 && text[i - 1] == ' '))
+      awkward = true;
+  }
+  if (ascii) {
+    if (text.empty() || awkward || text.back() == ' ' || text.back() == ':')
+      return ScalarStyle::SingleQuoted;
+    if (text.size() <= 6 && is_reserved_word(text)) return ScalarStyle::SingleQuoted;
+    if (looks_numeric(text)) return ScalarStyle::SingleQuoted;
+    char f = text.front();
+    if (f == '-') {
+      if (text.size() < 2 || text[1] == ' ' || text.rfind("---", 0) == 0) return ScalarStyle::SingleQuoted;
+      return ScalarStyle::Plain;
+    }
+    switch (f) {
+      case '?': case ':': case ',': case '[': case ']': case '{': case '}': case '#': case '&':
+      case '*': case '!': case '|': case '>': case '\'': case '"': case '%': case '@': case '`':
+      case ' ': case '.':
+        return ScalarStyle::SingleQuoted;
+      default: return ScalarStyle::Plain;
+    }
+  }
   if (plain_allowed(text)) return ScalarStyle::Plain;
   if (literal_allowed(text)) return ScalarStyle::Literal;
   for (std::size_t i = 0; i < text.size();) {
@@ -261,6 +295,36 @@ void append_scalar(std::string& out, std::string_view text, int indent) {
       out.push_back('\'');
       return;
   }
+}
+
+void new_line(std::string& out, int indent) {
+  out.push_back('\n');
+  append_indent(out, indent);
+}
+
+void append_entry(std::string& out, std::string_view key, const Json& value, int indent) {
+  new_line(out, indent);
+  append_key(out, key);
+  out.push_back(':');
+  if (value.is_object() && !value.empty()) {
+    append_mapping(out, value, indent + 2, false);
+  } else if (value.is_array() && !value.empty()) {
+    append_value(out, value, indent);
+  } else {
+    out.push_back(' ');
+    append_value(out, value, indent);
+  }
+}
+
+void append_scalar_entry(std::string& out, std::string_view key, std::string_view value, int indent) {
+  new_line(out, indent);
+  append_key(out, key);
+  out += ": ";
+  append_scalar(out, value, indent);
+}
+
+void append_item(std::string& out, const Json& value, int indent) {
+  append_sequence_item(out, value, indent);
 }
 
 void append_yaml(std::string& out, const Json& doc) {

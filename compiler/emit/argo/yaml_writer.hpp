@@ -35,4 +35,22 @@ void append_scalar(std::string& out, std::string_view text, int indent);
 /// Appends `doc` (objects keep their key order) as a YAML document ending in a newline.
 void append_yaml(std::string& out, const nlohmann::ordered_json& doc);
 
+// Streaming, for large documents written piece by piece. Every line is written as a
+// line break, the indentation, then the content ("line-first"), so pieces join without
+// blank lines; a document written this way starts with '\n', which the caller drops.
+
+/// "\n" + `indent` spaces.
+void new_line(std::string& out, int indent);
+
+/// One mapping entry at `indent`: "\n<indent>key: <value>" for a scalar or an empty
+/// collection, or the key and the collection below it.
+void append_entry(std::string& out, std::string_view key, const nlohmann::ordered_json& value,
+                  int indent);
+
+/// One mapping entry with a string value: "\n<indent>key: <scalar>".
+void append_scalar_entry(std::string& out, std::string_view key, std::string_view value, int indent);
+
+/// One sequence item at `indent`: "\n<indent>- <value>" (a mapping's first key inline).
+void append_item(std::string& out, const nlohmann::ordered_json& value, int indent);
+
 }  // namespace pipec::emit::argo
