@@ -16,6 +16,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/base/names.hpp"
@@ -92,7 +94,12 @@ struct StepEntry {
   const ast::StepDecl* decl = nullptr;
   std::vector<int> scopes;  // enclosing scopes, outermost first
   const OpInfo* op = nullptr;
+  std::uint32_t first_dep = 0;  // its edges in the step graph: edges_[first_dep, +dep_count)
+  std::uint32_t dep_count = 0;
 };
+
+// Where a dns name was first taken: the source name (owned by the AST) and its range.
+using DnsNames = std::unordered_map<std::string, std::pair<std::string_view, SourceRange>>;
 
 struct LoopVar {
   std::string name;
@@ -116,9 +123,11 @@ class Checker {
     check_pipeline(*pipeline);
     if (diags_.has_errors()) return nullptr;
     StepGraph graph;
-    graph.order = step_order_;
-    graph.depends = edges_;
-    for (const auto& [name, entry] : steps_) graph.names[name] = entry.decl->name.range;
+    graph.steps.reserve(steps_.size());
+    for (const auto& entry : steps_)
+      graph.steps.push_back(
+          {entry.decl->name.name, entry.decl->name.range, entry.first_dep, entry.dep_count});
+    graph.deps = std::move(edges_);
     if (!check_graph(graph, diags_)) return nullptr;
     return std::make_shared<const Program>(std::move(program_));
   }
@@ -127,7 +136,7 @@ class Checker {
   //// Ops ////////////////////////////////////////////////////////////////
 
   void collect_ops() {
-    std::map<std::string, std::pair<std::string, SourceRange>> dns_names;
+    DnsNames dns_names;
     for (const auto& m : modules_) {
       for (const auto& decl : m.module.decls) {
         const auto* op = boost::get<ast::OpDecl>(&decl.get());
@@ -158,7 +167,7 @@ class Checker {
       if (type) param.type = *type;
       if (p.default_value && type) {
         if (auto v = value(*p.default_value, Context::Default)) {
-          if (check_assign(*v, *type, fmt::format("default for '{}'", p.name.name)))
+          if (check_assign(*v, *type, [&] { return fmt::format("default for '{}'", p.name.name); }))
             param.default_value = v->literal;
         }
       }
@@ -457,7 +466,7 @@ class Checker {
     if (p.constraint) check_constraint(p, *type, param.constraint);
     if (p.default_value) {
       if (auto v = value(*p.default_value, Context::Default)) {
-        if (check_assign(*v, *type, fmt::format("default for '{}'", p.name.name))) {
+        if (check_assign(*v, *type, [&] { return fmt::format("default for '{}'", p.name.name); })) {
           param.default_value = v->literal;
           check_against(param, v->range);
         }
@@ -515,7 +524,9 @@ class Checker {
     for (const auto& item : list->items) {
       auto v = value(item, Context::Default);
       if (!v) continue;
-      if (!check_assign(*v, type, fmt::format("allowed value of '{}'", p.name.name))) continue;
+      if (!check_assign(*v, type,
+                        [&] { return fmt::format("allowed value of '{}'", p.name.name); }))
+        continue;
       if (std::find(out.one_of.begin(), out.one_of.end(), v->literal) != out.one_of.end()) {
         diags_.error(v->range, fmt::format("duplicate allowed value {}", v->literal.dump()));
         continue;
@@ -549,22 +560,23 @@ class Checker {
   void collect_steps(const std::vector<ast::Statement>& body, std::vector<int> scopes, bool top) {
     for (const auto& s : body) {
       if (const auto* step = boost::get<ast::StepDecl>(&s.get())) {
-        if (auto it = steps_.find(step->name.name); it != steps_.end()) {
+        auto [id, inserted] =
+            step_ids_.emplace(step->name.name, static_cast<std::uint32_t>(steps_.size()));
+        if (!inserted) {
           diags_.error(step->name.range, fmt::format("duplicate step '{}'", step->name.name));
-          diags_.note(it->second.decl->name.range, "previous declaration here");
+          diags_.note(steps_[id->second].decl->name.range, "previous declaration here");
           continue;
         }
-        if (params_.count(step->name.name)) {
+        if (auto it = params_.find(step->name.name); it != params_.end()) {
           diags_.error(step->name.range,
                        fmt::format("step '{}' has the name of a parameter", step->name.name));
-          diags_.note(params_.at(step->name.name)->name.range, "parameter declared here");
+          diags_.note(it->second->name.range, "parameter declared here");
         }
         check_dns_name(step->name, "step", step_dns_);
         StepEntry entry{step, scopes, nullptr};
         if (auto it = program_.ops.find(step->op.name); it != program_.ops.end())
           entry.op = &it->second;
-        steps_.emplace(step->name.name, entry);
-        step_order_.push_back(step->name.name);
+        steps_.push_back(std::move(entry));
       } else if (const auto* f = boost::get<x3::forward_ast<ast::IfStmt>>(&s.get())) {
         auto then_scopes = scopes;
         then_scopes.push_back(next_if_scope(f->get(), false));
@@ -605,6 +617,7 @@ class Checker {
   // Second walk: checks and converts each statement.
   std::vector<Stmt> statements(const std::vector<ast::Statement>& body) {
     std::vector<Stmt> out;
+    out.reserve(body.size());
     for (const auto& s : body) {
       if (const auto* step = boost::get<ast::StepDecl>(&s.get())) {
         if (auto st = check_step(*step)) out.push_back(std::move(*st));
@@ -621,11 +634,11 @@ class Checker {
     Stmt out;
     out.kind = Stmt::Kind::If;
     out.range = s.range;
-    std::vector<std::string> uses;
+    std::vector<std::uint32_t> uses;
     uses_ = &uses;
     out.condition = condition(s.condition);
     uses_ = nullptr;
-    inherited_.push_back(uses);
+    inherited_.push_back(std::move(uses));
     // Scope ids follow the order collect_steps() gave them.
     scope_path_.push_back(next_if_scope(s, false));
     out.then_body = statements(s.then_block.statements);
@@ -652,7 +665,7 @@ class Checker {
     out.kind = Stmt::Kind::For;
     out.range = s.range;
     out.var = s.var.name;
-    std::vector<std::string> uses;
+    std::vector<std::uint32_t> uses;
     uses_ = &uses;
     auto items = value(s.items, Context::Arg);
     uses_ = nullptr;
@@ -679,27 +692,24 @@ class Checker {
         diags_.note(v.range, "declared here");
       }
     }
-    if (params_.count(s.var.name)) {
+    if (auto it = params_.find(s.var.name); it != params_.end()) {
       diags_.error(s.var.range,
                    fmt::format("loop variable '{}' has the name of a parameter", s.var.name));
-      diags_.note(params_.at(s.var.name)->name.range, "parameter declared here");
+      diags_.note(it->second->name.range, "parameter declared here");
     }
-    if (auto it = steps_.find(s.var.name); it != steps_.end()) {
+    if (const StepEntry* step = find_step(s.var.name)) {
       diags_.error(s.var.range,
                    fmt::format("loop variable '{}' has the name of a step", s.var.name));
-      diags_.note(it->second.decl->name.range, "step declared here");
+      diags_.note(step->decl->name.range, "step declared here");
     }
     out.item_type = item_type;
     out.items = std::move(items);
     // Steps in the body depend on what the items use (lowering lifts that to the loop).
-    for (const auto& inherited : inherited_)
-      uses.insert(uses.end(), inherited.begin(), inherited.end());
-    std::sort(uses.begin(), uses.end());
-    uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
-    out.deps = uses;
+    finish_uses(uses);
+    out.deps = dep_names(uses);
     loop_vars_.push_back({s.var.name, item_type, s.var.range});
     scope_path_.push_back(loop_scopes_.at(&s));
-    inherited_.push_back(uses);
+    inherited_.push_back(std::move(uses));
     out.body = statements(s.body.statements);
     inherited_.pop_back();
     scope_path_.pop_back();
@@ -708,15 +718,16 @@ class Checker {
   }
 
   std::optional<Stmt> check_step(const ast::StepDecl& s) {
-    auto entry_it = steps_.find(s.name.name);
-    if (entry_it == steps_.end() || entry_it->second.decl != &s)
+    auto id_it = step_ids_.find(s.name.name);
+    if (id_it == step_ids_.end() || steps_[id_it->second].decl != &s)
       return std::nullopt;  // a duplicate
+    StepEntry& entry = steps_[id_it->second];
     Stmt out;
     out.kind = Stmt::Kind::Step;
     out.range = s.name.range;
     out.name = s.name.name;
     out.op = s.op.name;
-    const OpInfo* op = entry_it->second.op;
+    const OpInfo* op = entry.op;
     if (!op) {
       diags_.error(s.op.range, fmt::format("unknown op '{}'", s.op.name));
       std::vector<std::string> names;
@@ -725,16 +736,23 @@ class Checker {
           (s.op.name == "mpi_job" || s.op.name == "tf_job" || s.op.name == "pytorch_job"))
         diags_.note(s.op.range, "training ops come from the stdlib: add 'use arena'");
     }
-    std::vector<std::string> uses;
-    std::map<std::string, SourceRange> given;
+    std::vector<std::uint32_t> uses;
+    // Arguments are few, so a vector beats a map here.
+    std::vector<std::pair<std::string_view, SourceRange>> given;
+    given.reserve(s.args.size());
+    auto find_given = [&](std::string_view name) {
+      return std::find_if(given.begin(), given.end(),
+                          [&](const auto& g) { return g.first == name; });
+    };
     std::set<std::string> suggested;  // a misspelt argument is not also reported missing
+    out.args.reserve(s.args.size());
     for (const auto& arg : s.args) {
-      if (auto it = given.find(arg.name.name); it != given.end()) {
+      if (auto it = find_given(arg.name.name); it != given.end()) {
         diags_.error(arg.name.range, fmt::format("duplicate argument '{}'", arg.name.name));
         diags_.note(it->second, "first given here");
         continue;
       }
-      given.emplace(arg.name.name, arg.name.range);
+      given.emplace_back(arg.name.name, arg.name.range);
       uses_ = &uses;
       auto v = value(arg.value, Context::Arg);
       uses_ = nullptr;
@@ -752,36 +770,72 @@ class Checker {
         continue;
       }
       if (!v) continue;
-      if (!check_assign(*v, p->type,
-                        fmt::format("argument '{}' of op '{}'", arg.name.name, op->name)))
+      if (!check_assign(*v, p->type, [&] {
+            return fmt::format("argument '{}' of op '{}'", arg.name.name, op->name);
+          }))
         continue;
       out.args.emplace_back(arg.name.name, std::move(*v));
     }
     if (op) {
       for (std::size_t i = 0; i < op->params.size(); ++i) {
         const auto& p = op->params[i];
-        if (p.default_value || given.count(p.name) || suggested.count(p.name)) continue;
+        if (p.default_value || find_given(p.name) != given.end() || suggested.count(p.name))
+          continue;
         diags_.error(s.op.range,
                      fmt::format("missing argument '{}' for op '{}'", p.name, op->name));
         diags_.note(op->param_ranges[i], fmt::format("'{}' declared here", p.name));
       }
     }
     for (const auto& a : s.after) {
-      auto it = steps_.find(a.name);
-      if (it == steps_.end()) {
+      const StepEntry* after = find_step(a.name);
+      if (!after) {
         diags_.error(a.range, fmt::format("unknown step '{}' in 'after'", a.name));
-        suggest(a.range, a.name, step_order_);
+        suggest(a.range, a.name, step_names());
         continue;
       }
-      if (check_reach(it->second, a.range, false)) uses.push_back(a.name);
+      if (check_reach(*after, a.range, false)) uses.push_back(id_of(*after));
     }
+    finish_uses(uses);
+    out.deps = dep_names(uses);
+    entry.first_dep = static_cast<std::uint32_t>(edges_.size());
+    entry.dep_count = static_cast<std::uint32_t>(uses.size());
+    edges_.insert(edges_.end(), uses.begin(), uses.end());
+    return out;
+  }
+
+  const StepEntry* find_step(std::string_view name) const {
+    auto it = step_ids_.find(name);
+    return it == step_ids_.end() ? nullptr : &steps_[it->second];
+  }
+
+  std::uint32_t id_of(const StepEntry& step) const {
+    return static_cast<std::uint32_t>(&step - steps_.data());
+  }
+
+  // Every step name in declaration order, for suggestions.
+  std::vector<std::string> step_names() const {
+    std::vector<std::string> names;
+    names.reserve(steps_.size());
+    for (const auto& step : steps_) names.push_back(step.decl->name.name);
+    return names;
+  }
+
+  // Adds the uses of the enclosing conditions and loop items to a step's (or loop's)
+  // own, then sorts them by name without duplicates: the step's dependencies.
+  void finish_uses(std::vector<std::uint32_t>& uses) const {
     for (const auto& inherited : inherited_)
       uses.insert(uses.end(), inherited.begin(), inherited.end());
-    std::sort(uses.begin(), uses.end());
+    std::sort(uses.begin(), uses.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return steps_[a].decl->name.name < steps_[b].decl->name.name;
+    });
     uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
-    out.deps = uses;
-    edges_[s.name.name] = uses;
-    return out;
+  }
+
+  std::vector<std::string> dep_names(const std::vector<std::uint32_t>& uses) const {
+    std::vector<std::string> names;
+    names.reserve(uses.size());
+    for (std::uint32_t id : uses) names.push_back(steps_[id].decl->name.name);
+    return names;
   }
 
   // Whether the current place may refer to `step`: not into a loop or `finally` from
@@ -1054,41 +1108,43 @@ class Checker {
       return ref;
     }
     if (params_.count(head.name)) return std::nullopt;  // its type was wrong, already reported
-    if (auto it = steps_.find(head.name); it != steps_.end()) {
-      const StepEntry& step = it->second;
+    if (const StepEntry* found = find_step(head.name)) {
+      const StepEntry& step = *found;
       if (!step.op) return std::nullopt;  // unknown op, reported at the step
-      std::vector<std::string> outputs;
-      for (const auto& o : step.op->outputs) outputs.push_back(o.name);
+      const auto& outputs = step.op->outputs;
       if (!field) {
         diags_.error(
             range,
             outputs.empty()
                 ? fmt::format("step '{}' is not a value and its op has no outputs", head.name)
                 : fmt::format("step '{}' is not a value; use one of its outputs (e.g. '{}.{}')",
-                              head.name, head.name, outputs[0]));
+                              head.name, head.name, outputs[0].name));
         return std::nullopt;
       }
-      auto o = std::find(outputs.begin(), outputs.end(), field->name);
+      auto o = std::find_if(outputs.begin(), outputs.end(),
+                            [&](const ir::OpOutput& out) { return out.name == field->name; });
       if (o == outputs.end()) {
         diags_.error(field->range,
                      fmt::format("step '{}' has no output '{}'", head.name, field->name));
-        if (!suggest(field->range, field->name, outputs) && !outputs.empty())
+        std::vector<std::string> names;
+        for (const auto& out : outputs) names.push_back(out.name);
+        if (!suggest(field->range, field->name, names) && !names.empty())
           diags_.note(step.op->range,
-                      fmt::format("op '{}' has outputs {}", step.op->name, join_quoted(outputs)));
+                      fmt::format("op '{}' has outputs {}", step.op->name, join_quoted(names)));
         return std::nullopt;
       }
       if (!check_reach(step, range, true)) return std::nullopt;
       ref.kind = ir::Ref::Kind::StepOutput;
       ref.field = field->name;
-      ref.type = step.op->outputs[static_cast<std::size_t>(o - outputs.begin())].type;
-      if (uses_) uses_->push_back(head.name);
+      ref.type = o->type;
+      if (uses_) uses_->push_back(id_of(step));
       return ref;
     }
     diags_.error(head.range, fmt::format("unknown name '{}'", head.name));
     std::vector<std::string> names;
     for (const auto& v : loop_vars_) names.push_back(v.name);
     for (const auto& [name, type] : param_types_) names.push_back(name);
-    names.insert(names.end(), step_order_.begin(), step_order_.end());
+    for (auto& name : step_names()) names.push_back(std::move(name));
     suggest(head.range, head.name, names);
     return std::nullopt;
   }
@@ -1211,10 +1267,18 @@ class Checker {
     return std::nullopt;
   }
 
-  bool check_assign(Value& v, const Type& to, const std::string& what) {
+  // `what` names the value in the message: a string, or a function that builds it
+  // (so the common case, no error, formats nothing).
+  template <class What>
+  bool check_assign(Value& v, const Type& to, const What& what) {
     if (!assignable(to, v.type)) {
+      std::string subject;
+      if constexpr (std::is_invocable_v<const What&>)
+        subject = what();
+      else
+        subject = what;
       diags_.error(v.range,
-                   fmt::format("{} must be {}, got {}", what, type_str(to), type_str(v.type)));
+                   fmt::format("{} must be {}, got {}", subject, type_str(to), type_str(v.type)));
       return false;
     }
     coerce(v, to);
@@ -1237,8 +1301,7 @@ class Checker {
     return true;
   }
 
-  void check_dns_name(const ast::Identifier& id, const char* what,
-                      std::map<std::string, std::pair<std::string, SourceRange>>& seen) {
+  void check_dns_name(const ast::Identifier& id, const char* what, DnsNames& seen) {
     std::string dns = to_dns1123(id.name);
     if (dns.empty()) {
       diags_.error(id.range,
@@ -1253,10 +1316,11 @@ class Checker {
                                what, id.name, kMaxK8sNameLength, dns, dns.size()));
       return;
     }
-    auto [it, inserted] = seen.emplace(dns, std::make_pair(id.name, id.range));
+    auto [it, inserted] = seen.try_emplace(
+        std::move(dns), std::pair<std::string_view, SourceRange>(id.name, id.range));
     if (!inserted) {
       diags_.error(id.range, fmt::format("{} names '{}' and '{}' both become '{}' in Kubernetes",
-                                         what, it->second.first, id.name, dns));
+                                         what, it->second.first, id.name, it->first));
       diags_.note(it->second.second, fmt::format("'{}' declared here", it->second.first));
     }
   }
@@ -1271,20 +1335,20 @@ class Checker {
   std::vector<LoadedModule> modules_;
   Program program_;
   bool description_seen_ = false;
-  std::map<std::string, const ast::ParamDecl*> params_;
-  std::map<std::string, Type> param_types_;
-  std::map<std::string, StepEntry> steps_;
-  std::vector<std::string> step_order_;
-  std::map<std::string, std::pair<std::string, SourceRange>> step_dns_;
-  std::map<std::string, std::vector<std::string>> edges_;  // step -> steps it depends on
+  std::map<std::string, const ast::ParamDecl*, std::less<>> params_;
+  std::map<std::string, Type, std::less<>> param_types_;  // in name order, for suggestions
+  std::vector<StepEntry> steps_;                           // in collect_steps() order
+  std::unordered_map<std::string_view, std::uint32_t> step_ids_;  // name -> index in steps_
+  DnsNames step_dns_;
+  std::vector<std::uint32_t> edges_;  // the steps each step depends on, see StepEntry
   std::vector<ScopeKind> scope_kinds_;
   std::map<const ast::ForStmt*, int> loop_scopes_;
   std::map<std::pair<const ast::IfStmt*, bool>, int> if_scopes_;
   int finally_scope_ = -1;
   std::vector<int> scope_path_;
   std::vector<LoopVar> loop_vars_;
-  std::vector<std::vector<std::string>> inherited_;  // step uses of enclosing conditions
-  std::vector<std::string>* uses_ = nullptr;
+  std::vector<std::vector<std::uint32_t>> inherited_;  // step uses of enclosing conditions
+  std::vector<std::uint32_t>* uses_ = nullptr;          // collects the steps a value uses
   const OpInfo* current_op_ = nullptr;
 };
 

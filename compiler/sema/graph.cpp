@@ -1,11 +1,11 @@
-// check_graph(): cycle detection over the step graph. Expects every name in
-// `depends` to be in `order` (resolve errors stop checking before this pass).
+// check_graph(): cycle detection over the step graph. Expects every edge to be an
+// index into `steps` (resolve errors stop checking before this pass).
 #include "compiler/sema/graph.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
+#include <string>
 #include <utility>
 
 namespace pipec::sema {
@@ -14,32 +14,30 @@ namespace {
 
 class CycleFinder {
  public:
-  CycleFinder(const StepGraph& graph, Diagnostics& diags) : graph_(graph), diags_(diags) {
-    for (std::size_t i = 0; i < graph.order.size(); ++i) position_[graph.order[i]] = i;
-  }
+  CycleFinder(const StepGraph& graph, Diagnostics& diags)
+      : graph_(graph), diags_(diags), state_(graph.steps.size(), State::New) {}
 
   bool run() {
-    std::map<std::string, int> state;  // 0 new, 1 on the stack, 2 done
-    static const std::vector<std::string> kNone;
-    for (const auto& start : graph_.order) {
-      if (state[start] != 0) continue;
-      // Depth first over "depends on" edges; the stack holds (step, next edge index).
-      std::vector<std::pair<std::string, std::size_t>> stack{{start, 0}};
-      state[start] = 1;
+    // Depth first over "depends on" edges; the stack holds (step, next edge index).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> stack;
+    const auto count = static_cast<std::uint32_t>(graph_.steps.size());
+    for (std::uint32_t start = 0; start < count; ++start) {
+      if (state_[start] != State::New) continue;
+      stack.push_back({start, 0});
+      state_[start] = State::OnStack;
       while (!stack.empty()) {
-        const std::string name = stack.back().first;
-        auto it = graph_.depends.find(name);
-        const auto& deps = it == graph_.depends.end() ? kNone : it->second;
-        if (stack.back().second == deps.size()) {
-          state[name] = 2;
+        auto& [step, next] = stack.back();
+        const StepGraph::Step& s = graph_.steps[step];
+        if (next == s.dep_count) {
+          state_[step] = State::Done;
           stack.pop_back();
           continue;
         }
-        const std::string dep = deps[stack.back().second++];
-        if (state[dep] == 0) {
-          state[dep] = 1;
-          stack.push_back({dep, 0});
-        } else if (state[dep] == 1) {
+        std::uint32_t dep = graph_.deps[s.first_dep + next++];
+        if (state_[dep] == State::New) {
+          state_[dep] = State::OnStack;
+          stack.push_back({dep, 0});  // invalidates `step` and `next`
+        } else if (state_[dep] == State::OnStack) {
           report(stack, dep);
         }
       }
@@ -48,32 +46,35 @@ class CycleFinder {
   }
 
  private:
-  void report(const std::vector<std::pair<std::string, std::size_t>>& stack,
-              const std::string& dep) {
-    std::vector<std::string> cycle;  // in "depends on" order, from dep to the top of the stack
-    auto it =
-        std::find_if(stack.begin(), stack.end(), [&](const auto& e) { return e.first == dep; });
+  enum class State : unsigned char { New, OnStack, Done };
+
+  void report(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& stack,
+              std::uint32_t dep) {
+    std::vector<std::uint32_t> cycle;  // in "depends on" order, from dep to the top of the stack
+    auto it = std::find_if(stack.begin(), stack.end(), [&](const auto& e) { return e.first == dep; });
     for (; it != stack.end(); ++it) cycle.push_back(it->first);
-    for (const auto& n : cycle)
-      if (reported_.count(n)) return;
+    if (reported_.empty()) reported_.assign(graph_.steps.size(), false);
+    for (std::uint32_t n : cycle)
+      if (reported_[n]) return;
     ok_ = false;
-    reported_.insert(cycle.begin(), cycle.end());
+    for (std::uint32_t n : cycle) reported_[n] = true;
     std::reverse(cycle.begin(), cycle.end());  // run order
     // Start at the step declared first, so the message does not depend on the walk.
-    auto first = std::min_element(cycle.begin(), cycle.end(), [&](const auto& a, const auto& b) {
-      return position_.at(a) < position_.at(b);
-    });
-    std::rotate(cycle.begin(), first, cycle.end());
+    std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
     std::string text;
-    for (const auto& n : cycle) text += n + " -> ";
-    text += cycle.front();
-    diags_.error(graph_.names.at(cycle.front()), fmt::format("steps form a cycle: {}", text));
+    for (std::uint32_t n : cycle) {
+      text += graph_.steps[n].name;
+      text += " -> ";
+    }
+    text += graph_.steps[cycle.front()].name;
+    diags_.error(graph_.steps[cycle.front()].range,
+                 fmt::format("steps form a cycle: {}", text));
   }
 
   const StepGraph& graph_;
   Diagnostics& diags_;
-  std::map<std::string, std::size_t> position_;
-  std::set<std::string> reported_;
+  std::vector<State> state_;
+  std::vector<bool> reported_;  // steps of a cycle already reported; sized on the first cycle
   bool ok_ = true;
 };
 

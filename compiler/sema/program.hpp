@@ -57,7 +57,7 @@ struct Program {
   std::string description;
   SourceRange range;                  // of the pipeline's name
   std::vector<ir::Param> params;      // in source order
-  std::map<std::string, OpInfo> ops;  // every op the program can call, by name
+  std::map<std::string, OpInfo, std::less<>> ops;  // every op the program can call, by name
   std::vector<Stmt> body;
   std::vector<Stmt> finally_body;
 };
