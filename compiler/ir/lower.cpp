@@ -8,9 +8,13 @@
 #include "compiler/ir/lower.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "compiler/base/names.hpp"
@@ -32,20 +36,24 @@ class Lowerer {
     p.description = program_.description;
     p.range = program_.range;
     p.params = program_.params;
-    collect_names(program_.body);
-    collect_names(program_.finally_body);
-    place(program_.body, {});
-    place(program_.finally_body, {});
-    p.dag = nodes(program_.body, {});
-    p.exit_handler = nodes(program_.finally_body, {});
+    scopes_.emplace_back();  // kTop: no loops around
+    place(program_.body, kTop);
+    place(program_.finally_body, kTop);
+    p.dag = nodes(program_.body, kTop);
+    p.exit_handler = nodes(program_.finally_body, kTop);
     for (const auto& name : used_ops_) {
-      const auto& op = program_.ops.at(name);
+      const auto& op = program_.ops.find(name)->second;
       if (op.container) p.ops.push_back(*op.container);
     }
     return p;
   }
 
  private:
+  // A scope is the list of loops around a place, outermost first; each loop body has
+  // its own (loop names are unique), so scopes compare by index.
+  using ScopeId = std::uint32_t;
+  static constexpr ScopeId kTop = 0;
+
   void collect_names(const std::vector<Stmt>& body) {
     for (const auto& s : body) {
       if (s.kind == Stmt::Kind::Step) taken_.insert(to_dns1123(s.name));
@@ -55,60 +63,62 @@ class Lowerer {
     }
   }
 
-  // Gives every loop its name and records, for every step, the loops around it.
-  void place(const std::vector<Stmt>& body, const std::vector<std::string>& loops) {
+  // Gives every loop its name and records, for every step inside a loop, its scope.
+  void place(const std::vector<Stmt>& body, ScopeId scope) {
     for (const auto& s : body) {
       switch (s.kind) {
         case Stmt::Kind::Step:
-          loops_of_[s.name] = loops;
+          if (scope != kTop) scope_of_[s.name] = scope;
           break;
         case Stmt::Kind::If:
-          place(s.then_body, loops);
-          place(s.else_body, loops);
+          place(s.then_body, scope);
+          place(s.else_body, scope);
           break;
         case Stmt::Kind::For: {
+          if (!names_collected_) {  // only loops need the step names, to avoid them
+            collect_names(program_.body);
+            collect_names(program_.finally_body);
+            names_collected_ = true;
+          }
           std::string base = "for-" + to_dns1123(s.var);
           std::string name = base;
           for (int n = 2; taken_.count(name); ++n) name = base + "-" + std::to_string(n);
           taken_.insert(name);
-          loop_names_[&s] = name;
-          auto inner = loops;
+          auto inner = scopes_[scope];
           inner.push_back(name);
-          place(s.body, inner);
+          loop_names_[&s] = std::move(name);
+          scopes_.push_back(std::move(inner));
+          auto inner_id = static_cast<ScopeId>(scopes_.size() - 1);
+          loop_scopes_[&s] = inner_id;
+          place(s.body, inner_id);
           break;
         }
       }
     }
   }
 
-  // The node of the DAG at `scope` (loops around it) that a dependency of a node
-  // inside, at `inner`, on step `dep` lands on: `dep` itself at the same level,
-  // nothing if `dep` is inside the scope's own loops (the loop body handles it).
-  struct Lifted {
-    bool here = false;    // the dependency belongs to the node itself
-    std::string carrier;  // otherwise: the loop directly inside `scope` that carries it
-  };
-
-  Lifted lift(const std::vector<std::string>& scope, const std::string& dep) const {
-    const auto& dep_loops = loops_of_.at(dep);
-    Lifted out;
-    if (dep_loops == scope) {
-      out.here = true;
-    } else if (dep_loops.size() < scope.size()) {
-      out.carrier = scope[dep_loops.size()];
-    }
-    return out;
+  ScopeId scope_of(const std::string& step) const {
+    if (scope_of_.empty()) return kTop;
+    auto it = scope_of_.find(step);
+    return it == scope_of_.end() ? kTop : it->second;
   }
 
-  std::vector<Node> nodes(const std::vector<Stmt>& body, const std::vector<std::string>& scope) {
+  // Whether a dependency of a node at `scope` on step `dep` belongs to the node
+  // itself: only if `dep` is at the same level. A `dep` outside the scope's loops is
+  // carried by the outermost loop inside the common scope (see collect_outer_deps),
+  // and one inside the scope's own loops is handled by the loop body.
+  bool here(ScopeId scope, const std::string& dep) const { return scope_of(dep) == scope; }
+
+  std::vector<Node> nodes(const std::vector<Stmt>& body, ScopeId scope) {
     std::vector<Node> out;
+    out.reserve(body.size());
     std::vector<Condition> when;
     emit(body, scope, when, out);
     return out;
   }
 
-  void emit(const std::vector<Stmt>& body, const std::vector<std::string>& scope,
-            std::vector<Condition>& when, std::vector<Node>& out) {
+  void emit(const std::vector<Stmt>& body, ScopeId scope, std::vector<Condition>& when,
+            std::vector<Node>& out) {
     for (const auto& s : body) {
       switch (s.kind) {
         case Stmt::Kind::Step:
@@ -129,8 +139,7 @@ class Lowerer {
     }
   }
 
-  Step step(const Stmt& s, const std::vector<std::string>& scope,
-            const std::vector<Condition>& when) {
+  Step step(const Stmt& s, ScopeId scope, const std::vector<Condition>& when) {
     const auto& op = program_.ops.at(s.op);
     Step out;
     out.name = s.name;
@@ -138,6 +147,7 @@ class Lowerer {
     out.kind = op.kind;
     out.range = s.range;
     out.outputs = op.outputs;
+    out.args.reserve(op.params.size());
     for (const auto& p : op.params) {
       auto given = std::find_if(s.args.begin(), s.args.end(),
                                 [&](const auto& a) { return a.first == p.name; });
@@ -151,17 +161,15 @@ class Lowerer {
         out.args.emplace_back(p.name, std::move(v));
       }
     }
-    std::set<std::string> depends;
+    // s.deps is sorted and without duplicates, and so stays.
     for (const auto& dep : s.deps)
-      if (lift(scope, dep).here) depends.insert(dep);
-    out.depends.assign(depends.begin(), depends.end());
+      if (here(scope, dep)) out.depends.push_back(dep);
     out.when = conjunction(when);
     if (op.kind == OpKind::Container) used_ops_.insert(s.op);
     return out;
   }
 
-  Loop loop(const Stmt& s, const std::vector<std::string>& scope,
-            const std::vector<Condition>& when) {
+  Loop loop(const Stmt& s, ScopeId scope, const std::vector<Condition>& when) {
     Loop out;
     out.name = loop_names_.at(&s);
     out.var = s.var;
@@ -169,28 +177,27 @@ class Lowerer {
     out.items = *s.items;
     out.range = s.range;
     out.when = conjunction(when);
-    auto inner = scope;
-    inner.push_back(out.name);
-    out.body = nodes(s.body, inner);
+    out.body = nodes(s.body, loop_scopes_.at(&s));
     // The loop depends on what its items use and on what any step inside it uses
     // from this scope.
     std::set<std::string> depends;
     for (const auto& dep : s.deps)
-      if (lift(scope, dep).here) depends.insert(dep);
+      if (here(scope, dep)) depends.insert(dep);
     collect_outer_deps(s.body, scope, out.name, depends);
     out.depends.assign(depends.begin(), depends.end());
     return out;
   }
 
-  void collect_outer_deps(const std::vector<Stmt>& body, const std::vector<std::string>& scope,
+  void collect_outer_deps(const std::vector<Stmt>& body, ScopeId scope,
                           const std::string& loop_name, std::set<std::string>& depends) {
+    const auto& outer = scopes_[scope];
     for (const auto& s : body) {
       if (s.kind == Stmt::Kind::Step) {
-        const auto& loops = loops_of_.at(s.name);
+        const auto& loops = scopes_[scope_of(s.name)];
         for (const auto& dep : s.deps) {
-          if (loops_of_.at(dep) != scope) continue;
+          if (scope_of(dep) != scope) continue;
           // `dep` is at this scope's level; the loop carries it only if the step is inside it.
-          if (loops.size() > scope.size() && loops[scope.size()] == loop_name) depends.insert(dep);
+          if (loops.size() > outer.size() && loops[outer.size()] == loop_name) depends.insert(dep);
         }
       }
       collect_outer_deps(s.then_body, scope, loop_name, depends);
@@ -222,10 +229,13 @@ class Lowerer {
   }
 
   const sema::Program& program_;
-  std::set<std::string> taken_;
+  bool names_collected_ = false;
+  std::unordered_set<std::string> taken_;  // dns names of steps and loops, once a loop needs them
   std::map<const Stmt*, std::string> loop_names_;
-  std::map<std::string, std::vector<std::string>> loops_of_;
-  std::set<std::string> used_ops_;
+  std::map<const Stmt*, ScopeId> loop_scopes_;  // the scope of each loop's body
+  std::vector<std::vector<std::string>> scopes_;  // by ScopeId: the loops, outermost first
+  std::unordered_map<std::string_view, ScopeId> scope_of_;  // steps inside loops only
+  std::set<std::string_view> used_ops_;  // in name order
 };
 
 }  // namespace
