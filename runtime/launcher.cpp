@@ -64,6 +64,15 @@ std::string label_value(std::string_view text) {
   return out;
 }
 
+// DNS-1123 label: what a namespace name must be.
+bool is_dns_label(std::string_view s) {
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s)
+    if (!alnum(c) && c != '-') return false;
+  return true;
+}
+
 std::string format_duration(milliseconds d) {
   auto ms = d.count();
   if (ms % 86400000 == 0) return fmt::format("{}d", ms / 86400000);
@@ -735,6 +744,12 @@ int Launcher::run() {
   ns_ = o_.namespace_name.empty() ? client_->config().namespace_name : o_.namespace_name;
   if (ns_.empty()) {
     error("no namespace: give --namespace");
+    write_metrics();
+    return kExitBadArguments;
+  }
+  if (!is_dns_label(ns_)) {  // it goes into request paths
+    error(fmt::format("namespace '{}' is not a valid namespace name (lower-case letters, digits "
+                      "and '-', at most 63)", ns_));
     write_metrics();
     return kExitBadArguments;
   }

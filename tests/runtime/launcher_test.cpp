@@ -628,6 +628,17 @@ TEST_F(RuntimeLauncher, BadValueStopsBeforeAnyRequest) {
   EXPECT_FALSE(fs::exists(dir_ / "out" / "metrics.json"));
 }
 
+TEST_F(RuntimeLauncher, ANamespaceNeverBecomesPartOfAPath) {
+  auto o = options(kMpiJob);
+  o.namespace_name = "team/mpijobs/x";
+  auto r = run(o);
+  EXPECT_EQ(r.code, kExitBadArguments);
+  EXPECT_EQ(r.err, "pipec-launcher: error: namespace 'team/mpijobs/x' is not a valid namespace "
+                   "name (lower-case letters, digits and '-', at most 63)\n");
+  EXPECT_TRUE(kube_.requests().empty());
+  EXPECT_EQ(read(dir_ / "out" / "metrics.json"), "{\"metrics\":[]}\n");
+}
+
 TEST_F(RuntimeLauncher, MetricChosenByAValue) {
   auto o = options(kMpiJob);
   o.metric_value_args = {"metric"};
