@@ -4,8 +4,10 @@
 // identifiers, keywords, and string, number and bool literals. Only character sets
 // are used (no locale classification), so bytes >= 0x80 never reach <cctype>.
 
+#include <array>
 #include <boost/spirit/home/x3.hpp>
 #include <string>
+#include <string_view>
 
 #include "compiler/syntax/ast.hpp"
 #include "compiler/syntax/ast_adapted.hpp"
@@ -16,10 +18,35 @@ namespace pipec::syntax::grammar {
 namespace x3 = boost::spirit::x3;
 
 //// Skipper /////////////////////////////////////////////////////////////
+// Skips a whole run of ' ', tabs, newlines and `# ...` comments (to the end of the
+// line, `##` doc comments too) in one call; X3 calls a skipper until it fails, so
+// a parser of one character would be entered once per byte.
+struct skip_run : x3::parser<skip_run> {
+  using attribute_type = x3::unused_type;
+  static bool const has_attribute = false;
+  template <typename Iterator, typename Context, typename RContext, typename Attribute>
+  bool parse(Iterator& first, Iterator const& last, Context const&, RContext&, Attribute&) const {
+    Iterator it = first;
+    while (it != last) {
+      char c = *it;
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+        ++it;
+      } else if (c == '#') {
+        while (it != last && *it != '\n') ++it;
+      } else {
+        break;
+      }
+    }
+    bool skipped = it != first;
+    first = it;
+    return skipped;
+  }
+};
+
 struct skipper_class;
 x3::rule<skipper_class> const skipper = "whitespace";
 // ' ', tabs, newlines, and `# ...` to the end of the line (`##` doc comments too).
-auto const skipper_def = x3::char_(" \t\r\n") | x3::lexeme['#' >> *(x3::char_ - '\n')];
+auto const skipper_def = skip_run{};
 BOOST_SPIRIT_DEFINE(skipper)
 using skipper_type = x3::rule<skipper_class>;
 
@@ -28,14 +55,35 @@ auto const ident_start = x3::char_("a-zA-Z_");
 auto const ident_char = x3::char_("a-zA-Z0-9_");
 
 /// The reserved words; see docs/language.md.
-struct Keywords : x3::symbols<int> {
-  Keywords() {
-    for (const char* k : {"use", "pipeline", "description", "param", "step", "op", "after", "if",
-                          "else", "for", "in", "finally", "true", "false", "and", "or", "not"})
-      add(k, 0);
+inline constexpr std::array<std::string_view, 17> kKeywords = {
+    "use", "pipeline", "description", "param", "step", "op",  "after", "if",  "else",
+    "for", "in",       "finally",     "true",  "false", "and", "or",    "not"};
+
+inline bool is_ident_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+inline bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+
+// [A-Za-z_][A-Za-z0-9_]* unless the whole word is a keyword, in one pass (no
+// per-character push_back, no symbol-table walk). Use inside a lexeme.
+struct identifier_word : x3::parser<identifier_word> {
+  using attribute_type = std::string;
+  static bool const has_attribute = true;
+  template <typename Iterator, typename Context, typename RContext, typename Attribute>
+  bool parse(Iterator& first, Iterator const& last, Context const&, RContext&,
+             Attribute& attr) const {
+    if (first == last || !is_ident_start(*first)) return false;
+    Iterator it = first;
+    ++it;
+    while (it != last && is_ident_char(*it)) ++it;
+    std::string_view word(&*first, static_cast<std::size_t>(it - first));
+    for (std::string_view k : kKeywords)
+      if (word == k) return false;
+    x3::traits::move_to(first, it, attr);
+    first = it;
+    return true;
   }
 };
-inline Keywords const keywords;
 
 #define PIPEC_KEYWORD(word)                                               \
   struct kw_##word##_class;                                               \
@@ -67,8 +115,7 @@ struct identifier_class : annotate_range {};
 x3::rule<identifier_text_class, std::string> const identifier_text = "name";
 x3::rule<identifier_class, ast::Identifier> const identifier = "name";
 // all_reduce, batch_size, _x1
-auto const identifier_text_def =
-    x3::lexeme[!(keywords >> !ident_char) >> ident_start >> *ident_char];
+auto const identifier_text_def = x3::lexeme[identifier_word{}];
 auto const identifier_def = identifier_text;
 BOOST_SPIRIT_DEFINE(identifier_text, identifier)
 
