@@ -620,7 +620,8 @@ class Checker {
     out.reserve(body.size());
     for (const auto& s : body) {
       if (const auto* step = boost::get<ast::StepDecl>(&s.get())) {
-        if (auto st = check_step(*step)) out.push_back(std::move(*st));
+        // Built in place: a Stmt is large, and most statements are steps.
+        if (!check_step(*step, out.emplace_back())) out.pop_back();
       } else if (const auto* f = boost::get<x3::forward_ast<ast::IfStmt>>(&s.get())) {
         out.push_back(check_if(f->get()));
       } else if (const auto* l = boost::get<x3::forward_ast<ast::ForStmt>>(&s.get())) {
@@ -717,12 +718,11 @@ class Checker {
     return out;
   }
 
-  std::optional<Stmt> check_step(const ast::StepDecl& s) {
+  // Fills `out`; returns false for a duplicate step, which has no statement.
+  bool check_step(const ast::StepDecl& s, Stmt& out) {
     auto id_it = step_ids_.find(s.name.name);
-    if (id_it == step_ids_.end() || steps_[id_it->second].decl != &s)
-      return std::nullopt;  // a duplicate
+    if (id_it == step_ids_.end() || steps_[id_it->second].decl != &s) return false;
     StepEntry& entry = steps_[id_it->second];
-    Stmt out;
     out.kind = Stmt::Kind::Step;
     out.range = s.name.range;
     out.name = s.name.name;
@@ -800,7 +800,7 @@ class Checker {
     entry.first_dep = static_cast<std::uint32_t>(edges_.size());
     entry.dep_count = static_cast<std::uint32_t>(uses.size());
     edges_.insert(edges_.end(), uses.begin(), uses.end());
-    return out;
+    return true;
   }
 
   const StepEntry* find_step(std::string_view name) const {

@@ -64,6 +64,14 @@ inline bool is_ident_start(char c) {
 }
 inline bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
+/// Whether `word` is one of kKeywords; compares only the keywords with its first letter.
+inline bool is_keyword(std::string_view word) {
+  if (word.size() < 2 || word.size() > 11) return false;
+  for (std::string_view k : kKeywords)
+    if (k[0] == word[0] && k == word) return true;
+  return false;
+}
+
 // [A-Za-z_][A-Za-z0-9_]* unless the whole word is a keyword, in one pass (no
 // per-character push_back, no symbol-table walk). Use inside a lexeme.
 struct identifier_word : x3::parser<identifier_word> {
@@ -76,9 +84,7 @@ struct identifier_word : x3::parser<identifier_word> {
     Iterator it = first;
     ++it;
     while (it != last && is_ident_char(*it)) ++it;
-    std::string_view word(&*first, static_cast<std::size_t>(it - first));
-    for (std::string_view k : kKeywords)
-      if (word == k) return false;
+    if (is_keyword(std::string_view(&*first, static_cast<std::size_t>(it - first)))) return false;
     x3::traits::move_to(first, it, attr);
     first = it;
     return true;
