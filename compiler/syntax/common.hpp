@@ -8,10 +8,24 @@
 #include <boost/spirit/home/x3.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "compiler/syntax/ast.hpp"
 #include "compiler/syntax/ast_adapted.hpp"
 #include "compiler/syntax/error_handler.hpp"
+
+// X3 appends each item of a list to its vector; a call's arguments would grow theirs
+// one reallocation (and one move of every argument) at a time. Most calls have a
+// few, so start with room for four.
+template <>
+struct boost::spirit::x3::traits::push_back_container<std::vector<pipec::syntax::ast::Argument>> {
+  template <typename T>
+  static bool call(std::vector<pipec::syntax::ast::Argument>& c, T&& val) {
+    if (c.capacity() == 0) c.reserve(4);
+    c.push_back(static_cast<T&&>(val));
+    return true;
+  }
+};
 
 namespace pipec::syntax::grammar {
 
