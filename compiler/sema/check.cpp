@@ -439,6 +439,11 @@ class Checker {
         finally = &f->get();
       }
     }
+    // Most steps are usually at the top level; sizing the tables for them up front
+    // saves rehashing them as they grow.
+    steps_.reserve(p.body.statements.size());
+    step_ids_.reserve(p.body.statements.size());
+    step_dns_.reserve(p.body.statements.size());
     collect_steps(p.body.statements, {}, true);
     program_.body = statements(p.body.statements);
     if (finally) {
