@@ -15,6 +15,8 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "compiler/base/names.hpp"
@@ -122,7 +124,8 @@ class Lowerer {
     for (const auto& s : body) {
       switch (s.kind) {
         case Stmt::Kind::Step:
-          out.emplace_back(step(s, scope, when));
+          // Built in place: a Step is large, and most nodes are steps.
+          step(s, scope, when, std::get<Step>(out.emplace_back(std::in_place_type<Step>)));
           break;
         case Stmt::Kind::If: {
           when.push_back(*s.condition);
@@ -139,9 +142,8 @@ class Lowerer {
     }
   }
 
-  Step step(const Stmt& s, ScopeId scope, const std::vector<Condition>& when) {
+  void step(const Stmt& s, ScopeId scope, const std::vector<Condition>& when, Step& out) {
     const auto& op = program_.ops.at(s.op);
-    Step out;
     out.name = s.name;
     out.op = s.op;
     out.kind = op.kind;
@@ -166,7 +168,6 @@ class Lowerer {
       if (here(scope, dep)) out.depends.push_back(dep);
     out.when = conjunction(when);
     if (op.kind == OpKind::Container) used_ops_.insert(s.op);
-    return out;
   }
 
   Loop loop(const Stmt& s, ScopeId scope, const std::vector<Condition>& when) {
