@@ -2,9 +2,16 @@
 // runs them. Each command lives in its own file; main() only parses the command line
 // and holds the one last-resort catch.
 
+#include <limits.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -17,6 +24,28 @@
 
 namespace {
 
+#ifndef PIPEC_HAVE_KFP_COMMANDS
+// `pipec upload` and `pipec run` live in `pipec-kfp`, installed beside `pipec`: the
+// client's libraries (libcurl and what it pulls in) would otherwise be loaded and
+// relocated on every `pipec build`, which costs more than compiling a small pipeline.
+// `pipec` hands those commands over with exec, so the user sees one program.
+bool is_kfp_command(std::string_view word) { return word == "upload" || word == "run"; }
+
+int exec_kfp(char** argv) {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string path = "pipec-kfp";
+  if (n > 0) {
+    std::string exe(self, static_cast<std::size_t>(n));
+    path = exe.substr(0, exe.rfind('/') + 1) + "pipec-kfp";
+  }
+  execv(path.c_str(), argv);
+  std::cerr << "pipec: error: cannot run '" << path << "' for '" << argv[1]
+            << "': " << std::strerror(errno) << " (it is built and installed beside pipec)\n";
+  return pipec::driver::kExitUsage;
+}
+#endif
+
 int program_main(int argc, char** argv) {
   using namespace pipec::driver;
   CLI::App app{"pipec: a typed pipeline language for Kubeflow Pipelines and Argo Workflows", "pipec"};
@@ -28,6 +57,11 @@ int program_main(int argc, char** argv) {
   add_build_command(app, exit_code);
 #ifdef PIPEC_HAVE_KFP_COMMANDS
   add_kfp_commands(app, exit_code);
+#else
+  if (argc > 1 && is_kfp_command(argv[1])) return exec_kfp(argv);
+  // Listed in `pipec --help`; never parsed here (see exec_kfp).
+  app.add_subcommand("upload", "Upload a package (or a .pipe, built first) to Kubeflow Pipelines");
+  app.add_subcommand("run", "Start a run, with typed parameter overrides checked before sending");
 #endif
   try {
     app.parse(argc, argv);
