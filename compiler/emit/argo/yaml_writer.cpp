@@ -3,6 +3,7 @@
 // the output back gives the same tree, with every string still a string.
 #include "compiler/emit/argo/yaml_writer.hpp"
 
+#include <array>
 #include <cstdint>
 
 namespace pipec::emit::argo {
@@ -43,6 +44,12 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // Words YAML 1.1 (Go's yaml.v2, PyYAML) or 1.2 reads as bool or null.
 bool is_reserved_word(std::string_view s) {
   if (s.empty() || s.size() > 6) return false;
+  switch (s.front()) {  // the first letters of the words below
+    case 'y': case 'Y': case 'n': case 'N': case 't': case 'T': case 'f': case 'F': case 'o':
+    case 'O': case '~': case '.': case '-': case '+': case '<': case '=':
+      break;
+    default: return false;
+  }
   static constexpr std::string_view kWords[] = {
       "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE",
       "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL",
@@ -239,17 +246,27 @@ void append_value(std::string& out, const Json& v, int indent) {
 }  // namespace
 
 ScalarStyle scalar_style(std::string_view text) {
-  // Fast path: one pass over printable ASCII text, which is nearly every scalar.
+  // Fast path: one pass over printable ASCII text, which is nearly every scalar. A
+  // table marks the bytes that need a closer look.
+  enum : unsigned char { kOther = 1, kColon = 2, kHash = 4 };
+  static const auto kClass = [] {
+    std::array<unsigned char, 256> t{};
+    for (int c = 0; c < 256; ++c) t[static_cast<std::size_t>(c)] = (c < 0x20 || c > 0x7E) ? kOther : 0;
+    t[':'] = kColon;
+    t['#'] = kHash;
+    return t;
+  }();
   bool ascii = true;
   bool awkward = false;  // ": ", " #", a tab, or a trailing ':' or ' '
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c > 0x7E) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  for (std::size_t i = 0, n = text.size(); i < n; ++i) {
+    unsigned char k = kClass[p[i]];
+    if (k == 0) continue;
+    if (k == kOther) {
       ascii = false;
       break;
     }
-    if ((c == ':' && i + 1 < text.size() && text[i + 1] == ' ') ||
-        (c == '#' && i > 0 && text[i - 1] == ' '))
+    if ((k == kColon && i + 1 < n && p[i + 1] == ' ') || (k == kHash && i > 0 && p[i - 1] == ' '))
       awkward = true;
   }
   if (ascii) {
