@@ -7,12 +7,12 @@ if [ $# -ne 2 ]; then
   echo "usage: $0 BUILD_DIR SECONDS" >&2
   exit 2
 fi
-build=$1
+mkdir -p "$1"
+build=$(cd "$1" && pwd)  # absolute: the fuzzer runs from inside it
 seconds=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 sanitize="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
-mkdir -p "$build"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DPIPEC_FUZZ=ON \
   -DCMAKE_CXX_FLAGS="$sanitize" >"$build/fuzz-configure.log" 2>&1 ||
