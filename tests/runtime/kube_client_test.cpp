@@ -43,8 +43,12 @@ TEST_F(RuntimeKubeClient, InClusterConfigFromEnvironmentAndFiles) {
   write(paths.token, "tok\n");
   write(paths.namespace_file, "team\n");
   auto c = in_cluster_config(paths, error);
+  ::setenv("KUBERNETES_SERVICE_HOST", "fd00::1", 1);
+  auto v6 = in_cluster_config(paths, error);
   ::unsetenv("KUBERNETES_SERVICE_HOST");
   ::unsetenv("KUBERNETES_SERVICE_PORT");
+  ASSERT_TRUE(v6) << error;
+  EXPECT_EQ(v6->server, "https://[fd00::1]:443");
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->server, "https://10.96.0.1:443");
   EXPECT_EQ(c->namespace_name, "team");
@@ -80,6 +84,47 @@ TEST_F(RuntimeKubeClient, KubeconfigCurrentContextWithCertificates) {
   EXPECT_EQ(error, "kubeconfig '" + path.string() + "': current context 'nowhere' is not defined");
   EXPECT_FALSE(kubeconfig_from_file((dir_ / "missing").string(), error));
   EXPECT_NE(error.find("cannot read kubeconfig"), std::string::npos);
+}
+
+TEST_F(RuntimeKubeClient, FindsTheKubeconfigAndRefusesPlugins) {
+  ::unsetenv("KUBERNETES_SERVICE_HOST");
+  auto a = dir_ / "a" / "config", b = dir_ / "b" / "config";
+  fs::create_directories(a.parent_path());
+  fs::create_directories(b.parent_path());
+  auto config = [&](const std::string& server, const std::string& user) {
+    return "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
+           "clusters: [{name: k, cluster: {server: '" + server + "'}}]\n"
+           "users: [{name: u, user: {" + user + "}}]\n";
+  };
+  write(a, config("https://a:6443", "tokenFile: sa/token"));
+  write(b, config("https://b:6443", "token: b"));
+  // $KUBECONFIG is a list: its first entry is used; a relative tokenFile is beside it.
+  ::setenv("KUBECONFIG", (a.string() + ":" + b.string()).c_str(), 1);
+  std::string error;
+  auto c = load_kube_config("", InClusterPaths{}, error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->server, "https://a:6443");
+  EXPECT_EQ(c->token_file, (dir_ / "a" / "sa" / "token").string());
+  // An explicit path wins.
+  c = load_kube_config(b.string(), InClusterPaths{}, error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->token, "b");
+  // Then ~/.kube/config.
+  ::unsetenv("KUBECONFIG");
+  const char* home = std::getenv("HOME");
+  std::string saved_home = home ? home : "";
+  fs::create_directories(dir_ / "home" / ".kube");
+  write(dir_ / "home" / ".kube" / "config", config("https://home:6443", "token: h"));
+  ::setenv("HOME", (dir_ / "home").c_str(), 1);
+  c = load_kube_config("", InClusterPaths{}, error);
+  ::setenv("HOME", saved_home.c_str(), 1);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->server, "https://home:6443");
+  // exec and auth-provider users are not run.
+  write(b, config("https://b:6443", "exec: {command: aws, apiVersion: client.authentication.k8s.io/v1}"));
+  EXPECT_FALSE(kubeconfig_from_file(b.string(), error));
+  EXPECT_EQ(error, "kubeconfig '" + b.string() + "': user 'u' uses an exec or auth-provider plugin, "
+                   "which the launcher does not run; use a token or a client certificate");
 }
 
 TEST_F(RuntimeKubeClient, RereadsARotatedTokenFile) {

@@ -10,7 +10,6 @@
 #include <fstream>
 #include <functional>
 #include <memory>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -1004,23 +1003,29 @@ TEST_F(RuntimeLauncher, RbacRoleGrantsEveryRequestTheLauncherMakes) {
   o.step_name = "wf-rbac-stop";
   EXPECT_EQ(run(o, [&](const std::string& job) { watched(job); stop = true; }, &stop).code, kExitStopped);
 
-  const std::regex job_path(R"(/apis/([^/]+)/[^/]+/namespaces/[^/]+/([a-z]+)(/[^/?]+)?(\?.*)?)");
-  const std::regex pod_path(R"(/api/v1/namespaces/[^/]+/pods(/[^/?]+)?(/log)?(\?.*)?)");
   std::set<std::string> seen;
   for (const auto& req : kube_.requests()) {
+    // "METHOD /apis/GROUP/VERSION/namespaces/NS/RESOURCE[/NAME][?QUERY]" or
+    // "METHOD /api/v1/namespaces/NS/pods[/NAME[/log]][?QUERY]"
     auto space = req.find(' ');
     std::string method = req.substr(0, space), path = req.substr(space + 1);
-    std::smatch m;
+    bool watch = path.find("watch=true") != std::string::npos;
+    path = path.substr(0, path.find('?'));
+    std::vector<std::string> parts;
+    for (std::size_t at = 1; at <= path.size();) {
+      auto slash = std::min(path.find('/', at), path.size());
+      parts.push_back(path.substr(at, slash - at));
+      at = slash + 1;
+    }
     std::string group, resource, verb;
-    if (std::regex_match(path, m, job_path)) {
-      group = m[1];
-      resource = m[2];
-      bool named = m[3].matched, watch = path.find("watch=true") != std::string::npos;
+    if (parts.size() >= 6 && parts[0] == "apis" && parts[3] == "namespaces") {
+      group = parts[1];
+      resource = parts[5];
       verb = method == "POST" ? "create" : method == "DELETE" ? "delete"
-             : watch ? "watch" : named ? "get" : "list";
-    } else if (std::regex_match(path, m, pod_path)) {
-      resource = m[2].matched ? "pods/log" : "pods";
-      verb = m[1].matched ? "get" : "list";
+             : watch ? "watch" : parts.size() == 7 ? "get" : "list";
+    } else if (parts.size() >= 5 && parts[0] == "api" && parts[2] == "namespaces" && parts[4] == "pods") {
+      resource = parts.size() == 7 && parts[6] == "log" ? "pods/log" : "pods";
+      verb = parts.size() == 5 ? "list" : "get";
     } else {
       ADD_FAILURE() << "unexpected request " << req;
       continue;
