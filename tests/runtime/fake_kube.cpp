@@ -236,6 +236,7 @@ void FakeKube::routes() {
                                                      httplib::Response& res) {
     if (pods_403.fetch_sub(1) > 0)
       return send_status(res, 403, "Forbidden", "pods is forbidden");
+    if (pods_500s.fetch_sub(1) > 0) return send_status(res, 500, "InternalError", "etcdserver: timeout");
     std::lock_guard lock(mutex_);
     json list = {{"kind", "PodList"}, {"apiVersion", "v1"}, {"items", json::array()}};
     auto selector = req.get_param_value("labelSelector");

@@ -484,10 +484,13 @@ TEST_F(RuntimeLauncher, ContainerRestartInTheSamePodLosesNoLines) {
     kube_.set_condition(job, "Running");
     for (int i = 0; i < 3; ++i) kube_.log(pod, "old " + std::to_string(i));
     wait_for([&] { return kube_.log_lines_sent >= 3; });
-    // The stream drops and the log stays unavailable while the old container prints two
-    // more lines, fails and restarts: those two lines are only in its previous log.
+    // The stream drops and the API stays unavailable while the old container prints two
+    // more lines, fails and restarts: those two lines are only in its previous log. (The
+    // pod list is down too, so the launcher cannot have looked the pod up before the restart
+    // and read the new container first: that instant is the limitation in docs/runtime.md.)
     kube_.drop_log_after = 3;
     kube_.log_500s = 1'000'000;
+    kube_.pods_500s = 1'000'000;
     kube_.log(pod, "old 3");
     wait_for([&] { return kube_.drop_log_after < 0; });
     kube_.log(pod, "old 4");
@@ -495,6 +498,7 @@ TEST_F(RuntimeLauncher, ContainerRestartInTheSamePodLosesNoLines) {
     kube_.log(pod, "new 0");
     kube_.log(pod, "new 1");
     kube_.log_500s = 0;
+    kube_.pods_500s = 0;
     wait_for([&] { return kube_.count("GET /api/v1/namespaces/team/pods/" + pod + "/log?container=main&previous=true") >= 1; });
     kube_.log(pod, "new 2");
     kube_.end_pod(pod, 0);
