@@ -37,7 +37,9 @@ Status write_file_atomically(const std::string& path, std::string_view data) {
     left -= static_cast<std::size_t>(n);
   }
   if (fchmod(fd, 0644) != 0) return fail("chmod");
-  if (fsync(fd) != 0 && errno != EINVAL) return fail("fsync");
+  // No fsync: the rename already guarantees that readers see the old file or the whole
+  // new one; durability across a power cut is not worth the milliseconds it costs every
+  // build (it was most of the time of a small pipeline's build).
   if (close(fd) != 0) {
     int err = errno;
     unlink(name.data());

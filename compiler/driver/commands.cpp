@@ -83,12 +83,14 @@ int run_build(const BuildOptions& options) {
     std::cout.flush();
     return std::cout ? kExitOk : kExitErrors;
   }
-  std::string bytes = package::make_package(format, yaml);
-  if (Status status = write_file_atomically(output, bytes); !status) {
+  // A .yaml output is the text itself: no copy.
+  std::string bytes = format == package::Format::Yaml ? std::string() : package::make_package(format, yaml);
+  const std::string& data = format == package::Format::Yaml ? yaml : bytes;
+  if (Status status = write_file_atomically(output, data); !status) {
     std::cerr << "pipec: error: " << status.message() << '\n';
     return kExitErrors;
   }
-  if (!options.quiet) print_summary(*pipeline, output, bytes.size(), std::cout);
+  if (!options.quiet) print_summary(*pipeline, output, data.size(), std::cout);
   return kExitOk;
 }
 

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <unordered_set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -126,7 +127,9 @@ const ir::Ref* whole_ref(const ir::Value& v) {
 /// Values from outside a loop body arrive as the body template's inputs.
 struct Scope {
   const Scope* parent = nullptr;
-  std::set<std::string> steps;  // source names of the steps (and loops) that are tasks here
+  // Source names of the steps that are tasks here (views into the IR, which outlives
+  // the writer).
+  std::unordered_set<std::string_view> steps;
   std::string loop_var;         // the variable of the loop whose body this is, or ""
   /// Values imported from outside: key -> (input name, the ref as the parent renders it).
   std::map<std::string, std::pair<std::string, ir::Ref>> imports;
@@ -779,11 +782,14 @@ bool WorkflowWriter::run(std::string& out) {
   }
   if (!ok_) return false;
 
-  std::string text;
+  // The document, line-first (see yaml_writer.hpp) after its first line; each template's
+  // text is freed as soon as it is copied, so the output is held about once.
+  std::string& text = out;
+  text.clear();
   std::size_t size = 0;
   for (const auto& [name, t] : templates_) size += t.size();
   text.reserve(size + 4096);
-  append_scalar_entry(text, "apiVersion", "argoproj.io/v1alpha1", 0);
+  text += "apiVersion: argoproj.io/v1alpha1";
   append_scalar_entry(text, "kind", "Workflow", 0);
   append_entry(text, "metadata",
                Json{{"generateName", entry + "-"},
@@ -800,10 +806,8 @@ bool WorkflowWriter::run(std::string& out) {
   if (!exit_name.empty()) append_scalar_entry(text, "onExit", exit_name, 2);
   new_line(text, 2);
   text += "templates:";
-  for (const auto& [name, t] : templates_) text += t;
-  // Line-first text starts with a line break; a document ends with one.
-  out.assign(text, 1, std::string::npos);
-  out.push_back('\n');
+  for (auto it = templates_.begin(); it != templates_.end(); it = templates_.erase(it)) text += it->second;
+  text.push_back('\n');
   return true;
 }
 

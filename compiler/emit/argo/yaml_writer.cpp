@@ -303,14 +303,19 @@ void append_scalar(std::string& out, std::string_view text, int indent) {
     case ScalarStyle::Plain: out.append(text); return;
     case ScalarStyle::Literal: append_literal(out, text, indent); return;
     case ScalarStyle::DoubleQuoted: append_double_quoted(out, text); return;
-    case ScalarStyle::SingleQuoted:
+    case ScalarStyle::SingleQuoted: {
       out.push_back('\'');
-      for (char c : text) {
-        if (c == '\'') out.push_back('\'');
-        out.push_back(c);
+      // Copy runs between quotes whole; a quote is written twice.
+      std::size_t from = 0;
+      for (std::size_t q = text.find('\''); q != std::string_view::npos; q = text.find('\'', from)) {
+        out.append(text.substr(from, q + 1 - from));
+        out.push_back('\'');
+        from = q + 1;
       }
+      out.append(text.substr(from));
       out.push_back('\'');
       return;
+    }
   }
 }
 
