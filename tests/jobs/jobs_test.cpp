@@ -201,6 +201,49 @@ TEST(Jobs, PyTorchDdp) {
   EXPECT_EQ(jobs[0]["spec"]["runPolicy"]["backoffLimit"], 2);
 }
 
+TEST(Jobs, UaiTrainSeed) {
+  auto out = build_example("uai_train_tf.pipe");
+  std::vector<nlohmann::json> jobs;
+  render_and_validate(out,
+                      {{"defaults", {}},
+                       {"smallest", {{"workers", 1}, {"ps", 1}, {"gpus_per_worker", 0}}},
+                       {"largest", {{"workers", 32}, {"ps", 8}, {"gpus_per_worker", 8},
+                                    {"data", "other-claim:/data"}, {"output_dir", "/data/out dir/it's"}}}},
+                      &jobs);
+  ASSERT_EQ(jobs.size(), 3u);
+  const auto& specs = jobs[2]["spec"]["tfReplicaSpecs"];
+  EXPECT_EQ(specs["Worker"]["replicas"], 32);
+  EXPECT_EQ(specs["PS"]["replicas"], 8);
+  // ps on CPU with their own limits, workers with GPUs
+  const auto& ps = specs["PS"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(ps["resources"]["limits"]["cpu"], "4");
+  EXPECT_FALSE(ps["resources"]["limits"].contains("nvidia.com/gpu"));
+  const auto& worker = specs["Worker"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(worker["resources"]["limits"]["nvidia.com/gpu"], "8");
+  // 0 GPUs at run time: the bound limit is 0 (a valid extended-resource limit)
+  EXPECT_EQ(jobs[1]["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+                ["resources"]["limits"]["nvidia.com/gpu"],
+            "0");
+  // the output directory reaches the script as a variable, whatever it holds
+  EXPECT_NE(worker["env"].dump().find("/data/out dir/it's"), std::string::npos);
+  EXPECT_EQ(worker["command"][2].get<std::string>().find("it's"), std::string::npos);
+  EXPECT_EQ(jobs[0]["spec"]["runPolicy"]["cleanPodPolicy"], "Running");
+}
+
+TEST(Jobs, PsWorkerSeed) {
+  auto out = build_example("ps_worker_tf.pipe");
+  std::vector<nlohmann::json> jobs;
+  render_and_validate(out,
+                      {{"defaults", {}},
+                       {"smallest", {{"workers", 1}, {"ps", 1}, {"learning_rate", 0}}},
+                       {"largest", {{"workers", 16}, {"ps", 4}, {"learning_rate", 1}}}},
+                      &jobs);
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_EQ(jobs[2]["spec"]["tfReplicaSpecs"]["Worker"]["replicas"], 16);
+  EXPECT_EQ(jobs[2]["spec"]["tfReplicaSpecs"]["PS"]["replicas"], 4);
+  EXPECT_EQ(jobs[1]["spec"]["tfReplicaSpecs"]["PS"]["replicas"], 1);
+}
+
 // Several data volumes from a list parameter, replaced at run time.
 TEST(Jobs, DataVolumesFromAListParameter) {
   auto out = build_train(R"(use arena
