@@ -150,6 +150,8 @@ class Launcher {
   };
   std::optional<LeaderPod> find_leader_pod();
   bool read_previous_log(const LeaderPod& pod);
+  std::string log_path(const LeaderPod& pod, const char* options) const;
+  HttpResponse stream_log(const std::string& path);
   void report_failure();
   bool delete_job();
   bool write_metrics();
@@ -560,16 +562,7 @@ std::optional<Launcher::LeaderPod> Launcher::find_leader_pod() {
 // The container restarted since the cursor last read it: what the old container printed
 // after the last line seen is only in its `previous` log. Returns false to try again later.
 bool Launcher::read_previous_log(const LeaderPod& pod) {
-  std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?timestamps=true&previous=true",
-                                 ns_, url_encode(pod.name));
-  if (!pod.container.empty()) path += "&container=" + url_encode(pod.container);
-  if (auto since = cursor_.since_time(); !since.empty()) path += "&sinceTime=" + url_encode(since);
-  cursor_.begin_read();
-  std::string partial;
-  auto r = client_->stream(
-      path, [&](std::string_view data) { emit_log_bytes(partial, data, false); return true; },
-      [&] { return log_abort_.load(); });
-  if (r.ok()) emit_log_bytes(partial, {}, true);
+  auto r = stream_log(log_path(pod, "&previous=true"));
   return r.ok() || !(transient(r) && !r.cancelled);  // e.g. 400: no previous container left
 }
 
@@ -579,6 +572,27 @@ void Launcher::emit_log_line(std::string_view raw) {
   out_ << *line << '\n';
   scraper_->feed_line(*line);
   for (auto& w : scraper_->take_warnings()) warning(w);
+}
+
+// The log request of `pod` from the cursor's position, with extra query `options`.
+std::string Launcher::log_path(const LeaderPod& pod, const char* options) const {
+  std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?timestamps=true", ns_,
+                                 url_encode(pod.name));
+  if (!pod.container.empty()) path += "&container=" + url_encode(pod.container);
+  path += options;
+  if (auto since = cursor_.since_time(); !since.empty()) path += "&sinceTime=" + url_encode(since);
+  return path;
+}
+
+// Copies one log stream to stdout through the cursor; a complete stream keeps its last line.
+HttpResponse Launcher::stream_log(const std::string& path) {
+  cursor_.begin_read();
+  std::string partial;
+  auto r = client_->stream(
+      path, [&](std::string_view data) { emit_log_bytes(partial, data, false); return true; },
+      [&] { return log_abort_.load(); });
+  if (r.ok()) emit_log_bytes(partial, {}, true);
+  return r;
 }
 
 void Launcher::emit_log_bytes(std::string& partial, std::string_view data, bool final) {
@@ -623,17 +637,7 @@ void Launcher::follow_log() {
       }
       cursor_restarts_ = pod->restarts;
     }
-    std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?timestamps=true", ns_,
-                                   url_encode(pod->name));
-    if (!pod->container.empty()) path += "&container=" + url_encode(pod->container);
-    if (!final_pass) path += "&follow=true";
-    if (auto since = cursor_.since_time(); !since.empty()) path += "&sinceTime=" + url_encode(since);
-    cursor_.begin_read();
-    std::string partial;
-    auto r = client_->stream(
-        path, [&](std::string_view data) { emit_log_bytes(partial, data, false); return true; },
-        [&] { return log_abort_.load(); });
-    if (r.ok()) emit_log_bytes(partial, {}, true);  // a complete stream: keep the last line
+    auto r = stream_log(log_path(*pod, final_pass ? "" : "&follow=true"));
     if (final_pass || log_abort_) break;
     if (r.status == 403 && !reported_403) {
       reported_403 = true;

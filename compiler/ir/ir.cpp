@@ -9,6 +9,19 @@ Value& Value::operator=(const Value&) = default;
 Value& Value::operator=(Value&&) noexcept = default;
 Value::~Value() = default;
 
+const Ref* whole_ref(const Value& v) {
+  if (v.kind == Value::Kind::Ref && v.ref) return &*v.ref;
+  if (v.kind == Value::Kind::Interpolation && v.parts.size() == 1 && v.parts[0].ref)
+    return &*v.parts[0].ref;
+  return nullptr;
+}
+
+std::string literal_text(const Literal& l) {
+  if (l.is_string()) return l.get<std::string>();
+  if (l.is_boolean()) return l.get<bool>() ? "true" : "false";
+  return l.dump();
+}
+
 std::string Type::str() const {
   switch (kind) {
     case TypeKind::String: return "string";

@@ -113,6 +113,14 @@ struct Value {
   ~Value();
 };
 
+/// The ref a value is made of when it is one whole ref: a Ref, or an interpolation
+/// that is only `${x}` (the parser keeps no empty text parts). Else nullptr.
+const Ref* whole_ref(const Value& v);
+
+/// The text a literal stands for at run time, as Argo passes it: strings as they are,
+/// bools as true/false, numbers as JSON writes them, lists and maps as compact JSON.
+std::string literal_text(const Literal& l);
+
 /// A run-time condition (`if`): comparisons, `and`, `or`, `not` over values.
 struct Condition {
   enum class Op { Leaf, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Not };

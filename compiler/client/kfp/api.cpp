@@ -35,6 +35,17 @@ const json& member(const json& object, std::string_view key) {
   return it == object.end() ? null : *it;
 }
 
+// The item named `name` in the list `key` of a list answer, or nullptr.
+const json* find_named(const std::string& body, std::string_view key, std::string_view name,
+                       json& answer) {
+  answer = json::parse(body, nullptr, false);
+  const json& list = member(answer, key);
+  if (!list.is_array()) return nullptr;
+  for (const json& item : list)
+    if (text_of(item, "name") == name) return &item;
+  return nullptr;
+}
+
 std::string reason_phrase(long status) {
   switch (status) {
     case 400: return "Bad Request";
@@ -253,16 +264,8 @@ ApiStatus KfpApi::find_pipeline(std::string_view name, std::optional<PipelineInf
   std::string body;
   if (ApiStatus status = get(fmt::format("cannot look up pipeline '{}'", name), path, body); !status)
     return status;
-  const json answer = json::parse(body, nullptr, false);
-  const json& list = member(answer, "pipelines");
-  if (list.is_array()) {
-    for (const json& item : list) {
-      if (text_of(item, "name") == name) {
-        out = read_pipeline(item);
-        break;
-      }
-    }
-  }
+  json answer;
+  if (const json* item = find_named(body, "pipelines", name, answer)) out = read_pipeline(*item);
   return ApiStatus::success();
 }
 
@@ -288,16 +291,9 @@ ApiStatus KfpApi::find_version(std::string_view pipeline_id, std::string_view na
                              path, body);
       !status)
     return status;
-  const json answer = json::parse(body, nullptr, false);
-  const json& list = member(answer, "versions");
-  if (list.is_array()) {
-    for (const json& item : list) {
-      if (text_of(item, "name") == name) {
-        out = VersionInfo{text_of(item, "id"), text_of(item, "name")};
-        break;
-      }
-    }
-  }
+  json answer;
+  if (const json* item = find_named(body, "versions", name, answer))
+    out = VersionInfo{text_of(*item, "id"), text_of(*item, "name")};
   return ApiStatus::success();
 }
 
@@ -367,16 +363,9 @@ ApiStatus KfpApi::find_experiment(std::string_view name, std::optional<Experimen
   if (ApiStatus status = get(fmt::format("cannot look up experiment '{}'", name), path, body);
       !status)
     return status;
-  const json answer = json::parse(body, nullptr, false);
-  const json& list = member(answer, "experiments");
-  if (list.is_array()) {
-    for (const json& item : list) {
-      if (text_of(item, "name") == name) {
-        out = ExperimentInfo{text_of(item, "id"), text_of(item, "name")};
-        break;
-      }
-    }
-  }
+  json answer;
+  if (const json* item = find_named(body, "experiments", name, answer))
+    out = ExperimentInfo{text_of(*item, "id"), text_of(*item, "name")};
   return ApiStatus::success();
 }
 

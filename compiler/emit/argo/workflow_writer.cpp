@@ -37,14 +37,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-/// The text Argo passes for a literal: strings as they are, bools as true/false,
-/// numbers as JSON writes them, lists and maps as compact JSON.
-std::string literal_text(const ir::Literal& l) {
-  if (l.is_string()) return l.get<std::string>();
-  if (l.is_boolean()) return l.get<bool>() ? "true" : "false";
-  return l.dump();
-}
-
 /// KFP v1's type names for the pipeline_spec annotation.
 const char* kfp_type(const ir::Type& t) {
   switch (t.kind) {
@@ -104,33 +96,14 @@ std::string shell_quote(std::string_view text) {
 /// The environment variable that carries op parameter `name` into a shell script.
 std::string script_var(const std::string& name) { return "PIPEC_" + name; }
 
-/// The ref a value is made of, when it is one whole ref ("${x}" parses as a one-part
-/// interpolation), else nullptr.
-const ir::Ref* whole_ref(const ir::Value& v) {
-  if (v.kind == ir::Value::Kind::Ref) return &*v.ref;
-  if (v.kind != ir::Value::Kind::Interpolation) return nullptr;
-  const ir::Ref* found = nullptr;
-  for (const auto& part : v.parts) {
-    if (part.ref) {
-      if (found) return nullptr;
-      found = &*part.ref;
-    } else if (!part.text.empty()) {
-      return nullptr;
-    }
-  }
-  return found;
-}
-
 // --- scopes ----------------------------------------------------------------------------
 
 /// One DAG template being written: the pipeline's, the exit handler's, or a loop body's.
 /// Values from outside a loop body arrive as the body template's inputs.
 struct Scope {
-  const Scope* parent = nullptr;
   // Source names of the steps that are tasks here (views into the IR, which outlives
   // the writer).
   std::unordered_set<std::string_view> steps;
-  std::string loop_var;         // the variable of the loop whose body this is, or ""
   /// Values imported from outside: key -> (input name, the ref as the parent renders it).
   std::map<std::string, std::pair<std::string, ir::Ref>> imports;
   std::vector<std::string> import_order;  // keys, in first-use order
@@ -155,6 +128,12 @@ class WorkflowWriter {
   void claim_template(const std::string& name, SourceRange range, const std::string& what);
 
   // Values.
+  struct RefPath {
+    const char* root;    // "workflow", "inputs" or "tasks"
+    std::string name;    // parameter, input or task name
+    std::string output;  // for "tasks": the output parameter
+  };
+  RefPath resolve(const ir::Ref& r, Scope& scope);
   std::string argo_ref(const ir::Ref& r, Scope& scope);
   std::string argo_value(const ir::Value& v, Scope& scope);
   std::string expr_ref(const ir::Ref& r, Scope& scope);
@@ -220,15 +199,15 @@ void WorkflowWriter::claim_template(const std::string& name, SourceRange range,
   if (it->second.second.valid()) diags_.note(it->second.second, it->second.first + " is here");
 }
 
-// Refs as Argo `{{...}}` text, in the scope of a DAG template. Values that come from
+// Where a ref's value lives in the scope of a DAG template: a workflow parameter, an
+// input of the template, or an output of a task of the same DAG. Values that come from
 // outside a loop body are imported as inputs of its template.
-std::string WorkflowWriter::argo_ref(const ir::Ref& r, Scope& scope) {
+WorkflowWriter::RefPath WorkflowWriter::resolve(const ir::Ref& r, Scope& scope) {
   switch (r.kind) {
-    case ir::Ref::Kind::Param: return "{{workflow.parameters." + r.name + "}}";
-    case ir::Ref::Kind::OpParam: return "{{inputs.parameters." + r.name + "}}";
+    case ir::Ref::Kind::Param: return {"workflow", r.name, {}};
+    case ir::Ref::Kind::OpParam: return {"inputs", r.name, {}};
     case ir::Ref::Kind::StepOutput:
-      if (scope.steps.count(r.name))
-        return "{{tasks." + to_dns1123(r.name) + ".outputs.parameters." + r.field + "}}";
+      if (scope.steps.count(r.name)) return {"tasks", to_dns1123(r.name), r.field};
       break;
     case ir::Ref::Kind::LoopItem: break;
   }
@@ -239,55 +218,46 @@ std::string WorkflowWriter::argo_ref(const ir::Ref& r, Scope& scope) {
     it = scope.imports.emplace(key, std::make_pair(input, r)).first;
     scope.import_order.push_back(key);
   }
-  return "{{inputs.parameters." + it->second.first + "}}";
+  return {"inputs", it->second.first, {}};
+}
+
+// A ref as an Argo `{{...}}` tag.
+std::string WorkflowWriter::argo_ref(const ir::Ref& r, Scope& scope) {
+  RefPath path = resolve(r, scope);
+  if (path.output.empty()) return "{{" + std::string(path.root) + ".parameters." + path.name + "}}";
+  return "{{tasks." + path.name + ".outputs.parameters." + path.output + "}}";
 }
 
 std::string WorkflowWriter::argo_value(const ir::Value& v, Scope& scope) {
-  if (const ir::Ref* r = whole_ref(v)) return argo_ref(*r, scope);
+  if (const ir::Ref* r = ir::whole_ref(v)) return argo_ref(*r, scope);
   switch (v.kind) {
-    case ir::Value::Kind::Literal: return literal_text(v.literal);
-    case ir::Value::Kind::Ref: return argo_ref(*v.ref, scope);
+    case ir::Value::Kind::Literal: return ir::literal_text(v.literal);
     case ir::Value::Kind::Interpolation: {
       std::string s;
       for (const auto& part : v.parts) s += part.ref ? argo_ref(*part.ref, scope) : part.text;
       return s;
     }
+    case ir::Value::Kind::Ref:  // a whole ref, above
+      break;
     case ir::Value::Kind::List:
     case ir::Value::Kind::Map:
       // Sema lets run-time values into lists and maps only where an op takes them apart
       // (training ops' env and data); a container op's argument is one value.
       error(v.range, "a list or map built from run-time values cannot be passed to a "
                      "container op; pass a list parameter or a literal list");
-      return "";
+      break;
   }
   return "";
 }
 
-// Refs inside `{{=...}}` expressions (conditions, podSpecPatch).
+// A ref inside `{{=...}}` expressions (conditions, podSpecPatch): names are indexed
+// (`tasks['fetch-data'].outputs.parameters['files']`), which works for any name.
 std::string WorkflowWriter::expr_ref(const ir::Ref& r, Scope& scope) {
-  std::string text = argo_ref(r, scope);  // also records an import
-  // "{{a.b.c}}" -> a['b'] style lookups that work with any name.
-  std::string path = text.substr(2, text.size() - 4);
-  std::vector<std::string> parts;
-  std::size_t pos = 0;
-  // Names never contain '.', so the path splits cleanly; the last part may be a name
-  // with '-' (task names), which is why every part past the first is indexed.
-  while (true) {
-    std::size_t dot = path.find('.', pos);
-    parts.push_back(path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos));
-    if (dot == std::string::npos) break;
-    pos = dot + 1;
-  }
-  std::string out = parts[0];
-  for (std::size_t i = 1; i < parts.size(); ++i) {
-    // tasks['x'].outputs.parameters['y']: fixed words as fields, names indexed.
-    if (parts[i] == "outputs" || parts[i] == "parameters") {
-      out += "." + parts[i];
-    } else {
-      out += "[" + expr_string(parts[i]) + "]";
-    }
-  }
-  return out;
+  RefPath path = resolve(r, scope);
+  if (path.output.empty())
+    return std::string(path.root) + ".parameters[" + expr_string(path.name) + "]";
+  return "tasks[" + expr_string(path.name) + "].outputs.parameters[" +
+         expr_string(path.output) + "]";
 }
 
 std::string WorkflowWriter::expr_value(const ir::Value& v, Scope& scope, bool as_number) {
@@ -295,7 +265,7 @@ std::string WorkflowWriter::expr_value(const ir::Value& v, Scope& scope, bool as
   switch (v.kind) {
     case ir::Value::Kind::Literal:
       if (as_number && v.literal.is_number()) return v.literal.dump();
-      return expr_string(literal_text(v.literal));
+      return expr_string(ir::literal_text(v.literal));
     case ir::Value::Kind::Ref: text = expr_ref(*v.ref, scope); break;
     case ir::Value::Kind::Interpolation:
       for (const auto& part : v.parts) {
@@ -424,7 +394,7 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   // One argv word as shell text: literal parts quoted, values as quoted variables.
   auto shell_word = [&](const ir::Value& v) {
     std::string word;
-    if (v.kind == ir::Value::Kind::Literal) return shell_quote(literal_text(v.literal));
+    if (v.kind == ir::Value::Kind::Literal) return shell_quote(ir::literal_text(v.literal));
     if (v.kind == ir::Value::Kind::Ref) return use_var(*v.ref);
     for (const auto& part : v.parts) {
       if (part.ref) {
@@ -445,7 +415,7 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
     std::string script;
     for (const auto& cmd : op.command) {
       if (cmd.kind == ir::Value::Kind::Literal) {
-        script += literal_text(cmd.literal);
+        script += ir::literal_text(cmd.literal);
       } else if (cmd.kind == ir::Value::Kind::Ref) {
         script += use_var(*cmd.ref);
       } else {
@@ -461,7 +431,7 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
     bool needs_shell = false;
     for (const auto* list : {&op.command, &op.args})
       for (const auto& w : *list)
-        if (w.kind == ir::Value::Kind::Interpolation && !whole_ref(w) && !is_flag_word(w))
+        if (w.kind == ir::Value::Kind::Interpolation && !ir::whole_ref(w) && !is_flag_word(w))
           needs_shell = true;
     if (needs_shell) {
       // A word that mixes text and values: the shell builds it from quoted variables,
@@ -490,12 +460,12 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   Json patch_limits = Json::object();
   std::string vendor = "nvidia.com/gpu";
   for (const auto& [key, value] : op.resources)
-    if (key == "gpu_vendor" && value.is_literal()) vendor = literal_text(value.literal);
+    if (key == "gpu_vendor" && value.is_literal()) vendor = ir::literal_text(value.literal);
   for (const auto& [key, value] : op.resources) {
     if (key == "gpu_vendor") continue;
     std::string field = key == "gpus" ? vendor : key;
     if (value.is_literal()) {
-      std::string text = literal_text(value.literal);
+      std::string text = ir::literal_text(value.literal);
       if (key == "gpus" && text == "0") continue;
       limits[field] = text;
     } else {
@@ -648,8 +618,6 @@ void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& o
 
 void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& out) {
   Scope body;
-  body.parent = &scope;
-  body.loop_var = loop.var;
   for (const auto& node : loop.body) {
     if (const auto* s = std::get_if<ir::Step>(&node)) body.steps.insert(s->name);
   }
@@ -700,10 +668,10 @@ Json WorkflowWriter::workflow_arguments() const {
   for (const auto& param : p_.params) {
     Json p = Json::object();
     p["name"] = param.name;
-    if (param.default_value) p["value"] = literal_text(*param.default_value);
+    if (param.default_value) p["value"] = ir::literal_text(*param.default_value);
     if (!param.constraint.one_of.empty()) {
       Json e = Json::array();
-      for (const auto& v : param.constraint.one_of) e.push_back(literal_text(v));
+      for (const auto& v : param.constraint.one_of) e.push_back(ir::literal_text(v));
       p["enum"] = std::move(e);
     }
     if (!param.doc.empty()) p["description"] = param.doc;
@@ -722,7 +690,7 @@ std::string WorkflowWriter::pipeline_spec_annotation() const {
     in["name"] = param.name;
     in["type"] = kfp_type(param.type);
     if (param.default_value) {
-      in["default"] = literal_text(*param.default_value);
+      in["default"] = ir::literal_text(*param.default_value);
       in["optional"] = true;
     }
     if (!param.doc.empty()) in["description"] = param.doc;
@@ -784,7 +752,7 @@ bool WorkflowWriter::run(std::string& out) {
 
   // The document, line-first (see yaml_writer.hpp) after its first line; each template's
   // text is freed as soon as it is copied, so the output is held about once.
-  std::string& text = out;
+  std::string& text = out;  // written in place
   text.clear();
   std::size_t size = 0;
   for (const auto& [name, t] : templates_) size += t.size();

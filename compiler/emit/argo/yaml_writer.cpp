@@ -70,21 +70,29 @@ bool looks_numeric(std::string_view s) {
   return i < s.size() && is_digit(s[i]);
 }
 
-bool plain_allowed(std::string_view s) {
+// The rules of a plain scalar that look at its ends and its whole: not empty, no word or
+// number another reader would resolve, no indicator first, no space or ':' last.
+bool plain_shape(std::string_view s) {
   if (s.empty() || is_reserved_word(s) || looks_numeric(s)) return false;
+  if (s.back() == ' ' || s.back() == ':') return false;
   // `-` may start a plain scalar before a non-space (`--manifest`), but not `---`, a
   // document marker. The other indicators cannot start one (`?` and `:` could, before a
   // non-space: kept out, simple and safe).
-  if (s.front() == '-' && (s.size() < 2 || s[1] == ' ' || s[1] == '\t' || s.rfind("---", 0) == 0))
-    return false;
+  if (s.front() == '-')
+    return !(s.size() < 2 || s[1] == ' ' || s[1] == '\t' || s.rfind("---", 0) == 0);
   switch (s.front()) {
     case '?': case ':': case ',': case '[': case ']': case '{': case '}':
     case '#': case '&': case '*': case '!': case '|': case '>': case '\'': case '"':
     case '%': case '@': case '`': case ' ': case '.':
       return false;
-    default: break;
+    default: return true;
   }
-  if (s.back() == ' ' || s.back() == ':') return false;
+}
+
+// plain_shape(), and nothing inside that ends the scalar (": ", " #") or that a plain
+// scalar cannot hold (tabs, non-printable characters).
+bool plain_allowed(std::string_view s) {
+  if (!plain_shape(s)) return false;
   for (std::size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (c == ':' && i + 1 < s.size() && (s[i + 1] == ' ' || s[i + 1] == '\t')) return false;
@@ -257,7 +265,7 @@ ScalarStyle scalar_style(std::string_view text) {
     return t;
   }();
   bool ascii = true;
-  bool awkward = false;  // ": ", " #", a tab, or a trailing ':' or ' '
+  bool awkward = false;  // ": " or " #" inside
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   for (std::size_t i = 0, n = text.size(); i < n; ++i) {
     unsigned char k = kClass[p[i]];
@@ -269,24 +277,8 @@ ScalarStyle scalar_style(std::string_view text) {
     if ((k == kColon && i + 1 < n && p[i + 1] == ' ') || (k == kHash && i > 0 && p[i - 1] == ' '))
       awkward = true;
   }
-  if (ascii) {
-    if (text.empty() || awkward || text.back() == ' ' || text.back() == ':')
-      return ScalarStyle::SingleQuoted;
-    if (text.size() <= 6 && is_reserved_word(text)) return ScalarStyle::SingleQuoted;
-    if (looks_numeric(text)) return ScalarStyle::SingleQuoted;
-    char f = text.front();
-    if (f == '-') {
-      if (text.size() < 2 || text[1] == ' ' || text.rfind("---", 0) == 0) return ScalarStyle::SingleQuoted;
-      return ScalarStyle::Plain;
-    }
-    switch (f) {
-      case '?': case ':': case ',': case '[': case ']': case '{': case '}': case '#': case '&':
-      case '*': case '!': case '|': case '>': case '\'': case '"': case '%': case '@': case '`':
-      case ' ': case '.':
-        return ScalarStyle::SingleQuoted;
-      default: return ScalarStyle::Plain;
-    }
-  }
+  // Printable ASCII has no tabs, so the separators were all seen above.
+  if (ascii) return !awkward && plain_shape(text) ? ScalarStyle::Plain : ScalarStyle::SingleQuoted;
   if (plain_allowed(text)) return ScalarStyle::Plain;
   if (literal_allowed(text)) return ScalarStyle::Literal;
   for (std::size_t i = 0; i < text.size();) {

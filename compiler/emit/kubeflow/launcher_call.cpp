@@ -80,12 +80,6 @@ class Builder {
   std::string op_arg(const std::string& name) const { return "'" + name + "' of " + step_.op; }
 
   /// A reference standing for the whole value: a Ref, or `"${x}"` with nothing around it.
-  static const ir::Ref* whole_ref(const ir::Value& v) {
-    if (v.kind == ir::Value::Kind::Ref && v.ref) return &*v.ref;
-    if (v.kind == ir::Value::Kind::Interpolation && v.parts.size() == 1 && v.parts[0].ref)
-      return &*v.parts[0].ref;
-    return nullptr;
-  }
 
   /// The default a reference has in the manifest: the parameter's default, else nullopt.
   std::optional<ir::Literal> ref_default(const ir::Ref& ref) const {
@@ -106,7 +100,7 @@ class Builder {
   /// A template input carrying `value`; the same reference gets the same input.
   std::string input_for(const std::string& base, const ir::Value& value) {
     std::string key;
-    if (const ir::Ref* r = whole_ref(value))
+    if (const ir::Ref* r = ir::whole_ref(value))
       key = std::to_string(static_cast<int>(r->kind)) + "/" + r->name + "/" + r->field;
     if (!key.empty()) {
       auto it = input_by_ref_.find(key);
@@ -121,7 +115,7 @@ class Builder {
     }
     used_inputs_.insert(name);
     if (!key.empty()) input_by_ref_[key] = name;
-    if (const ir::Ref* r = whole_ref(value); r && value.kind != ir::Value::Kind::Ref) {
+    if (const ir::Ref* r = ir::whole_ref(value); r && value.kind != ir::Value::Kind::Ref) {
       ir::Value plain;
       plain.kind = ir::Value::Kind::Ref;
       plain.type = r->type;
@@ -149,7 +143,7 @@ class Builder {
   std::optional<Scalar> scalar(const std::string& name, const ir::Value& v,
                                ir::Literal placeholder) {
     if (v.kind == ir::Value::Kind::Literal) return Scalar{v.literal, {}};
-    if (const ir::Ref* r = whole_ref(v)) {
+    if (const ir::Ref* r = ir::whole_ref(v)) {
       auto def = ref_default(*r);
       Scalar s{def ? *def : placeholder, input_for(name, v)};
       return s;
@@ -173,16 +167,11 @@ class Builder {
       }
       auto def = ref_default(*part.ref);
       if (!def) return std::nullopt;
-      text += text_of(*def);
+      text += ir::literal_text(*def);
     }
     return text;
   }
 
-  static std::string text_of(const ir::Literal& l) {
-    if (l.is_string()) return l.get<std::string>();
-    if (l.is_boolean()) return l.get<bool>() ? "true" : "false";
-    return l.dump();
-  }
 
   // --- checks of literal values --------------------------------------------------------
   bool check_int(const std::string& name, const ir::Value& v, const Scalar& s, long min) {
@@ -202,7 +191,7 @@ class Builder {
 
   bool check_quantity(const std::string& name, const ir::Value& v, const Scalar& s) {
     if (!s.input.empty()) return true;
-    std::string text = text_of(s.value);
+    std::string text = ir::literal_text(s.value);
     if (text.empty() || is_quantity(text)) return true;
     error(v, "argument " + op_arg(name) + " must be a Kubernetes quantity such as '2', '500m' " +
                  "or '10Gi', got '" + text + "'");
@@ -321,7 +310,7 @@ bool Builder::read_arguments() {
   // (A parameter constrained to at least 1 is fine: the role always exists.)
   for (const char* role : {"ps", "evaluator"})
     if (const Scalar* s = get(role); s && !s->input.empty()) {
-      const ir::Ref* r = whole_ref(*arg(role));
+      const ir::Ref* r = ir::whole_ref(*arg(role));
       const ir::Param* p = r ? param_of(*r) : nullptr;
       if (!p || !p->constraint.min || *p->constraint.min < 1)
         error(*arg(role), "argument " + op_arg(role) +
@@ -332,23 +321,23 @@ bool Builder::read_arguments() {
   for (const char* q : {"cpu_limit", "memory_limit", "ps_cpu_limit", "ps_memory_limit",
                         "launcher_cpu", "launcher_memory"})
     if (const Scalar* s = get(q)) check_quantity(q, *arg(q), *s);
-  if (const Scalar* s = get("image"); s && s->input.empty() && text_of(s->value).empty())
+  if (const Scalar* s = get("image"); s && s->input.empty() && ir::literal_text(s->value).empty())
     error(*arg("image"), "argument " + op_arg("image") + " must not be empty");
   if (const Scalar* s = get("clean_pod_policy")) {
-    std::string p = text_of(s->value);
+    std::string p = ir::literal_text(s->value);
     if (!p.empty() && p != "None" && p != "Running" && p != "All")
       error(*arg("clean_pod_policy"), "argument " + op_arg("clean_pod_policy") +
                                           " must be 'None', 'Running' or 'All', got '" + p + "'");
   }
   if (const Scalar* s = get("success_policy")) {
-    std::string p = text_of(s->value);
+    std::string p = ir::literal_text(s->value);
     if (!p.empty() && p != "AllWorkers")
       error(*arg("success_policy"),
             "argument " + op_arg("success_policy") + " must be \"\" or 'AllWorkers', got '" + p +
                 "'");
   }
   if (const Scalar* s = get("gpu_resource")) {
-    std::string r = text_of(s->value);
+    std::string r = ir::literal_text(s->value);
     static const std::regex re(R"(^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$)");
     if (!r.empty() && !std::regex_match(r, re))
       error(*arg("gpu_resource"), "argument " + op_arg("gpu_resource") +
@@ -357,7 +346,7 @@ bool Builder::read_arguments() {
   }
   for (const char* t : {"timeout", "pending_timeout"})
     if (const Scalar* s = get(t)) {
-      std::string d = text_of(s->value);
+      std::string d = ir::literal_text(s->value);
       if (!d.empty() && !is_duration(d))
         error(*arg(t), "argument " + op_arg(t) + " must be a duration such as '90s', '30m', " +
                            "'4h' or '2d', got '" + d + "'");
@@ -397,7 +386,7 @@ bool Builder::read_data() {
   }
   // Known only at run time: the manifest holds the defaults (when known), the `data`
   // binding replaces the volumes in every replica.
-  if (const ir::Ref* r = whole_ref(*v)) {
+  if (const ir::Ref* r = ir::whole_ref(*v)) {
     if (auto def = ref_default(*r)) {
       if (def->is_array())
         for (const auto& item : *def)
@@ -407,7 +396,7 @@ bool Builder::read_data() {
     for (const auto& item : v->items) {
       if (item.kind == ir::Value::Kind::Literal) {
         if (item.literal.is_string()) parse_entry(item.literal.get<std::string>(), item);
-      } else if (const ir::Ref* r = whole_ref(item)) {
+      } else if (const ir::Ref* r = ir::whole_ref(item)) {
         if (auto def = ref_default(*r); def && def->is_string())
           parse_entry(def->get<std::string>(), item);
       } else if (item.kind == ir::Value::Kind::Interpolation) {
@@ -449,12 +438,12 @@ bool Builder::read_env() {
       return;
     }
     if (value.kind == ir::Value::Kind::Literal) {
-      env_.push_back({key, Scalar{text_of(value.literal), {}}});
+      env_.push_back({key, Scalar{ir::literal_text(value.literal), {}}});
       return;
     }
     auto s = scalar("env_" + key, value, "");
     if (!s) return;
-    if (!s->value.is_string()) s->value = text_of(s->value);
+    if (!s->value.is_string()) s->value = ir::literal_text(s->value);
     env_.push_back({key, *s});
   };
   if (v->kind == ir::Value::Kind::Literal) {
@@ -490,7 +479,7 @@ bool Builder::read_command() {
   const ir::Value* v = arg("command");
   if (!v) return true;
   if (v->kind == ir::Value::Kind::Literal) {
-    script_ = text_of(v->literal);
+    script_ = ir::literal_text(v->literal);
   } else if (v->kind == ir::Value::Kind::Ref || v->kind == ir::Value::Kind::Interpolation) {
     std::vector<ir::Part> parts;
     if (v->kind == ir::Value::Kind::Ref) {
@@ -526,7 +515,7 @@ bool Builder::read_command() {
           unique = var + "_" + std::to_string(n);
         var = unique;
         var_by_input[input] = var;
-        script_env_.push_back({var, Scalar{def ? text_of(*def) : "", input}});
+        script_env_.push_back({var, Scalar{def ? ir::literal_text(*def) : "", input}});
       }
       script_ += "\"${" + var + "}\"";
     }
@@ -539,11 +528,11 @@ bool Builder::read_command() {
 bool Builder::read_sync() {
   const ir::Value* v = arg("sync_source");
   if (!v) return true;
-  if (v->kind == ir::Value::Kind::Literal && text_of(v->literal).empty()) return true;
+  if (v->kind == ir::Value::Kind::Literal && ir::literal_text(v->literal).empty()) return true;
   auto s = scalar("sync_source", *v, "https://example.invalid/placeholder.git");
   if (!s) return false;
   if (s->input.empty()) {
-    std::string repo = text_of(s->value);
+    std::string repo = ir::literal_text(s->value);
     if (repo.find_first_of(" \t\n") != std::string::npos || repo.find('/') == std::string::npos) {
       error(*v, "argument " + op_arg("sync_source") + " must be a git repository URL, got '" +
                     repo + "'");
@@ -558,16 +547,16 @@ bool Builder::read_node_placement() {
   if (const ir::Value* v = arg("node_selector")) {
     auto add = [&](const std::string& key, const ir::Value& value) {
       if (value.kind == ir::Value::Kind::Literal) {
-        node_selector_[key] = text_of(value.literal);
+        node_selector_[key] = ir::literal_text(value.literal);
         return;
       }
       auto s = scalar("node_" + key, value, "placeholder");
       if (!s) return;
-      node_selector_[key] = text_of(s->value);
+      node_selector_[key] = ir::literal_text(s->value);
       node_selector_inputs_.emplace_back(key, s->input);
     };
     if (v->kind == ir::Value::Kind::Literal && v->literal.is_object()) {
-      for (const auto& [k, val] : v->literal.items()) node_selector_[k] = text_of(val);
+      for (const auto& [k, val] : v->literal.items()) node_selector_[k] = ir::literal_text(val);
     } else if (v->kind == ir::Value::Kind::Map) {
       for (const auto& [k, val] : v->entries) add(k, val);
     } else if (v->kind != ir::Value::Kind::Literal) {
@@ -661,7 +650,7 @@ bool Builder::read_metrics() {
     for (const auto& item : v->items) {
       if (item.kind == ir::Value::Kind::Literal && item.literal.is_string())
         literal_spec(item.literal.get<std::string>(), item);
-      else if (whole_ref(item) || item.kind == ir::Value::Kind::Interpolation)
+      else if (ir::whole_ref(item) || item.kind == ir::Value::Kind::Interpolation)
         runtime_spec(item);
       else
         error(item, "a metric of " + step_.op +
@@ -687,9 +676,10 @@ Json Builder::container(const Role& role, const std::string& base) {
   // Image: the role's own if given, else `image`.
   const Scalar* image = &scalars_["image"];
   if (auto it = scalars_.find(role.image_arg);
-      it != scalars_.end() && !(it->second.input.empty() && text_of(it->second.value).empty()))
+      it != scalars_.end() &&
+      !(it->second.input.empty() && ir::literal_text(it->second.value).empty()))
     image = &it->second;
-  c["image"] = text_of(image->value);
+  c["image"] = ir::literal_text(image->value);
   if (!image->input.empty()) bind(base + "/image", image->input, "string");
 
   if (role.runs_script) {
@@ -706,7 +696,7 @@ Json Builder::container(const Role& role, const std::string& base) {
   auto push_env = [&](const std::string& name, const Scalar& s) {
     Json e = Json::object();
     e["name"] = name;
-    e["value"] = text_of(s.value);
+    e["value"] = ir::literal_text(s.value);
     if (!s.input.empty())
       bind(base + "/env/" + std::to_string(env.size()) + "/value", s.input, "env");
     env.push_back(e);
@@ -721,7 +711,7 @@ Json Builder::container(const Role& role, const std::string& base) {
     auto it = scalars_.find(arg_name);
     if (it == scalars_.end()) return;
     const Scalar& s = it->second;
-    std::string text = text_of(s.value);
+    std::string text = ir::literal_text(s.value);
     if (s.input.empty() && (text.empty() || text == "0")) return;
     limits[resource] = text.empty() ? "0" : text;
     // JSON pointer: '/' in a key is written "~1".
@@ -734,8 +724,8 @@ Json Builder::container(const Role& role, const std::string& base) {
   if (role.gpus) {
     std::string vendor = "nvidia.com/gpu";
     if (auto it = scalars_.find("gpu_resource");
-        it != scalars_.end() && !text_of(it->second.value).empty())
-      vendor = text_of(it->second.value);
+        it != scalars_.end() && !ir::literal_text(it->second.value).empty())
+      vendor = ir::literal_text(it->second.value);
     limit("gpus", vendor, "quantity");
   }
   if (!limits.empty()) c["resources"] = Json{{"limits", limits}};
@@ -780,7 +770,7 @@ Json Builder::replica(const Role& role, const std::string& base) {
          "if [ -n \"${GIT_SYNC_REV:-}\" ]; then git -C \"$dest\" checkout \"$GIT_SYNC_REV\"; "
          "fi\n"});
     Json env = Json::array();
-    env.push_back(Json{{"name", "GIT_SYNC_REPO"}, {"value", text_of(sync_->value)}});
+    env.push_back(Json{{"name", "GIT_SYNC_REPO"}, {"value", ir::literal_text(sync_->value)}});
     if (!sync_->input.empty())
       bind(base + "/template/spec/initContainers/0/env/0/value", sync_->input, "env");
     for (const auto& e : env_) {
@@ -789,7 +779,7 @@ Json Builder::replica(const Role& role, const std::string& base) {
         bind(base + "/template/spec/initContainers/0/env/" + std::to_string(env.size()) +
                  "/value",
              e.value.input, "env");
-      env.push_back(Json{{"name", e.name}, {"value", text_of(e.value.value)}});
+      env.push_back(Json{{"name", e.name}, {"value", ir::literal_text(e.value.value)}});
     }
     init["env"] = env;
     init["volumeMounts"] = Json::array({Json{{"name", "code-sync"}, {"mountPath", "/code"}}});
@@ -824,7 +814,7 @@ bool Builder::run() {
   read_node_placement();
   read_metrics();
   if (const ir::Value* v = arg("tensorboard"); v && v->is_literal()) {
-    std::string path = text_of(v->literal);
+    std::string path = ir::literal_text(v->literal);
     if (!path.empty()) {
       bool inside = data_input.empty() ? false : true;  // bound data: the launcher checks
       for (const auto& d : data_)
@@ -907,13 +897,13 @@ bool Builder::run() {
         return false;
       }
       if (auto it = scalars_.find("success_policy");
-          it != scalars_.end() && !text_of(it->second.value).empty())
-        spec["successPolicy"] = text_of(it->second.value);
+          it != scalars_.end() && !ir::literal_text(it->second.value).empty())
+        spec["successPolicy"] = ir::literal_text(it->second.value);
       break;
     }
     case ir::OpKind::PyTorchJob: {
       if (auto it = scalars_.find("nproc_per_node"); it != scalars_.end()) {
-        spec["nprocPerNode"] = text_of(it->second.value);
+        spec["nprocPerNode"] = ir::literal_text(it->second.value);
         if (!it->second.input.empty()) bind("/spec/nprocPerNode", it->second.input, "string");
       }
       replicas["Master"] = replica({"Master", "image", true, true, "cpu_limit", "memory_limit",
@@ -932,8 +922,8 @@ bool Builder::run() {
   Json run_policy = Json::object();
   std::string policy = "Running";  // pods of a finished job (ps, MPI workers) are stopped
   if (auto it = scalars_.find("clean_pod_policy");
-      it != scalars_.end() && !text_of(it->second.value).empty())
-    policy = text_of(it->second.value);
+      it != scalars_.end() && !ir::literal_text(it->second.value).empty())
+    policy = ir::literal_text(it->second.value);
   run_policy["cleanPodPolicy"] = policy;
   if (auto it = scalars_.find("retries"); it != scalars_.end()) {
     run_policy["backoffLimit"] =
@@ -963,9 +953,9 @@ bool Builder::run() {
   for (auto [arg_name, flag] : {std::pair{"pending_timeout", "--pending-timeout"},
                                 std::pair{"timeout", "--running-timeout"}})
     if (auto it = scalars_.find(arg_name);
-        it != scalars_.end() && !text_of(it->second.value).empty()) {
+        it != scalars_.end() && !ir::literal_text(it->second.value).empty()) {
       a.push_back(flag);
-      a.push_back(text_of(it->second.value));
+      a.push_back(ir::literal_text(it->second.value));
     }
   a.push_back("--workflow-name");
   a.push_back("{{workflow.name}}");

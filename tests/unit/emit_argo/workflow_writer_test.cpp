@@ -64,6 +64,14 @@ op echo(message: string) {
 }
 )";
 
+constexpr const char* kCount = R"(
+op count() -> (files: int) {
+  image "busybox:1.36"
+  command "ls | wc -l > /tmp/n"
+  outputs {files: "/tmp/n"}
+}
+)";
+
 TEST(WorkflowWriter, TopLevelShape) {
   auto b = build(std::string(kEcho) + R"(
 ## The greeting.
@@ -206,13 +214,7 @@ pipeline p {
 }
 
 TEST(WorkflowWriter, ConditionsAreExpressionsOverValues) {
-  auto b = build(R"(
-op count() -> (files: int) {
-  image "busybox:1.36"
-  command "ls | wc -l > /tmp/n"
-  outputs {files: "/tmp/n"}
-}
-)" + std::string(kEcho) + R"(
+  auto b = build(std::string(kCount) + kEcho + R"(
 pipeline p {
   param mode: string = "it's {{x}}"
   param min: int = 1
@@ -235,13 +237,7 @@ pipeline p {
 }
 
 TEST(WorkflowWriter, LoopBodiesImportWhatTheyUse) {
-  auto b = build(R"(
-op count() -> (files: int) {
-  image "busybox:1.36"
-  command "ls | wc -l > /tmp/n"
-  outputs {files: "/tmp/n"}
-}
-)" + std::string(kEcho) + R"(
+  auto b = build(std::string(kCount) + kEcho + R"(
 pipeline p {
   param shards: list<string> = ["a", "b"]
   step c = count()
