@@ -36,4 +36,22 @@ struct annotate_range {
   }
 };
 
+/// For the operator levels, whose rules yield an Expression: a node the level built (no
+/// range yet) gets the rule's range; an operand passed through keeps its own.
+struct annotate_level {
+  template <typename Iterator, typename Context>
+  void on_success(Iterator const& first, Iterator const& last, ast::Expression& e,
+                  Context const& ctx) {
+    boost::apply_visitor(
+        [&](auto& n) {
+          if constexpr (!std::is_base_of_v<ast::Located, std::decay_t<decltype(n)>>) {
+            auto& node = n.get();
+            if (!node.range.valid())
+              node.range = x3::get<position_tag>(ctx).get().range_of(first, last);
+          }
+        },
+        e);
+  }
+};
+
 }  // namespace pipec::syntax::grammar

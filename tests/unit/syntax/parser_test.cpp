@@ -25,11 +25,8 @@ const ast::StepDecl& first_step(const ast::Module& m) {
 }
 
 const ast::StringLit& string_arg(const ast::StepDecl& step, std::size_t i) {
-  const auto& e = step.args.at(i).value;
-  const auto& o = boost::get<x3::forward_ast<ast::OrExpr>>(e.get()).get();
-  const auto& a = boost::get<x3::forward_ast<ast::AndExpr>>(o.first.get()).get();
-  const auto& c = boost::get<x3::forward_ast<ast::CompareExpr>>(a.first.get()).get();
-  return boost::get<ast::StringLit>(c.lhs.get());
+  // A value with no operator is the literal itself: no or/and/compare node around it.
+  return boost::get<ast::StringLit>(step.args.at(i).value.get());
 }
 
 TEST(Parser, ParsesDeclarationsWithTrailingCommas) {
