@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/base/box.hpp"
 #include "compiler/base/source_manager.hpp"
 
 namespace pipec::ir {
@@ -126,7 +127,7 @@ struct Condition {
   enum class Op { Leaf, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Not };
   Op op = Op::Leaf;
   std::vector<Condition> operands;  // two for comparisons/and/or, one for not
-  std::optional<Value> value;       // for Leaf: a bool value or any comparable value
+  Box<Value> value;                 // for Leaf: a bool value or any comparable value
   SourceRange range;
 };
 
@@ -181,7 +182,7 @@ struct Step {
   /// it uses. Sorted by name, no duplicates. Steps outside the enclosing loop that it
   /// uses appear in the loop's `depends` instead.
   std::vector<std::string> depends;
-  std::optional<Condition> when;  // the conjunction of the enclosing `if`s in this scope
+  Box<Condition> when;  // the conjunction of the enclosing `if`s in this scope
   SourceRange range;
 };
 
@@ -195,10 +196,10 @@ struct Loop {
   std::string name;  // generated, unique: "for-<var>" or "for-<var>-2", ...
   std::string var;
   Type item_type;
-  Value items;  // a literal list (withItems) or a Ref/list-typed value (withParam)
+  Box<Value> items;  // always set: a literal list (withItems) or a Ref/list value (withParam)
   std::vector<Node> body;
   std::vector<std::string> depends;  // same meaning as Step::depends
-  std::optional<Condition> when;
+  Box<Condition> when;
   SourceRange range;
 };
 

@@ -429,8 +429,8 @@ class Checker {
         }
         description_seen_ = true;
         program_.description = d->text.text();
-      } else if (const auto* param = boost::get<ast::ParamDecl>(&s.get())) {
-        check_param(*param);
+      } else if (const auto* param = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get())) {
+        check_param(param->get());
       } else if (const auto* f = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
         if (finally) {
           diags_.error(f->get().range, "a pipeline has only one 'finally' block");
@@ -608,8 +608,8 @@ class Checker {
       } else if (!top) {
         if (const auto* d = boost::get<ast::Description>(&s.get()))
           diags_.error(d->range, "'description' is only allowed at the top of a pipeline");
-        if (const auto* p = boost::get<ast::ParamDecl>(&s.get()))
-          diags_.error(p->range, "'param' is only allowed at the top of a pipeline");
+        if (const auto* p = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get()))
+          diags_.error(p->get().range, "'param' is only allowed at the top of a pipeline");
       }
     }
   }

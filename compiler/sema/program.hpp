@@ -41,14 +41,14 @@ struct Stmt {
   std::vector<std::string> deps;
 
   // If: the condition; then_body/else_body.
-  std::optional<ir::Condition> condition;
+  Box<ir::Condition> condition;
   std::vector<Stmt> then_body;
   std::vector<Stmt> else_body;
 
   // For: `for var in items { body }`; deps are the steps the items use.
   std::string var;
   ir::Type item_type;
-  std::optional<ir::Value> items;
+  Box<ir::Value> items;
   std::vector<Stmt> body;
 };
 

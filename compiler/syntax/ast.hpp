@@ -188,8 +188,11 @@ struct IfStmt;
 struct ForStmt;
 struct FinallyStmt;
 
-struct Statement : x3::variant<Description, ParamDecl, StepDecl, x3::forward_ast<IfStmt>,
-                               x3::forward_ast<ForStmt>, x3::forward_ast<FinallyStmt>> {
+/// A statement of a pipeline body. Steps, the bulk of a large pipeline, are held inline;
+/// the larger declarations live on the heap so a statement stays small.
+struct Statement
+    : x3::variant<Description, x3::forward_ast<ParamDecl>, StepDecl, x3::forward_ast<IfStmt>,
+                  x3::forward_ast<ForStmt>, x3::forward_ast<FinallyStmt>> {
   using base_type::base_type;
   using base_type::operator=;
 };

@@ -91,7 +91,8 @@ class Printer {
   void statement(int depth, const ast::Statement& s) {
     if (const auto* d = boost::get<ast::Description>(&s.get())) {
       line(depth, "(description " + node(d->text) + ")");
-    } else if (const auto* p = boost::get<ast::ParamDecl>(&s.get())) {
+    } else if (const auto* f = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get())) {
+      const ast::ParamDecl* p = &f->get();
       std::string text = "(param " + p->name.name + ": " + type(p->type);
       if (p->constraint) {
         text += " in " + expr(p->constraint->low);

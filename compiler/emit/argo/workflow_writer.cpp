@@ -147,7 +147,7 @@ class WorkflowWriter {
   void dag_tasks(const std::vector<ir::Node>& nodes, Scope& scope, std::string& out);
   void task_for(const ir::Step& step, Scope& scope, std::string& out);
   void task_for(const ir::Loop& loop, Scope& scope, std::string& out);
-  std::string when_of(const std::optional<ir::Condition>& when, Scope& scope);
+  std::string when_of(const Box<ir::Condition>& when, Scope& scope);
   void add_template(const std::string& name, const Json& t);
   void add_dag_template(const std::string& name, const std::vector<std::string>& inputs,
                         const std::string& tasks);
@@ -323,7 +323,7 @@ std::string WorkflowWriter::expr_condition(const ir::Condition& c, Scope& scope)
   return "(" + left + " " + op + " " + right + ")";
 }
 
-std::string WorkflowWriter::when_of(const std::optional<ir::Condition>& when, Scope& scope) {
+std::string WorkflowWriter::when_of(const Box<ir::Condition>& when, Scope& scope) {
   if (!when) return "";
   return "{{=" + expr_condition(*when, scope) + "}}";
 }
@@ -644,10 +644,10 @@ void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& o
   task_dependencies(out, loop.depends);
   if (std::string when = when_of(loop.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
   task_arguments(out, params);
-  if (loop.items.is_literal()) {
-    append_entry(out, "withItems", Json(loop.items.literal), 8);
+  if (loop.items->is_literal()) {
+    append_entry(out, "withItems", Json(loop.items->literal), 8);
   } else {
-    append_scalar_entry(out, "withParam", argo_value(loop.items, scope), 8);
+    append_scalar_entry(out, "withParam", argo_value(*loop.items, scope), 8);
   }
 }
 

@@ -147,14 +147,14 @@ TEST(Lower, LoopsGetUniqueNamesAndLiftedDepends) {
   const Loop& l1 = loop_at(p.dag, 2);
   EXPECT_EQ(l1.name, "for-x-2");  // "for-x" is the step for_x
   EXPECT_EQ(l1.var, "x");
-  EXPECT_EQ(l1.items.kind, Value::Kind::Ref);
+  EXPECT_EQ(l1.items->kind, Value::Kind::Ref);
   EXPECT_EQ(l1.depends, (std::vector<std::string>{"first"}));
   EXPECT_TRUE(step_at(l1.body, 0).depends.empty());
   EXPECT_EQ(step_at(l1.body, 1).depends, (std::vector<std::string>{"inner"}));
   EXPECT_EQ(step_at(l1.body, 0).args.at(0).second.parts.at(0).ref->kind, Ref::Kind::LoopItem);
   const Loop& l2 = loop_at(p.dag, 3);
   EXPECT_EQ(l2.name, "for-x-3");
-  EXPECT_EQ(l2.items.kind, Value::Kind::Literal);
+  EXPECT_EQ(l2.items->kind, Value::Kind::Literal);
   EXPECT_EQ(l2.item_type.str(), "map<string>");
   const Ref& item = *step_at(l2.body, 0).args.at(0).second.ref;
   EXPECT_EQ(item.kind, Ref::Kind::LoopItem);

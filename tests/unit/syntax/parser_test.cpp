@@ -139,7 +139,9 @@ TEST(Parser, AttachesDocComments) {
   EXPECT_EQ(op.doc, "Trains.\nTwice.");
   EXPECT_EQ(op.params[0].doc, "Epoch count.");
   EXPECT_EQ(op.params[1].doc, "");
-  const auto& param = boost::get<ast::ParamDecl>(pipeline_of(*out.module).body.statements[0].get());
+  const auto& param =
+      boost::get<x3::forward_ast<ast::ParamDecl>>(pipeline_of(*out.module).body.statements[0].get())
+          .get();
   EXPECT_EQ(param.doc, "The batch size.");
 }
 
