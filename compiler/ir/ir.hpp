@@ -177,7 +177,8 @@ struct Step {
   /// Every argument of the signature, in signature order: the given value or the
   /// signature's default. Arguments without a value and without a default are absent.
   std::vector<std::pair<std::string, Value>> args;
-  std::vector<OpOutput> outputs;  // the op's outputs (for training ops: from stdlib)
+  // A step's outputs are its op's: Pipeline::ops holds them for container ops (training
+  // ops declare none; their metrics are fixed artifacts), so steps do not copy them.
   /// Steps of the same scope this one runs after: named in `after` or whose outputs
   /// it uses. Sorted by name, no duplicates. Steps outside the enclosing loop that it
   /// uses appear in the loop's `depends` instead.

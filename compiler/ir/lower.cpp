@@ -148,7 +148,6 @@ class Lowerer {
     out.op = s.op;
     out.kind = op.kind;
     out.range = s.range;
-    out.outputs = op.outputs;
     out.args.reserve(op.params.size());
     for (const auto& p : op.params) {
       auto given = std::find_if(s.args.begin(), s.args.end(),

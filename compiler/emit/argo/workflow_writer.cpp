@@ -150,7 +150,7 @@ class WorkflowWriter {
   std::string when_of(const Box<ir::Condition>& when, Scope& scope);
   void add_template(const std::string& name, const Json& t);
   void add_dag_template(const std::string& name, const std::vector<std::string>& inputs,
-                        const std::string& tasks);
+                        std::string tasks);
   const std::string& container_template(const ir::Step& step);
   std::string launcher_template(const ir::Step& step, kubeflow::LauncherCall& call);
   Json container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch);
@@ -335,8 +335,10 @@ void WorkflowWriter::add_template(const std::string& name, const Json& t) {
   templates_[name] = std::move(text);
 }
 
+// `tasks` becomes the template's text: the header goes in front of it, so the tasks of a
+// large DAG are not copied.
 void WorkflowWriter::add_dag_template(const std::string& name, const std::vector<std::string>& inputs,
-                                      const std::string& tasks) {
+                                      std::string tasks) {
   std::string text;
   new_line(text, 2);
   text += "- name: ";
@@ -356,8 +358,8 @@ void WorkflowWriter::add_dag_template(const std::string& name, const std::vector
   text += "dag:";
   new_line(text, 6);
   text += "tasks:";
-  text += tasks;
-  templates_[name] = std::move(text);
+  tasks.insert(0, text);
+  templates_[name] = std::move(tasks);
 }
 
 // --- container ops ----------------------------------------------------------------------
@@ -638,7 +640,7 @@ void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& o
     params.emplace_back(input, std::move(value));
     inputs.push_back(input);
   }
-  add_dag_template(loop.name, inputs, tasks);
+  add_dag_template(loop.name, inputs, std::move(tasks));
 
   begin_task(out, loop.name, loop.name);
   task_dependencies(out, loop.depends);
@@ -741,12 +743,12 @@ bool WorkflowWriter::run(std::string& out) {
   std::string tasks;
   tasks.reserve(p_.dag.size() * 512);
   dag_tasks(p_.dag, main, tasks);
-  add_dag_template(entry, {}, tasks);
+  add_dag_template(entry, {}, std::move(tasks));
   if (!exit_name.empty()) {
     Scope fin = top_scope(p_.exit_handler);
     std::string exit_tasks;
     dag_tasks(p_.exit_handler, fin, exit_tasks);
-    add_dag_template(exit_name, {}, exit_tasks);
+    add_dag_template(exit_name, {}, std::move(exit_tasks));
   }
   if (!ok_) return false;
 

@@ -59,11 +59,11 @@ TEST(Lower, FillsArgsInSignatureOrderWithDefaults) {
   EXPECT_EQ(a.args[2].second.kind, Value::Kind::List);
   EXPECT_EQ(a.args[2].second.items.at(0).literal.dump(), "\"x\"");
   EXPECT_EQ(a.args[2].second.items.at(1).kind, Value::Kind::Ref);
-  EXPECT_EQ(a.outputs.at(0).path, "/tmp/out");
-  // Only used container ops, by name.
+  // Only used container ops, by name; a step's outputs are its op's.
   ASSERT_EQ(p.ops.size(), 2u);
   EXPECT_EQ(p.ops[0].name, "alpha");
   EXPECT_EQ(p.ops[1].name, "echo");
+  EXPECT_EQ(p.ops[1].outputs.at(0).path, "/tmp/out");
 }
 
 TEST(Lower, FoldsLiteralListsAndMaps) {
