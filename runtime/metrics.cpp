@@ -120,11 +120,15 @@ std::optional<MetricSpec> parse_metric_spec(std::string_view spec, std::string& 
   }
   m.name = std::string(rest);
   m.reported = sanitize_metric_name(m.name);
-  bool has_space = m.name.find_first_of(" \t\r\n=") != std::string::npos;
-  if (m.name.empty() || has_space || m.reported.empty()) {
+  // A character that ends a name in the log (kBoundary) can never be inside a name the
+  // scraper finds, so such a name is an error rather than a metric that never appears.
+  bool has_boundary = std::any_of(m.name.begin(), m.name.end(),
+                                  [](char c) { return kBoundary[static_cast<unsigned char>(c)]; });
+  if (m.name.empty() || has_boundary || m.reported.empty()) {
     error = fmt::format(
-        "metric '{}' cannot be reported: a name needs a letter and no spaces or '=' "
-        "(expected NAME[:RAW|PERCENTAGE][:last|max|min], e.g. images/sec:RAW:max)",
+        "metric '{}' cannot be reported: a name needs a letter and none of space, = : , ; "
+        "( [ {{ \" ' |, which end a name in the log (expected "
+        "NAME[:RAW|PERCENTAGE][:last|max|min], e.g. images/sec:RAW:max)",
         spec);
     return std::nullopt;
   }

@@ -50,8 +50,23 @@ TEST(RuntimeMetrics, ParsesSpecs) {
   EXPECT_FALSE(parse_metric_spec("", error));
   EXPECT_FALSE(parse_metric_spec("a b", error));
   EXPECT_EQ(error,
-            "metric 'a b' cannot be reported: a name needs a letter and no spaces or '=' (expected "
+            "metric 'a b' cannot be reported: a name needs a letter and none of space, = : , ; "
+            "( [ { \" ' |, which end a name in the log (expected "
             "NAME[:RAW|PERCENTAGE][:last|max|min], e.g. images/sec:RAW:max)");
+  // Each character that ends a name in a log line: such a name could never be found.
+  for (const char* bad : {"a=b", "val:acc", "val:acc:max", "top,1", "a;b", "f(x)", "a[0]",
+                          "a{b", "a\"b", "it's", "a|b", "a\tb"}) {
+    error.clear();
+    EXPECT_FALSE(parse_metric_spec(bad, error)) << bad;
+    EXPECT_NE(error.find("cannot be reported"), std::string::npos) << bad;
+  }
+  // The same names without those characters are found in a log.
+  auto s = scraper({"val-acc", "top_1", "f.x", "a/b"});
+  s.feed("val-acc=0.5 top_1: 2 f.x=3 (a/b=4)\n");
+  EXPECT_EQ(s.value(0), 0.5);
+  EXPECT_EQ(s.value(1), 2.0);
+  EXPECT_EQ(s.value(2), 3.0);
+  EXPECT_EQ(s.value(3), 4.0);
 }
 
 TEST(RuntimeMetrics, ReadsSignsExponentsBothSeparatorsAndNonPositiveValues) {

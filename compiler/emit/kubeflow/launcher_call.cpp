@@ -623,9 +623,13 @@ bool Builder::read_metrics() {
       name.resize(colon);
     }
     std::string reported = sanitize_metric_name(name);
-    if (name.empty() || reported.empty() || name.find_first_of(" \t\r\n=") != std::string::npos) {
-      error(at, "metric '" + spec + "' cannot be reported: a name needs a letter and no " +
-                    "spaces or '=' (expected NAME[:RAW|PERCENTAGE][:last|max|min])");
+    // The characters that end a name in a log line (runtime/metrics.cpp, kBoundary): a
+    // name holding one could never be found, so it is an error here, as in the launcher.
+    if (name.empty() || reported.empty() ||
+        name.find_first_of(std::string_view(" \t\n\r,;([{\"'|:=")) != std::string::npos) {
+      error(at, "metric '" + spec + "' cannot be reported: a name needs a letter and none of " +
+                    "space, = : , ; ( [ { \" ' |, which end a name in the log (expected " +
+                    "NAME[:RAW|PERCENTAGE][:last|max|min])");
       return;
     }
     auto [it, fresh] = reported_by.emplace(reported, name);

@@ -212,6 +212,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"MetricCollision",
                 "mpi_job(image: \"i\", command: \"c\", metrics: [\"a/b\", \"a b\"])",
                 "metric 'a b' cannot be reported"},
+        BadCase{"MetricColonInName",
+                "mpi_job(image: \"i\", command: \"c\", metrics: [\"val:acc\"])",
+                "metric 'val:acc' cannot be reported: a name needs a letter and none of space, "
+                "= : , ; ( [ { \" ' |, which end a name in the log"},
+        BadCase{"MetricParenInName",
+                "mpi_job(image: \"i\", command: \"c\", metrics: [\"acc(top1):PERCENTAGE\"])",
+                "metric 'acc(top1):PERCENTAGE' cannot be reported"},
         BadCase{"MetricSameReported",
                 "mpi_job(image: \"i\", command: \"c\", metrics: [\"img/sec\", \"img.sec\"])",
                 "metrics 'img/sec' and 'img.sec' would both be reported as 'img-sec'"},
