@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -13,9 +14,11 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "compiler/base/spellcheck.hpp"
 #include "compiler/driver/commands.hpp"
 #include "compiler/driver/options.hpp"
 #include "pipec_version.hpp"
@@ -64,6 +67,24 @@ int program_main(int argc, char** argv) {
   app.add_subcommand("upload", "Upload a package (or a .pipe, built first) to Kubeflow Pipelines");
   app.add_subcommand("run", "Start a run, with typed parameter overrides checked before sending");
 #endif
+  // Name what is wrong before CLI11 would say only "A subcommand is required".
+  const std::vector<std::string> commands = {"check", "build", "upload", "run"};
+  if (argc < 2) {
+    std::cerr << "pipec: error: a command is required: check, build, upload or run\n"
+                 "Try 'pipec --help' for more information.\n";
+    return kExitUsage;
+  }
+  if (std::string_view first = argv[1]; first != "--help" && first != "-h" && first != "--version" &&
+                                         std::find(commands.begin(), commands.end(), first) == commands.end()) {
+    bool option = !first.empty() && first[0] == '-';
+    std::cerr << "pipec: error: unknown " << (option ? "option" : "command") << " '" << first << "'";
+    if (!option) {
+      if (std::string near = pipec::spellcheck(first, commands); !near.empty())
+        std::cerr << "; did you mean '" << near << "'?";
+    }
+    std::cerr << "\nTry 'pipec --help' for more information.\n";
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -73,7 +94,7 @@ int program_main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "pipec: " << e.what() << "\nTry 'pipec --help' for more information.\n";
+    std::cerr << "pipec: error: " << e.what() << "\nTry 'pipec --help' for more information.\n";
     return kExitUsage;
   }
   return exit_code;
