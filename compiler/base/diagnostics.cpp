@@ -2,11 +2,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "compiler/base/utf8.hpp"
 
 namespace pipec {
 
@@ -59,13 +64,37 @@ const char* severity_color(Severity s) {
   return "";
 }
 
-// Replaces bytes that would garble a terminal (control characters, invalid UTF-8 is
-// left to the terminal) so that a source line with NULs or escapes prints safely.
-std::string printable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) out += (c < 0x20 && c != '\t') || c == 0x7f ? '?' : static_cast<char>(c);
-  return out;
+// A source line as a terminal shows it. Control characters (but tabs) and bytes that are
+// not valid UTF-8 show as '?', so a line with NULs, escapes or stray bytes prints safely.
+// cell[i] is the terminal cell where byte i starts, counted from the line's start: a
+// UTF-8 sequence takes one cell (wide characters are taken as one too), so the caret
+// lines up under text that is not ASCII. cell has one more entry, for the end.
+struct ShownLine {
+  std::string text;
+  std::vector<std::size_t> cell;
+};
+
+ShownLine show_line(std::string_view bytes) {
+  ShownLine s;
+  s.text.reserve(bytes.size());
+  s.cell.reserve(bytes.size() + 1);
+  std::size_t cells = 0;
+  for (std::size_t i = 0; i < bytes.size();) {
+    auto c = static_cast<unsigned char>(bytes[i]);
+    std::size_t len = c < 0x80 ? 1 : utf8_sequence_length(bytes, i);
+    if (len <= 1) {
+      bool garbling = c >= 0x80 || (c < 0x20 && c != '\t') || c == 0x7f;
+      s.text += garbling ? '?' : static_cast<char>(c);
+      len = 1;
+    } else {
+      s.text.append(bytes.substr(i, len));
+    }
+    s.cell.insert(s.cell.end(), len, cells);
+    ++cells;
+    i += len;
+  }
+  s.cell.push_back(cells);
+  return s;
 }
 
 constexpr std::size_t kMaxShownLine = 120;
@@ -101,13 +130,16 @@ void render_text(const Diagnostic& d, const SourceManager& sources, std::ostream
     if (begin > 0) prefix = "...";
     if (end < line.size()) suffix = "...";
   }
-  out << prefix << printable(line.substr(begin, end - begin)) << suffix << '\n';
-  std::string marker(prefix.size() + (col - begin), ' ');
+  ShownLine shown = show_line(line.substr(begin, end - begin));
+  out << prefix << shown.text << suffix << '\n';
+  std::size_t at = std::min(col - begin, shown.cell.size() - 1);
+  std::size_t stop = std::min(col + len - begin, shown.cell.size() - 1);
+  std::string marker(prefix.size() + shown.cell[at], ' ');
   // Keep tabs under tabs so the caret lines up in a terminal.
-  for (std::size_t i = begin; i < col && i < line.size(); ++i)
-    if (line[i] == '\t') marker[prefix.size() + i - begin] = '\t';
+  for (std::size_t i = 0; i < at; ++i)
+    if (line[begin + i] == '\t') marker[prefix.size() + shown.cell[i]] = '\t';
   marker += '^';
-  if (len > 1) marker += std::string(len - 1, '~');
+  if (shown.cell[stop] > shown.cell[at] + 1) marker += std::string(shown.cell[stop] - shown.cell[at] - 1, '~');
   out << (color ? "\x1b[1;32m" : "") << marker << reset << '\n';
 }
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/base/utf8.hpp"
 #include "compiler/syntax/config.hpp"
 #include "compiler/syntax/module.hpp"
 
@@ -51,23 +52,8 @@ bool check_encoding(std::string_view text, FileId file, Diagnostics& diags) {
       diags.error(range_in(file, i, i + 1), "source contains a NUL byte");
       return false;
     }
-    std::size_t len = c < 0x80           ? 1
-                      : (c >> 5) == 0x6  ? 2
-                      : (c >> 4) == 0xe  ? 3
-                      : (c >> 3) == 0x1e ? 4
-                                         : 0;
-    bool ok = len > 0 && i + len <= text.size();
-    std::uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      auto cc = static_cast<unsigned char>(text[i + k]);
-      if ((cc >> 6) != 0x2) ok = false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    // Overlong forms, surrogates and values past U+10FFFF are invalid too.
-    if (ok && ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-               (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff))
-      ok = false;
-    if (!ok) {
+    std::size_t len = utf8_sequence_length(text, i);
+    if (len == 0) {
       diags.error(range_in(file, i, i + 1), fmt::format("invalid UTF-8 byte 0x{:02x}", c));
       return false;
     }

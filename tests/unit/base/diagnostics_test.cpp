@@ -56,6 +56,33 @@ TEST(Diagnostics, TabsAreKeptUnderTabsAndControlBytesMasked) {
   EXPECT_EQ(render_text(diags, sources), "t:1:6: warning: odd\n\tab? cd\n\t    ^~\n");
 }
 
+TEST(Diagnostics, CaretCountsCharactersNotBytes) {
+  // "é" is two bytes and one character: the caret stays under the name, and the tildes
+  // cover a range of non-ASCII text once per character. Columns stay in bytes.
+  SourceManager sources;
+  FileId f = sources.add("u", "x = \"\xc3\xa9 \xc3\xa9\", y: zz\n");
+  Diagnostics diags;
+  diags.error({f, 16, 18}, "unknown name 'zz'");
+  diags.error({f, 5, 10}, "whole string");
+  EXPECT_EQ(render_text(diags, sources),
+            "u:1:17: error: unknown name 'zz'\n"
+            "x = \"\xc3\xa9 \xc3\xa9\", y: zz\n"
+            "              ^~\n"
+            "u:1:6: error: whole string\n"
+            "x = \"\xc3\xa9 \xc3\xa9\", y: zz\n"
+            "     ^~~\n");
+}
+
+TEST(Diagnostics, InvalidUtf8IsMaskedOneCellPerByte) {
+  // Bytes that are not UTF-8 (a lone 0xff, a truncated sequence, an overlong '/') never
+  // reach the terminal: each shows as one '?', so the caret after them still lines up.
+  SourceManager sources;
+  FileId f = sources.add("b", "s = \"\xff\xe2\x82\" \xc0\xaf zz\n");
+  Diagnostics diags;
+  diags.error({f, 13, 15}, "here");
+  EXPECT_EQ(render_text(diags, sources), "b:1:14: error: here\ns = \"???\" ?? zz\n             ^~\n");
+}
+
 TEST(Diagnostics, LongLinesAreCutAroundTheRange) {
   SourceManager sources;
   std::string line = std::string(200, 'a') + "BAD" + std::string(200, 'b');
