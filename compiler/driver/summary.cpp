@@ -2,15 +2,72 @@
 
 #include <algorithm>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+
+#include "compiler/emit/kubeflow/launcher_call.hpp"
 
 namespace pipec::driver {
 
 namespace {
 
+// What a training step reports to KFP's metrics, as the run will show it: the reported
+// name (with the log name when KFP's rule changes it), and max/min when not the last
+// value; a metric chosen at run time by the parameter it comes from. "" for none.
+std::string metrics_of(const ir::Step& step, const std::vector<ir::Param>& params) {
+  if (step.kind == ir::OpKind::Container) return "";
+  auto arg = std::find_if(step.args.begin(), step.args.end(),
+                          [](const auto& a) { return a.first == "metrics"; });
+  if (arg == step.args.end()) return "";
+  std::vector<std::string> shown;
+  auto literal = [&](const std::string& spec) {
+    auto parts = emit::kubeflow::split_metric_spec(spec);
+    std::string reported = emit::kubeflow::sanitize_metric_name(parts.name);
+    if (!emit::kubeflow::metric_name_reportable(parts.name)) {
+      shown.push_back(parts.name + " (cannot be reported)");
+      return;
+    }
+    std::string text = reported == parts.name ? reported : parts.name + " -> " + reported;
+    if (parts.aggregation != "last") text += " (" + parts.aggregation + ")";
+    shown.push_back(std::move(text));
+  };
+  const ir::Value& v = arg->second;
+  if (v.kind == ir::Value::Kind::Literal && v.literal.is_array()) {
+    for (const auto& item : v.literal)
+      if (item.is_string()) literal(item.get<std::string>());
+  } else if (v.kind == ir::Value::Kind::List) {
+    for (const auto& item : v.items) {
+      if (item.kind == ir::Value::Kind::Literal && item.literal.is_string())
+        literal(item.literal.get<std::string>());
+      else if (const ir::Ref* ref = ir::whole_ref(item)) {
+        std::string text = "from '" + ref->name + (ref->field.empty() ? "" : "." + ref->field) + "'";
+        auto param = std::find_if(params.begin(), params.end(),
+                                  [&](const ir::Param& p) { return p.name == ref->name; });
+        if (ref->kind == ir::Ref::Kind::Param && param != params.end() && param->default_value &&
+            param->default_value->is_string()) {
+          std::size_t before = shown.size();
+          literal(param->default_value->get<std::string>());
+          text += " = " + shown.back();
+          shown.resize(before);
+        }
+        shown.push_back(std::move(text));
+      }
+      else
+        shown.push_back("set at run time");
+    }
+  }
+  if (shown.empty()) return "";
+  std::string text = "metrics: ";
+  for (std::size_t i = 0; i < shown.size(); ++i) text += (i ? ", " : "") + shown[i];
+  if (text.size() > 120) text = text.substr(0, 117) + "...";
+  return text;
+}
+
 // Steps of a DAG, depth first, with the loop they sit in.
 void collect_steps(const std::vector<ir::Node>& nodes, const std::string& scope,
+                   const std::vector<ir::Param>& params,
                    std::vector<std::pair<std::string, std::string>>& out) {
   for (const auto& node : nodes) {
     if (const auto* step = std::get_if<ir::Step>(&node)) {
@@ -18,9 +75,11 @@ void collect_steps(const std::vector<ir::Node>& nodes, const std::string& scope,
       if (!scope.empty()) where += fmt::format("  (in {})", scope);
       if (step->when) where += "  (conditional)";
       out.emplace_back(step->name, where);
+      // On a line of its own under the op: what the run's metrics will be called.
+      if (std::string metrics = metrics_of(*step, params); !metrics.empty()) out.emplace_back("", metrics);
     } else {
       const auto& loop = std::get<ir::Loop>(node);
-      collect_steps(loop.body, fmt::format("for {}", loop.var), out);
+      collect_steps(loop.body, fmt::format("for {}", loop.var), params, out);
     }
   }
 }
@@ -43,10 +102,12 @@ std::string human_size(std::size_t bytes) {
 void print_summary(const ir::Pipeline& pipeline, const std::string& output, std::size_t bytes,
                    std::ostream& out) {
   std::vector<std::pair<std::string, std::string>> steps, exit_steps;
-  collect_steps(pipeline.dag, "", steps);
-  collect_steps(pipeline.exit_handler, "", exit_steps);
-  out << fmt::format("pipeline {}: {} step{}, {} parameter{}\n", pipeline.name, steps.size(),
-                     steps.size() == 1 ? "" : "s", pipeline.params.size(),
+  collect_steps(pipeline.dag, "", pipeline.params, steps);
+  collect_steps(pipeline.exit_handler, "", pipeline.params, exit_steps);
+  auto step_count = static_cast<std::size_t>(
+      std::count_if(steps.begin(), steps.end(), [](const auto& row) { return !row.first.empty(); }));
+  out << fmt::format("pipeline {}: {} step{}, {} parameter{}\n", pipeline.name, step_count,
+                     step_count == 1 ? "" : "s", pipeline.params.size(),
                      pipeline.params.size() == 1 ? "" : "s");
 
   // A one-screen report: long lists are cut with a count of what was left out.
@@ -58,7 +119,12 @@ void print_summary(const ir::Pipeline& pipeline, const std::string& output, std:
     out << "  " << title << ":\n";
     for (std::size_t i = 0; i < rows.size() && i < kMaxRows; ++i)
       out << fmt::format("    {:<{}}  {}\n", rows[i].first, width, rows[i].second);
-    if (rows.size() > kMaxRows) out << fmt::format("    ... and {} more\n", rows.size() - kMaxRows);
+    if (rows.size() > kMaxRows) {
+      // Rows with no name continue the row above (a step's metrics) and are not counted.
+      auto more = std::count_if(rows.begin() + kMaxRows, rows.end(),
+                                [](const auto& row) { return !row.first.empty(); });
+      if (more > 0) out << fmt::format("    ... and {} more\n", more);
+    }
   };
   print_rows("steps", steps);
   print_rows("finally", exit_steps);

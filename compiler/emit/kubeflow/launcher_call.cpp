@@ -23,6 +23,13 @@ bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
 
 constexpr std::size_t kMaxMetrics = 50;
 
+// Whether the launcher can find and report a metric of this log name (docs/runtime.md,
+// "Metrics"): it needs a letter, and none of the characters that end a name in a log line
+// (runtime/metrics.cpp, kBoundary), since a name holding one could never be found.
+constexpr const char* kMetricNameRule =
+    "a name needs a letter and none of space, = : , ; ( [ { \" ' |, which end a name in the "
+    "log (expected NAME[:RAW|PERCENTAGE][:last|max|min])";
+
 // Kubernetes quantity (the pattern of the CRDs), without a sign: limits are never negative.
 bool is_quantity(const std::string& s) {
   static const std::regex re(
@@ -78,8 +85,6 @@ class Builder {
     ok_ = false;
   }
   std::string op_arg(const std::string& name) const { return "'" + name + "' of " + step_.op; }
-
-  /// A reference standing for the whole value: a Ref, or `"${x}"` with nothing around it.
 
   /// The default a reference has in the manifest: the parameter's default, else nullopt.
   std::optional<ir::Literal> ref_default(const ir::Ref& ref) const {
@@ -612,24 +617,10 @@ bool Builder::read_metrics() {
   std::size_t count = 0;
   auto literal_spec = [&](const std::string& spec, const ir::Value& at) {
     ++count;
-    std::string name = spec;
-    for (int i = 0; i < 2; ++i) {
-      auto colon = name.rfind(':');
-      if (colon == std::string::npos) break;
-      std::string word = name.substr(colon + 1);
-      if (word != "RAW" && word != "PERCENTAGE" && word != "last" && word != "max" &&
-          word != "min")
-        break;
-      name.resize(colon);
-    }
+    std::string name = split_metric_spec(spec).name;
     std::string reported = sanitize_metric_name(name);
-    // The characters that end a name in a log line (runtime/metrics.cpp, kBoundary): a
-    // name holding one could never be found, so it is an error here, as in the launcher.
-    if (name.empty() || reported.empty() ||
-        name.find_first_of(std::string_view(" \t\n\r,;([{\"'|:=")) != std::string::npos) {
-      error(at, "metric '" + spec + "' cannot be reported: a name needs a letter and none of " +
-                    "space, = : , ; ( [ { \" ' |, which end a name in the log (expected " +
-                    "NAME[:RAW|PERCENTAGE][:last|max|min])");
+    if (!metric_name_reportable(name)) {
+      error(at, "metric '" + spec + "' cannot be reported: " + kMetricNameRule);
       return;
     }
     auto [it, fresh] = reported_by.emplace(reported, name);
@@ -643,6 +634,15 @@ bool Builder::read_metrics() {
   };
   auto runtime_spec = [&](const ir::Value& item) {
     ++count;
+    // A run that keeps the parameter's default would stop at the launcher (exit 2).
+    if (const ir::Ref* ref = ir::whole_ref(item)) {
+      std::optional<ir::Literal> def = ref_default(*ref);
+      if (def && def->is_string() &&
+          !metric_name_reportable(split_metric_spec(def->get<std::string>()).name))
+        diags_.warning(where(item), "the default '" + def->get<std::string>() + "' of '" +
+                                        ref->name + "' cannot be reported as a metric: " +
+                                        kMetricNameRule + "; a run that keeps it fails");
+    }
     std::string input = input_for("metric_" + std::to_string(count - 1), item);
     metric_args_.push_back("--metric-value");
     metric_args_.push_back(input);
@@ -969,6 +969,30 @@ bool Builder::run() {
 }
 
 }  // namespace
+
+bool metric_name_reportable(std::string_view name) {
+  return !name.empty() && !sanitize_metric_name(name).empty() &&
+         name.find_first_of(std::string_view(" \t\n\r,;([{\"'|:=")) == std::string_view::npos;
+}
+
+MetricSpecParts split_metric_spec(std::string_view spec) {
+  MetricSpecParts parts;
+  std::string_view rest = spec;
+  for (int i = 0; i < 2; ++i) {
+    auto colon = rest.rfind(':');
+    if (colon == std::string_view::npos) break;
+    std::string_view word = rest.substr(colon + 1);
+    if (word == "RAW" || word == "PERCENTAGE")
+      parts.format = std::string(word);
+    else if (word == "last" || word == "max" || word == "min")
+      parts.aggregation = std::string(word);
+    else
+      break;
+    rest = rest.substr(0, colon);
+  }
+  parts.name = std::string(rest);
+  return parts;
+}
 
 std::string sanitize_metric_name(std::string_view name) {
   std::string out;

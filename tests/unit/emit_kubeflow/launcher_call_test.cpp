@@ -163,6 +163,18 @@ TEST(Kubeflow, MetricNamesFollowTheLaunchersRule) {
   EXPECT_EQ(sanitize_metric_name(std::string(80, 'a')).size(), 64u);
 }
 
+TEST(Kubeflow, ReportableMetricNamesAreWhatTheLauncherAccepts) {
+  // The compiler's check and the launcher's parse_metric_spec agree on every name, so a
+  // metric the compiler passes never stops the launcher, and the other way round.
+  for (const char* name : {"images/sec", "top-1 acc", "1/loss", "a__", "x", "", "---", "val:acc",
+                           "a,b", "a;b", "f(x)", "a[0]", "a{b", "a\"b", "it's", "a|b", "a=b",
+                           "a\tb", "Test-Accuracy", "ÄÖ", "a.b"}) {
+    std::string error;
+    bool launcher = runtime::parse_metric_spec(name, error).has_value();
+    EXPECT_EQ(metric_name_reportable(name), launcher) << name << ": " << error;
+  }
+}
+
 TEST(Kubeflow, ParamDefaultsFillTheManifest) {
   auto out = build_train(pipeline_with("  param w: int = 7\n  param mem: string = \"3Gi\"\n",
                                        "pytorch_job(image: \"i\", workers: w, memory_limit: mem, "
