@@ -46,8 +46,12 @@ int run_check(const CheckOptions& options) {
   FileId main = sources.load(options.input, error);
   if (main == kNoFile) {
     diags.error({}, fmt::format("cannot read '{}': {}", options.input, error));
-  } else {
-    (void)compile(sources, main, diags);
+  } else if (auto pipeline = compile(sources, main, diags)) {
+    // Everything `build` does but writing: the workflow writer reports what only the
+    // lowering to Argo and Kubeflow can see (metric names, data entries, template
+    // names), so a program `check` passes also builds.
+    std::string yaml;
+    (void)emit::argo::write_workflow(*pipeline, emit::argo::WriteOptions{}, yaml, diags);
   }
   print_diagnostics(diags, sources, options.common);
   return diags.has_errors() ? kExitErrors : kExitOk;
