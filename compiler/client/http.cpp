@@ -128,7 +128,13 @@ Status CurlTransport::send(const HttpRequest& request, HttpResponse& response) {
       headers.reset(next);
     }
   };
-  for (const auto& [name, value] : request.headers) add_header(name + ": " + value);
+  for (const auto& [name, value] : request.headers) {
+    // A line break would end the header and start another: refuse, naming only the header
+    // (its value may be a secret).
+    if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos)
+      return Status::error(fmt::format("the {} header holds a line break or a NUL byte", name));
+    add_header(name + ": " + value);
+  }
   if (!content_type.empty()) add_header("Content-Type: " + content_type);
   add_header("Expect:");  // no 100-continue round trip for uploads
 

@@ -51,6 +51,10 @@ void add_connection_options(CLI::App& cmd, kfp::ConnectionFlags& flags) {
   cmd.add_option("--token", flags.token,
                  "Bearer token (default: $KF_PIPELINES_TOKEN, or the file "
                  "$KF_PIPELINES_SA_TOKEN_PATH); prefer those, a flag shows in the process list");
+  cmd.add_option("--cookie", flags.cookie,
+                 "Cookie header for a server behind an auth proxy, e.g. "
+                 "'authservice_session=...' (default: $KF_PIPELINES_COOKIE; prefer it, a flag "
+                 "shows in the process list)");
   cmd.add_option("--user", flags.user, "Send this identity as kubeflow-userid (behind an auth proxy)");
   cmd.add_option("--namespace", flags.namespace_name, "Namespace of a multi-user install");
   cmd.add_option("--ca-file", flags.ca_file, "CA bundle (PEM) to verify the server's certificate");

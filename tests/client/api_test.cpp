@@ -216,6 +216,22 @@ TEST_F(ClientApi, TheTokenNeverAppearsInMessages) {
   EXPECT_FALSE(contains(status.message, token)) << status.message;
 }
 
+TEST_F(ClientApi, TheCookieIsSentAndNeverAppearsInMessages) {
+  const std::string session = "MTcwMDAwMDAwMHxzZWNyZXQtc2Vzc2lvbg";
+  fake_.require_token("another");
+  fake_.echo_auth = true;  // a careless proxy quoting the headers back
+  Connection connection = test_connection(fake_.url());
+  connection.cookie = "authservice_session=" + session + "; lang=en";
+  KfpApi api(transport_, connection, fast_retries(2));
+  RunInfo run;
+  ApiStatus status = api.get_run("r", run);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(fake_.header_values("Cookie").back(), connection.cookie);
+  EXPECT_FALSE(contains(status.message, session)) << status.message;
+  EXPECT_TRUE(contains(status.message, "Cookie: [redacted]")) << status.message;
+  EXPECT_TRUE(contains(status.message, "hint: the server refused the cookie")) << status.message;
+}
+
 TEST_F(ClientApi, NoServerAtAll) {
   std::string url;
   {

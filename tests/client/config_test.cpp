@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -98,6 +99,58 @@ TEST_F(ClientConfig, UserNamespaceAndTls) {
   EXPECT_EQ(c.namespace_name, "team-a");
   EXPECT_EQ(c.transport.ca_file, "/etc/ca.pem");
   EXPECT_FALSE(c.transport.verify_tls);
+}
+
+TEST_F(ClientConfig, CookieFromFlagThenEnvironment) {
+  ConnectionFlags flags;
+  flags.host = "https://h";
+  Connection c;
+  ASSERT_TRUE(resolve_connection(flags, env(), c, ""));
+  EXPECT_EQ(c.cookie, "");
+  env_["KF_PIPELINES_COOKIE"] = " authservice_session=from-env\n";
+  ASSERT_TRUE(resolve_connection(flags, env(), c, ""));
+  EXPECT_EQ(c.cookie, "authservice_session=from-env");
+  flags.cookie = "authservice_session=from-flag; other=1";
+  ASSERT_TRUE(resolve_connection(flags, env(), c, ""));
+  EXPECT_EQ(c.cookie, "authservice_session=from-flag; other=1");
+}
+
+TEST_F(ClientConfig, HeaderValuesWithLineBreaksAreRefusedWithoutShowingThem) {
+  // A CR or LF inside a value would end its header line and start another one.
+  struct Case {
+    const char* what;
+    std::function<void(ConnectionFlags&)> set;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"cookie", [](ConnectionFlags& f) { f.cookie = "s=abc\r\nX-Admin: 1"; },
+       "--cookie holds a line break or a NUL byte; it cannot be sent in an HTTP header"},
+      {"user", [](ConnectionFlags& f) { f.user = "alice\nkubeflow-userid: admin"; },
+       "--user holds a line break or a NUL byte; it cannot be sent in an HTTP header"},
+      {"token", [](ConnectionFlags& f) { f.token = "tok\r\nen"; },
+       "the token from --token holds a line break or a NUL byte; it cannot be sent in an HTTP "
+       "header"},
+      {"namespace", [](ConnectionFlags& f) { f.namespace_name = std::string("a\0b", 3); },
+       "--namespace holds a line break or a NUL byte; it cannot be sent in an HTTP header"},
+  };
+  for (const auto& c : cases) {
+    ConnectionFlags flags;
+    flags.host = "https://h";
+    c.set(flags);
+    Connection out;
+    Status status = resolve_connection(flags, env(), out, "");
+    ASSERT_FALSE(status) << c.what;
+    EXPECT_EQ(status.message(), c.message) << c.what;
+  }
+  env_["KF_PIPELINES_COOKIE"] = "s=a\rb";
+  ConnectionFlags flags;
+  flags.host = "https://h";
+  Connection out;
+  Status status = resolve_connection(flags, env(), out, "");
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.message(),
+            "KF_PIPELINES_COOKIE holds a line break or a NUL byte; it cannot be sent in an HTTP "
+            "header");
 }
 
 TEST(ClientRedact, ReplacesEveryOccurrence) {

@@ -259,7 +259,8 @@ void FakeKfp::routes() {
     std::unique_lock lock(mutex_);
     requests_.push_back(line);
     headers_.push_back({{"Authorization", req.get_header_value("Authorization")},
-                        {"kubeflow-userid", req.get_header_value("kubeflow-userid")}});
+                        {"kubeflow-userid", req.get_header_value("kubeflow-userid")},
+                        {"Cookie", req.get_header_value("Cookie")}});
     for (auto& f : faults_) {
       if (f.times == 0 || line.rfind(f.prefix, 0) != 0) continue;
       --f.times;
@@ -286,7 +287,8 @@ void FakeKfp::routes() {
     if (!token_.empty() && auth != "Bearer " + token_) {
       std::string message = "Unauthenticated: Request header error: there is no user identity "
                             "header.: Failed to authenticate";
-      if (echo_auth) message += " (got Authorization: " + auth + ")";
+      if (echo_auth)
+        message += " (got Authorization: " + auth + ", Cookie: " + req.get_header_value("Cookie") + ")";
       res.set_header("Connection", "close");  // the request body was not read
       if (upload) {
         send_json(res, 400, upload_error("Failed to create a pipeline", message));

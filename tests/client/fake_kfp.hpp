@@ -38,7 +38,7 @@ class FakeKfp {
 
   // --- behaviour -------------------------------------------------------------------------
   std::atomic<bool> legacy{false};     ///< answer like KFP 1.8 (duplicates: 500)
-  std::atomic<bool> echo_auth{false};  ///< 401 bodies quote the Authorization header
+  std::atomic<bool> echo_auth{false};  ///< 401 bodies quote the Authorization and Cookie headers
   void require_token(std::string token);       ///< other bearer tokens get 401
   void forbid_namespace(std::string name);     ///< requests naming it get 403
   /// Each GET of a run moves one step along `states`; the last one stays. Metrics are

@@ -20,6 +20,19 @@ TEST(ClientHttp, MultipartBodyHasOneFilePart) {
   EXPECT_EQ(body.find(boundary2), std::string::npos);
 }
 
+TEST(ClientHttp, AHeaderWithALineBreakIsNotSent) {
+  // Nothing listens on the URL: the request must be refused before any connection.
+  CurlTransport transport{TransportOptions{}};
+  HttpRequest request;
+  request.url = "http://127.0.0.1:9/";
+  request.headers.emplace_back("Cookie", "s=secret\r\nX-Admin: 1");
+  HttpResponse response;
+  Status status = transport.send(request, response);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.message(), "the Cookie header holds a line break or a NUL byte");
+  EXPECT_EQ(response.status, 0);
+}
+
 TEST(ClientHttp, UrlEncodeKeepsOnlyUnreserved) {
   EXPECT_EQ(url_encode("a-b_c.d~e"), "a-b_c.d~e");
   EXPECT_EQ(url_encode("a b/c?d=e&f"), "a%20b%2Fc%3Fd%3De%26f");

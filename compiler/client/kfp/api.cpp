@@ -157,8 +157,23 @@ HttpRequest KfpApi::make_request(std::string method, const std::string& path) co
   request.headers.emplace_back("Accept", "application/json");
   if (!connection_.token.empty())
     request.headers.emplace_back("Authorization", "Bearer " + connection_.token);
+  if (!connection_.cookie.empty()) request.headers.emplace_back("Cookie", connection_.cookie);
   if (!connection_.user.empty()) request.headers.emplace_back("kubeflow-userid", connection_.user);
   return request;
+}
+
+std::string KfpApi::redact_secrets(std::string text) const {
+  text = redact(std::move(text), connection_.token);
+  if (connection_.cookie.empty()) return text;
+  text = redact(std::move(text), connection_.cookie);
+  std::string_view rest = connection_.cookie;
+  while (!rest.empty()) {
+    std::string_view part = rest.substr(0, rest.find(';'));
+    rest.remove_prefix(std::min(rest.size(), part.size() + 1));
+    if (auto eq = part.find('='); eq != std::string_view::npos && part.size() - eq - 1 >= 8)
+      text = redact(std::move(text), std::string(part.substr(eq + 1)));
+  }
+  return text;
 }
 
 ApiStatus KfpApi::failure(const std::string& what, const HttpRequest& request,
@@ -182,13 +197,16 @@ ApiStatus KfpApi::failure(const std::string& what, const HttpRequest& request,
   std::string hint;
   if (response.status >= 300 && response.status < 400) {
     hint = fmt::format("the server redirects to '{}' (a login page?); behind an auth proxy give "
+                       "--cookie with the session cookie set after login (or KF_PIPELINES_COOKIE), "
                        "--token, or --user from inside the mesh",
                        response.location);
   } else if (response.status == 401) {
-    hint = connection_.token.empty()
-               ? "the server wants credentials: give --token, set KF_PIPELINES_TOKEN or "
-                 "KF_PIPELINES_SA_TOKEN_PATH, or --user behind the auth proxy"
-               : fmt::format("the server refused the token from {}", connection_.token_source);
+    hint = !connection_.token.empty()
+               ? fmt::format("the server refused the token from {}", connection_.token_source)
+           : !connection_.cookie.empty()
+               ? "the server refused the cookie (a session expires: log in again and copy it anew)"
+               : "the server wants credentials: give --token, set KF_PIPELINES_TOKEN or "
+                 "KF_PIPELINES_SA_TOKEN_PATH, or --user behind the auth proxy";
   } else if (response.status == 403) {
     hint = connection_.namespace_name.empty()
                ? "the identity may not do this; in a multi-user install give --namespace"
@@ -202,7 +220,7 @@ ApiStatus KfpApi::failure(const std::string& what, const HttpRequest& request,
   }
   if (!hint.empty()) text += "\n  hint: " + hint;
   (void)request;
-  status.message = redact(std::move(text), connection_.token);
+  status.message = redact_secrets(std::move(text));
   return status;
 }
 
@@ -227,9 +245,8 @@ ApiStatus KfpApi::get(const std::string& what, const std::string& path, std::str
     if (!sent && last) {
       ApiStatus status;
       status.ok = false;
-      status.message = redact(fmt::format("{}: no answer from {}: {} (after {} attempts)", what,
-                                          connection_.host, sent.message(), attempt),
-                              connection_.token);
+      status.message = redact_secrets(fmt::format("{}: no answer from {}: {} (after {} attempts)",
+                                                  what, connection_.host, sent.message(), attempt));
       return status;
     }
     sleep_(delay);
@@ -243,11 +260,10 @@ ApiStatus KfpApi::post(const std::string& what, HttpRequest request, std::string
   if (!sent) {
     ApiStatus status;
     status.ok = false;
-    status.message = redact(
+    status.message = redact_secrets(
         fmt::format("{}: no answer from {}: {}\n  hint: the request may have reached the server; "
                     "check before repeating it (pipec does not resend it)",
-                    what, connection_.host, sent.message()),
-        connection_.token);
+                    what, connection_.host, sent.message()));
     return status;
   }
   if (response.status < 200 || response.status >= 300) return failure(what, request, response);

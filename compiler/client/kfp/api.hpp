@@ -119,6 +119,9 @@ class KfpApi {
   ApiStatus get(const std::string& what, const std::string& path, std::string& body);
   ApiStatus post(const std::string& what, HttpRequest request, std::string& body);
   HttpRequest make_request(std::string method, const std::string& path) const;
+  /// `text` with the token and the cookie (whole, and each value of 8 or more
+  /// characters, in case a server quotes just the value) replaced by "[redacted]".
+  std::string redact_secrets(std::string text) const;
   ApiStatus failure(const std::string& what, const HttpRequest& request,
                     const HttpResponse& response) const;
 

@@ -65,8 +65,23 @@ Status resolve_connection(const ConnectionFlags& flags, const GetEnv& getenv, Co
     out.token_source = default_token_path;
   }
 
+  out.cookie = trim(flags.cookie.empty() ? env("KF_PIPELINES_COOKIE") : flags.cookie);
   out.user = trim(flags.user);
   out.namespace_name = trim(flags.namespace_name);
+  // Each goes into a header line: a CR, LF or NUL would end it and start another. Say
+  // where the value came from, never the value (two of them are secrets).
+  const std::pair<const std::string*, std::string> header_values[] = {
+      {&out.token, out.token_source.empty() ? "the token" : "the token from " + out.token_source},
+      {&out.cookie, flags.cookie.empty() ? "KF_PIPELINES_COOKIE" : "--cookie"},
+      {&out.user, "--user"},
+      {&out.namespace_name, "--namespace"},
+  };
+  for (const auto& [value, source] : header_values) {
+    if (value->find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos)
+      return Status::error(fmt::format("{} holds a line break or a NUL byte; it cannot be sent "
+                                       "in an HTTP header",
+                                       source));
+  }
   out.transport.verify_tls = !flags.insecure_skip_tls_verify;
   out.transport.ca_file = flags.ca_file;
   return Status::ok();

@@ -1,6 +1,7 @@
 #pragma once
 // Where the KFP API is and who we are, resolved as the KFP SDK users know it:
-// flags first, then KF_PIPELINES_ENDPOINT, KF_PIPELINES_TOKEN, KF_PIPELINES_SA_TOKEN_PATH.
+// flags first, then KF_PIPELINES_ENDPOINT, KF_PIPELINES_TOKEN, KF_PIPELINES_SA_TOKEN_PATH,
+// and a session cookie for installs behind an auth proxy (KF_PIPELINES_COOKIE).
 
 #include <functional>
 #include <string>
@@ -14,18 +15,20 @@ namespace pipec::client::kfp {
 struct ConnectionFlags {
   std::string host;
   std::string token;
+  std::string cookie;
   std::string user;
   std::string namespace_name;
   std::string ca_file;
   bool insecure_skip_tls_verify = false;
 };
 
-/// The resolved connection. `token` is a secret: it goes only into the Authorization
-/// header, never into output, logs or error messages.
+/// The resolved connection. `token` and `cookie` are secrets: they go only into the
+/// Authorization and Cookie headers, never into output, logs or error messages.
 struct Connection {
   std::string host;            // scheme://host[:port][/prefix], no trailing '/'
   std::string token;           // bearer token, "" for none
   std::string token_source;    // "--token", "KF_PIPELINES_TOKEN", a file path, or ""
+  std::string cookie;          // sent as the Cookie header (`name=value[; ...]`), "" for none
   std::string user;            // sent as kubeflow-userid when set
   std::string namespace_name;  // multi-user installs
   TransportOptions transport;
@@ -41,7 +44,11 @@ inline constexpr const char* kDefaultTokenPath = "/var/run/secrets/kubeflow/pipe
 /// (a missing scheme means http://). The token comes from --token, else
 /// KF_PIPELINES_TOKEN, else the file named by KF_PIPELINES_SA_TOKEN_PATH (an error if
 /// it cannot be read), else the default in-cluster file when it exists.
-/// Returns an error when there is no host or a token file cannot be read.
+/// The cookie comes from --cookie, else KF_PIPELINES_COOKIE (the session cookie an auth
+/// proxy such as oauth2-proxy or Dex's authservice sets after login, e.g.
+/// `authservice_session=...`).
+/// Returns an error when there is no host, a token file cannot be read, or a value that
+/// goes into a header holds a line break or a NUL (it would end the header early).
 Status resolve_connection(const ConnectionFlags& flags, const GetEnv& getenv, Connection& out,
                           const std::string& default_token_path = kDefaultTokenPath);
 
