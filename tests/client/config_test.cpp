@@ -130,8 +130,12 @@ TEST_F(ClientConfig, HeaderValuesWithLineBreaksAreRefusedWithoutShowingThem) {
       {"token", [](ConnectionFlags& f) { f.token = "tok\r\nen"; },
        "the token from --token holds a line break or a NUL byte; it cannot be sent in an HTTP "
        "header"},
-      {"namespace", [](ConnectionFlags& f) { f.namespace_name = std::string("a\0b", 3); },
-       "--namespace holds a line break or a NUL byte; it cannot be sent in an HTTP header"},
+      {"namespace", [](ConnectionFlags& f) { f.namespace_name = std::string("a\nb", 3); },
+       "--namespace \"a\\nb\": not a Kubernetes namespace (lowercase letters, digits and '-', "
+       "at most 63)"},
+      {"namespace", [](ConnectionFlags& f) { f.namespace_name = "Team_A"; },
+       "--namespace \"Team_A\": not a Kubernetes namespace (lowercase letters, digits and '-', "
+       "at most 63)"},
   };
   for (const auto& c : cases) {
     ConnectionFlags flags;

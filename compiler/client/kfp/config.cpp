@@ -1,5 +1,6 @@
 #include "compiler/client/kfp/config.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -74,7 +75,6 @@ Status resolve_connection(const ConnectionFlags& flags, const GetEnv& getenv, Co
       {&out.token, out.token_source.empty() ? "the token" : "the token from " + out.token_source},
       {&out.cookie, flags.cookie.empty() ? "KF_PIPELINES_COOKIE" : "--cookie"},
       {&out.user, "--user"},
-      {&out.namespace_name, "--namespace"},
   };
   for (const auto& [value, source] : header_values) {
     if (value->find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos)
@@ -82,6 +82,16 @@ Status resolve_connection(const ConnectionFlags& flags, const GetEnv& getenv, Co
                                        "in an HTTP header",
                                        source));
   }
+  // A namespace is a DNS label; the server would refuse anything else.
+  const std::string& ns = out.namespace_name;
+  bool label = ns.size() <= 63 && (ns.empty() || (std::isalnum(static_cast<unsigned char>(ns.front())) &&
+                                                  std::isalnum(static_cast<unsigned char>(ns.back()))));
+  for (char ch : ns)
+    label = label && ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-');
+  if (!label)
+    return Status::error(fmt::format("--namespace {:?}: not a Kubernetes namespace (lowercase letters, "
+                                     "digits and '-', at most 63)",
+                                     ns));
   out.transport.verify_tls = !flags.insecure_skip_tls_verify;
   out.transport.ca_file = flags.ca_file;
   return Status::ok();
