@@ -725,9 +725,16 @@ class Checker {
 
   // Fills `out`; returns false for a duplicate step, which has no statement.
   bool check_step(const ast::StepDecl& s, Stmt& out) {
-    auto id_it = step_ids_.find(s.name.name);
-    if (id_it == step_ids_.end() || steps_[id_it->second].decl != &s) return false;
-    StepEntry& entry = steps_[id_it->second];
+    // Steps are checked in the order collect_steps() found them, so the next entry is
+    // nearly always this one; the name lookup is the fallback (and finds duplicates).
+    std::uint32_t id = next_step_;
+    if (id >= steps_.size() || steps_[id].decl != &s) {
+      auto id_it = step_ids_.find(s.name.name);
+      if (id_it == step_ids_.end() || steps_[id_it->second].decl != &s) return false;
+      id = id_it->second;
+    }
+    next_step_ = id + 1;
+    StepEntry& entry = steps_[id];
     out.kind = Stmt::Kind::Step;
     out.range = s.name.range;
     out.name = s.name.name;
@@ -1344,6 +1351,7 @@ class Checker {
   std::map<std::string, Type, std::less<>> param_types_;  // in name order, for suggestions
   std::vector<StepEntry> steps_;                           // in collect_steps() order
   std::unordered_map<std::string_view, std::uint32_t> step_ids_;  // name -> index in steps_
+  std::uint32_t next_step_ = 0;  // the steps_ entry check_step() expects next
   DnsNames step_dns_;
   std::vector<std::uint32_t> edges_;  // the steps each step depends on, see StepEntry
   std::vector<ScopeKind> scope_kinds_;
