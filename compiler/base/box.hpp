@@ -1,8 +1,8 @@
 #pragma once
 
-// Box<T>: an optional value kept on the heap. It does what std::optional<T> does
-// (has_value, *, ->, assignment from a T, an optional<T> or nullopt, deep copies) in one
-// pointer. Node types held once per step (ir::Step, ir::Loop, sema::Stmt) use it for
+// Box<T>: an optional value kept on the heap. It does what the project uses of
+// std::optional<T> (a test for a value, *, ->, assignment from a T, an optional<T> or
+// nullopt, deep copies) in one pointer. Node types held once per step (ir::Step, ir::Loop, sema::Stmt) use it for
 // large members that most nodes leave empty, such as a step's `when` condition, so
 // that a pipeline of many plain steps stays small in memory.
 
@@ -29,18 +29,11 @@ class Box {
   Box& operator=(Box&&) noexcept = default;
   ~Box() = default;
 
-  bool has_value() const { return p_ != nullptr; }
   explicit operator bool() const { return p_ != nullptr; }
   T& operator*() { return *p_; }
   const T& operator*() const { return *p_; }
   T* operator->() { return p_.get(); }
   const T* operator->() const { return p_.get(); }
-  template <typename... Args>
-  T& emplace(Args&&... args) {
-    p_ = std::make_unique<T>(std::forward<Args>(args)...);
-    return *p_;
-  }
-  void reset() { p_.reset(); }
 
  private:
   std::unique_ptr<T> p_;

@@ -68,10 +68,15 @@ int program_main(int argc, char** argv) {
   app.add_subcommand("run", "Start a run, with typed parameter overrides checked before sending");
 #endif
   // Name what is wrong before CLI11 would say only "A subcommand is required".
-  const std::vector<std::string> commands = {"check", "build", "upload", "run"};
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    commands.push_back(sub->get_name());
   if (argc < 2) {
-    std::cerr << "pipec: error: a command is required: check, build, upload or run\n"
-                 "Try 'pipec --help' for more information.\n";
+    std::string list;
+    for (std::size_t i = 0; i < commands.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == commands.size() ? " or " : ", ") + commands[i];
+    std::cerr << "pipec: error: a command is required: " << list
+              << "\nTry 'pipec --help' for more information.\n";
     return kExitUsage;
   }
   if (std::string_view first = argv[1]; first != "--help" && first != "-h" && first != "--version" &&

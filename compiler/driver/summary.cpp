@@ -13,49 +13,46 @@ namespace pipec::driver {
 
 namespace {
 
-// What a training step reports to KFP's metrics, as the run will show it: the reported
-// name (with the log name when KFP's rule changes it), and max/min when not the last
-// value; a metric chosen at run time by the parameter it comes from. "" for none.
+// A literal metric spec as the run will show it: the reported name (with the log name
+// when KFP's rule changes it), and max/min when not the last value.
+std::string describe_metric(const std::string& spec) {
+  auto parts = emit::kubeflow::split_metric_spec(spec);
+  if (!emit::kubeflow::metric_name_reportable(parts.name)) return parts.name + " (cannot be reported)";
+  std::string reported = emit::kubeflow::sanitize_metric_name(parts.name);
+  std::string text = reported == parts.name ? reported : parts.name + " -> " + reported;
+  if (parts.aggregation != "last") text += " (" + parts.aggregation + ")";
+  return text;
+}
+
+// What a training step reports to KFP's metrics, as the run will show it: each literal
+// spec (describe_metric), and a metric chosen at run time by the parameter it comes from,
+// with that parameter's default. "" for none.
 std::string metrics_of(const ir::Step& step, const std::vector<ir::Param>& params) {
   if (step.kind == ir::OpKind::Container) return "";
   auto arg = std::find_if(step.args.begin(), step.args.end(),
                           [](const auto& a) { return a.first == "metrics"; });
   if (arg == step.args.end()) return "";
   std::vector<std::string> shown;
-  auto literal = [&](const std::string& spec) {
-    auto parts = emit::kubeflow::split_metric_spec(spec);
-    std::string reported = emit::kubeflow::sanitize_metric_name(parts.name);
-    if (!emit::kubeflow::metric_name_reportable(parts.name)) {
-      shown.push_back(parts.name + " (cannot be reported)");
-      return;
-    }
-    std::string text = reported == parts.name ? reported : parts.name + " -> " + reported;
-    if (parts.aggregation != "last") text += " (" + parts.aggregation + ")";
-    shown.push_back(std::move(text));
-  };
   const ir::Value& v = arg->second;
   if (v.kind == ir::Value::Kind::Literal && v.literal.is_array()) {
     for (const auto& item : v.literal)
-      if (item.is_string()) literal(item.get<std::string>());
+      if (item.is_string()) shown.push_back(describe_metric(item.get<std::string>()));
   } else if (v.kind == ir::Value::Kind::List) {
     for (const auto& item : v.items) {
-      if (item.kind == ir::Value::Kind::Literal && item.literal.is_string())
-        literal(item.literal.get<std::string>());
-      else if (const ir::Ref* ref = ir::whole_ref(item)) {
+      const ir::Ref* ref = ir::whole_ref(item);
+      if (item.kind == ir::Value::Kind::Literal && item.literal.is_string()) {
+        shown.push_back(describe_metric(item.literal.get<std::string>()));
+      } else if (!ref) {
+        shown.push_back("set at run time");
+      } else {
         std::string text = "from '" + ref->name + (ref->field.empty() ? "" : "." + ref->field) + "'";
         auto param = std::find_if(params.begin(), params.end(),
                                   [&](const ir::Param& p) { return p.name == ref->name; });
         if (ref->kind == ir::Ref::Kind::Param && param != params.end() && param->default_value &&
-            param->default_value->is_string()) {
-          std::size_t before = shown.size();
-          literal(param->default_value->get<std::string>());
-          text += " = " + shown.back();
-          shown.resize(before);
-        }
+            param->default_value->is_string())
+          text += " = " + describe_metric(param->default_value->get<std::string>());
         shown.push_back(std::move(text));
       }
-      else
-        shown.push_back("set at run time");
     }
   }
   if (shown.empty()) return "";

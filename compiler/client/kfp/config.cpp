@@ -1,6 +1,6 @@
 #include "compiler/client/kfp/config.hpp"
 
-#include <cctype>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -84,10 +84,10 @@ Status resolve_connection(const ConnectionFlags& flags, const GetEnv& getenv, Co
   }
   // A namespace is a DNS label; the server would refuse anything else.
   const std::string& ns = out.namespace_name;
-  bool label = ns.size() <= 63 && (ns.empty() || (std::isalnum(static_cast<unsigned char>(ns.front())) &&
-                                                  std::isalnum(static_cast<unsigned char>(ns.back()))));
-  for (char ch : ns)
-    label = label && ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-');
+  bool label = ns.size() <= 63 && (ns.empty() || (ns.front() != '-' && ns.back() != '-')) &&
+               std::all_of(ns.begin(), ns.end(), [](char ch) {
+                 return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+               });
   if (!label)
     return Status::error(fmt::format("--namespace {:?}: not a Kubernetes namespace (lowercase letters, "
                                      "digits and '-', at most 63)",
