@@ -11,6 +11,7 @@ packages=(
   libcurl4-openssl-dev libarchive-dev libcpp-httplib-dev libssl-dev libgtest-dev libgmock-dev
   clang libclang-rt-dev
   python3 python3-yaml ca-certificates curl
+  help2man pandoc lintian file zsh
 )
 missing=()
 for p in "${packages[@]}"; do

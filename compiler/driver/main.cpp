@@ -20,7 +20,9 @@
 
 #include "compiler/base/spellcheck.hpp"
 #include "compiler/driver/commands.hpp"
+#include "compiler/driver/completion.hpp"
 #include "compiler/driver/options.hpp"
+#include "pipec_git_commit.hpp"
 #include "pipec_version.hpp"
 #ifdef PIPEC_HAVE_KFP_COMMANDS
 #include "compiler/driver/cmd_kfp.hpp"
@@ -32,20 +34,27 @@ namespace {
 // `pipec upload` and `pipec run` live in `pipec-kfp`, installed beside `pipec`: the
 // client's libraries (libcurl and what it pulls in) would otherwise be loaded and
 // relocated on every `pipec build`, which costs more than compiling a small pipeline.
-// `pipec` hands those commands over with exec, so the user sees one program.
-bool is_kfp_command(std::string_view word) { return word == "upload" || word == "run"; }
+// `pipec` hands those commands over with exec, so the user sees one program. So does
+// `completion`: only pipec-kfp's registry holds the client commands' options.
+bool is_kfp_command(std::string_view word) {
+  return word == "upload" || word == "run" || word == "completion";
+}
 
+// Where pipec-kfp is: beside pipec (the build tree), else where `cmake --install` and the
+// Debian package put it, PIPEC_KFP_FROM_BINDIR relative to pipec's own directory.
 int exec_kfp(char** argv) {
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   std::string path = "pipec-kfp";
   if (n > 0) {
     std::string exe(self, static_cast<std::size_t>(n));
-    path = exe.substr(0, exe.rfind('/') + 1) + "pipec-kfp";
+    std::string dir = exe.substr(0, exe.rfind('/') + 1);
+    path = dir + "pipec-kfp";
+    if (access(path.c_str(), X_OK) != 0) path = dir + PIPEC_KFP_FROM_BINDIR;
   }
   execv(path.c_str(), argv);
   std::cerr << "pipec: error: cannot run '" << path << "' for '" << argv[1]
-            << "': " << std::strerror(errno) << " (it is built and installed beside pipec)\n";
+            << "': " << std::strerror(errno) << " (it is built and installed with pipec)\n";
   return pipec::driver::kExitUsage;
 }
 #endif
@@ -53,24 +62,28 @@ int exec_kfp(char** argv) {
 int program_main(int argc, char** argv) {
   using namespace pipec::driver;
   CLI::App app{"pipec: a typed pipeline language for Kubeflow Pipelines and Argo Workflows", "pipec"};
-  app.set_version_flag("--version", "pipec " PIPEC_VERSION);
+  app.set_version_flag("--version", "pipec " PIPEC_VERSION " (commit " PIPEC_GIT_COMMIT ")");
+  app.set_help_all_flag("--help-all", "Print this help and every command's options");
   app.require_subcommand(1);
   app.fallthrough(false);
   int exit_code = kExitOk;
   add_check_command(app, exit_code);
   add_build_command(app, exit_code);
+  add_params_command(app, exit_code);
 #ifdef PIPEC_HAVE_KFP_COMMANDS
   add_kfp_commands(app, exit_code);
+  add_completion_command(app, exit_code);  // last: it lists the commands registered before it
 #else
   if (argc > 1 && is_kfp_command(argv[1])) return exec_kfp(argv);
   // Listed in `pipec --help`; never parsed here (see exec_kfp).
   app.add_subcommand("upload", "Upload a package (or a .pipe, built first) to Kubeflow Pipelines");
   app.add_subcommand("run", "Start a run, with typed parameter overrides checked before sending");
+  app.add_subcommand("completion", "Print the bash or zsh completion script");
 #endif
   // Name what is wrong before CLI11 would say only "A subcommand is required".
-  std::vector<std::string> commands;
+  std::vector<std::string> commands;  // what the user may type; hidden ones are not offered
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-    commands.push_back(sub->get_name());
+    if (!sub->get_group().empty()) commands.push_back(sub->get_name());
   if (argc < 2) {
     std::string list;
     for (std::size_t i = 0; i < commands.size(); ++i)
@@ -79,7 +92,8 @@ int program_main(int argc, char** argv) {
               << "\nTry 'pipec --help' for more information.\n";
     return kExitUsage;
   }
-  if (std::string_view first = argv[1]; first != "--help" && first != "-h" && first != "--version" &&
+  if (std::string_view first = argv[1]; first != "--help" && first != "-h" && first != "--help-all" &&
+                                         first != "--version" && first != "__params" &&
                                          std::find(commands.begin(), commands.end(), first) == commands.end()) {
     bool option = !first.empty() && first[0] == '-';
     std::cerr << "pipec: error: unknown " << (option ? "option" : "command") << " '" << first << "'";

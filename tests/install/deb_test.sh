@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the Debian package with cpack, unpacks it into a scratch root with dpkg -x, runs
+# the unpacked programs, checks that Depends was computed from the binaries, and runs
+# lintian (no error tag may remain; warnings are printed).
+#   deb_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "install.deb: $*" >&2; exit 1; }
+(cd "$tmp" && cpack --config "$build/CPackConfig.cmake" -G DEB -B "$tmp/out" >"$tmp/cpack.log" 2>&1) ||
+  { cat "$tmp/cpack.log"; fail "cpack failed"; }
+deb=$(ls "$tmp"/out/pipec_*.deb)
+depends=$(dpkg-deb -f "$deb" Depends)
+echo "Depends: $depends"
+for lib in libc6 libcurl4 libarchive13; do
+  grep -q "$lib" <<<"$depends" || fail "Depends lacks $lib (dpkg-shlibdeps): $depends"
+done
+dpkg-deb -x "$deb" "$tmp/root"
+r=$tmp/root/usr
+"$r/bin/pipec" --version | grep -q '^pipec ' || fail "unpacked pipec --version"
+"$r/bin/pipec" build "$r/share/doc/pipec/examples/mpi_run.pipe" -o "$tmp/x.tar.gz" -q || fail "unpacked pipec build"
+"$r/bin/pipec" run --help | grep -q -- "--param" || fail "unpacked pipec run --help"
+"$r/bin/pipec-launcher" --help | grep -q "usage: pipec-launcher" || fail "unpacked pipec-launcher --help"
+file "$r/bin/pipec" 2>/dev/null | grep -q "not stripped" && fail "pipec is not stripped"
+if command -v lintian >/dev/null; then
+  lintian --allow-root --info "$deb" >"$tmp/lintian.txt" 2>&1 || true
+  cat "$tmp/lintian.txt"
+  if grep -q '^E: ' "$tmp/lintian.txt"; then fail "lintian reports errors"; fi
+else
+  echo "install.deb: lintian not installed (scripts/setup.sh installs it)"
+fi
+echo "install.deb: ok ($deb)"
