@@ -8,7 +8,29 @@
 
 namespace pipec {
 
+namespace {
+
+// CRLF and a lone CR end a line as LF does, inside strings too: the text is kept with LF
+// only, so every later pass sees one kind of line end.
+void normalize_line_ends(std::string& text) {
+  std::size_t cr = text.find('\r');
+  if (cr == std::string::npos) return;
+  std::size_t out = cr;
+  for (std::size_t i = cr; i < text.size(); ++i) {
+    if (text[i] == '\r') {
+      text[out++] = '\n';
+      if (i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    } else {
+      text[out++] = text[i];
+    }
+  }
+  text.resize(out);
+}
+
+}  // namespace
+
 FileId SourceManager::add(std::string name, std::string text) {
+  normalize_line_ends(text);
   files_.push_back(File{std::move(name), std::move(text), {}});
   return static_cast<FileId>(files_.size() - 1);
 }

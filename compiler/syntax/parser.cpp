@@ -249,6 +249,11 @@ bool decode_string(ast::StringLit& lit, Diagnostics& diags) {
   std::size_t i = 0;
   while (i < chars.size()) {
     const Char& ch = chars[i];
+    if (ch.c == '\\' && i + 1 < chars.size() && chars[i + 1].c == '\n') {
+      // A line that ends in `\` goes on with the next: both characters go.
+      i += 2;
+      continue;
+    }
     if (ch.c == '\\' && i + 1 < chars.size()) {
       char e = chars[i + 1].c;
       char out = e == 'n'    ? '\n'
