@@ -257,6 +257,14 @@ class Checker {
           if (!ok)
             diags_.error(e.range,
                          fmt::format("'{}' is not a valid environment variable name", key));
+          if (ok && key.rfind("PIPEC_", 0) == 0) {
+            // The shell-form command's values arrive as PIPEC_<param>: a user variable of
+            // that name would replace one of them.
+            diags_.error(e.range, fmt::format("environment variable names starting with "
+                                              "'PIPEC_' are reserved for pipec ('{}')",
+                                              key));
+            ok = false;
+          }
           return ok;
         });
       } else if (name == "resources") {
@@ -913,17 +921,8 @@ class Checker {
           ok = false;
           continue;
         }
-        if (!ref->type.is_scalar()) {
-          diags_.error(
-              part.range,
-              fmt::format(
-                  "cannot put {} '{}' into a string; only string, int, float "
-                  "and bool values can be interpolated",
-                  type_str(ref->type),
-                  sources_.slice(part.range).substr(2, part.range.end - part.range.begin - 3)));
-          ok = false;
-          continue;
-        }
+        // A list or map goes into a string as its compact JSON text (as KFP passes
+        // JsonArray/JsonObject parameters), e.g. "--items=${xs}" -> --items=["a","b"].
         out.ref = std::move(*ref);
         v.parts.push_back(std::move(out));
       }

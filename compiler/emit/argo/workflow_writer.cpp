@@ -31,6 +31,7 @@
 #include "compiler/base/names.hpp"
 #include "compiler/emit/argo/yaml_writer.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "compiler/emit/shell/shell_script.hpp"
 
 namespace pipec::emit::argo {
 namespace {
@@ -79,17 +80,30 @@ std::string expr_string(std::string_view text) {
   return out;
 }
 
-/// A shell word that the shell reads back as exactly `text`.
-std::string shell_quote(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out.push_back(c);
+/// User text as Argo must be given it so that it arrives unchanged: Argo reads `{{` as the
+/// start of a tag in every string of a template, with no escape of its own. A run of two
+/// or more `{` (or one `{` right before a tag of ours, when `tag_follows`) is written as
+/// the expression tag `{{='\u007b...'}}`, which Argo evaluates to exactly those braces.
+std::string argo_text(std::string_view text, bool tag_follows = false) {
+  if (text.find('{') == std::string_view::npos) return std::string(text);
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] != '{') {
+      out += text[i++];
+      continue;
     }
+    std::size_t run = 0;
+    while (i + run < text.size() && text[i + run] == '{') ++run;
+    bool at_end = i + run == text.size();
+    if (run >= 2 || (at_end && tag_follows)) {
+      out += "{{='";
+      for (std::size_t k = 0; k < run; ++k) out += "\\u007b";
+      out += "'}}";
+    } else {
+      out.append(run, '{');
+    }
+    i += run;
   }
-  out += "'";
   return out;
 }
 
@@ -137,7 +151,8 @@ class WorkflowWriter {
   std::string argo_ref(const ir::Ref& r, Scope& scope);
   std::string argo_value(const ir::Value& v, Scope& scope);
   std::string expr_ref(const ir::Ref& r, Scope& scope);
-  std::string expr_value(const ir::Value& v, Scope& scope, bool as_number);
+  /// `as_number`: "asInt" or "asFloat" to compare numerically, nullptr for text.
+  std::string expr_value(const ir::Value& v, Scope& scope, const char* as_number);
   std::string expr_condition(const ir::Condition& c, Scope& scope);
   std::string expr_bool(const ir::Value& v, Scope& scope);
 
@@ -231,10 +246,16 @@ std::string WorkflowWriter::argo_ref(const ir::Ref& r, Scope& scope) {
 std::string WorkflowWriter::argo_value(const ir::Value& v, Scope& scope) {
   if (const ir::Ref* r = ir::whole_ref(v)) return argo_ref(*r, scope);
   switch (v.kind) {
-    case ir::Value::Kind::Literal: return ir::literal_text(v.literal);
+    case ir::Value::Kind::Literal: return argo_text(ir::literal_text(v.literal));
     case ir::Value::Kind::Interpolation: {
+      // A word that mixes text and values: Argo puts each value into the word. Argo
+      // substitutes once, so a value holding `{{x}}` or quotes arrives as that text.
       std::string s;
-      for (const auto& part : v.parts) s += part.ref ? argo_ref(*part.ref, scope) : part.text;
+      for (std::size_t i = 0; i < v.parts.size(); ++i) {
+        const ir::Part& part = v.parts[i];
+        s += part.ref ? argo_ref(*part.ref, scope)
+                      : argo_text(part.text, i + 1 < v.parts.size() && v.parts[i + 1].ref);
+      }
       return s;
     }
     case ir::Value::Kind::Ref:  // a whole ref, above
@@ -260,7 +281,7 @@ std::string WorkflowWriter::expr_ref(const ir::Ref& r, Scope& scope) {
          expr_string(path.output) + "]";
 }
 
-std::string WorkflowWriter::expr_value(const ir::Value& v, Scope& scope, bool as_number) {
+std::string WorkflowWriter::expr_value(const ir::Value& v, Scope& scope, const char* as_number) {
   std::string text;
   switch (v.kind) {
     case ir::Value::Kind::Literal:
@@ -279,12 +300,12 @@ std::string WorkflowWriter::expr_value(const ir::Value& v, Scope& scope, bool as
       error(v.range, "lists and maps cannot be compared");
       return "''";
   }
-  return as_number ? "asFloat(" + text + ")" : text;
+  return as_number ? std::string(as_number) + "(" + text + ")" : text;
 }
 
 std::string WorkflowWriter::expr_bool(const ir::Value& v, Scope& scope) {
   if (v.is_literal() && v.literal.is_boolean()) return v.literal.get<bool>() ? "true" : "false";
-  return "(" + expr_value(v, scope, false) + " == 'true')";
+  return "(" + expr_value(v, scope, nullptr) + " == 'true')";
 }
 
 std::string WorkflowWriter::expr_condition(const ir::Condition& c, Scope& scope) {
@@ -311,14 +332,16 @@ std::string WorkflowWriter::expr_condition(const ir::Condition& c, Scope& scope)
                                     : ">=";
   std::string left, right;
   if (is_numeric(a.type) && is_numeric(b.type)) {
-    left = expr_value(a, scope, true);
-    right = expr_value(b, scope, true);
+    // Two ints compare as 64-bit integers, exactly beyond 2^53; else as floats.
+    const char* as = a.type.kind == ir::TypeKind::Int && b.type.kind == ir::TypeKind::Int ? "asInt" : "asFloat";
+    left = expr_value(a, scope, as);
+    right = expr_value(b, scope, as);
   } else if (a.type.kind == ir::TypeKind::Bool) {
     left = expr_bool(a, scope);
     right = expr_bool(b, scope);
   } else {
-    left = expr_value(a, scope, false);
-    right = expr_value(b, scope, false);
+    left = expr_value(a, scope, nullptr);
+    right = expr_value(b, scope, nullptr);
   }
   return "(" + left + " " + op + " " + right + ")";
 }
@@ -364,48 +387,13 @@ void WorkflowWriter::add_dag_template(const std::string& name, const std::vector
 
 // --- container ops ----------------------------------------------------------------------
 
-// Whether argv word `v` (an interpolation) can be left to Argo's substitution: one op
-// parameter after a `--flag=` or `NAME=` prefix, which receiving programs split off.
-bool is_flag_word(const ir::Value& v) {
-  if (v.kind != ir::Value::Kind::Interpolation || v.parts.size() != 2) return false;
-  if (v.parts[0].ref || !v.parts[1].ref) return false;
-  const std::string& prefix = v.parts[0].text;
-  if (prefix.empty() || prefix.back() != '=') return false;
-  std::size_t i = 0;
-  if (prefix[0] == '-') {
-    i = prefix.size() > 1 && prefix[1] == '-' ? 2 : 1;
-    if (i >= prefix.size() - 1 || !std::isalpha(static_cast<unsigned char>(prefix[i]))) return false;
-  } else if (!(std::isalpha(static_cast<unsigned char>(prefix[0])) || prefix[0] == '_')) {
-    return false;
-  }
-  for (; i + 1 < prefix.size(); ++i) {
-    char c = prefix[i];
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
-  }
-  return true;
-}
-
 Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch) {
   Scope op_scope;  // refs here are the op's own parameters
   std::vector<std::string> script_vars;  // op parameters a shell script reads, first-use order
   auto use_var = [&](const ir::Ref& r) {
     if (std::find(script_vars.begin(), script_vars.end(), r.name) == script_vars.end())
       script_vars.push_back(r.name);
-    return "\"${" + script_var(r.name) + "}\"";
-  };
-  // One argv word as shell text: literal parts quoted, values as quoted variables.
-  auto shell_word = [&](const ir::Value& v) {
-    std::string word;
-    if (v.kind == ir::Value::Kind::Literal) return shell_quote(ir::literal_text(v.literal));
-    if (v.kind == ir::Value::Kind::Ref) return use_var(*v.ref);
-    for (const auto& part : v.parts) {
-      if (part.ref) {
-        word += use_var(*part.ref);
-      } else if (!part.text.empty()) {
-        word += shell_quote(part.text);
-      }
-    }
-    return word.empty() ? std::string("''") : word;
+    return script_var(r.name);
   };
 
   Json c = Json::object();
@@ -413,39 +401,32 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   Json command = Json::array();
   Json args = Json::array();
   if (op.shell) {
-    // Shell form: the script is the op's own text; each `${p}` is a quoted variable.
-    std::string script;
+    // Shell form: the script is the op's own text; each `${p}` is an environment
+    // variable placed by the quoting context it stands in (emit/shell).
+    std::vector<ir::Part> parts;
+    SourceRange whole = op.range;
     for (const auto& cmd : op.command) {
+      whole = cmd.range.valid() ? cmd.range : whole;
       if (cmd.kind == ir::Value::Kind::Literal) {
-        script += ir::literal_text(cmd.literal);
+        parts.push_back(ir::Part{ir::literal_text(cmd.literal), {}});
       } else if (cmd.kind == ir::Value::Kind::Ref) {
-        script += use_var(*cmd.ref);
+        parts.push_back(ir::Part{{}, cmd.ref});
       } else {
-        for (const auto& part : cmd.parts) script += part.ref ? use_var(*part.ref) : part.text;
+        parts.insert(parts.end(), cmd.parts.begin(), cmd.parts.end());
       }
     }
-    command = Json::array({"sh", "-c", script, to_dns1123(op.name)});
+    std::string script;
+    if (!shell::write_script(parts, use_var, whole, script, diags_)) ok_ = false;
+    command = Json::array({"sh", "-c", argo_text(script), to_dns1123(op.name)});
     for (const auto& a : op.args) args.push_back(argo_value(a, op_scope));
     // `args` become the script's "$1", "$2", ...: whole words either way.
     for (auto& a : args) command.push_back(std::move(a));
     args = Json::array();
   } else {
-    bool needs_shell = false;
-    for (const auto* list : {&op.command, &op.args})
-      for (const auto& w : *list)
-        if (w.kind == ir::Value::Kind::Interpolation && !ir::whole_ref(w) && !is_flag_word(w))
-          needs_shell = true;
-    if (needs_shell) {
-      // A word that mixes text and values: the shell builds it from quoted variables,
-      // so the value stays inside its word and never becomes script text.
-      std::string script = "exec";
-      for (const auto* list : {&op.command, &op.args})
-        for (const auto& w : *list) script += " " + shell_word(w);
-      command = Json::array({"sh", "-c", script, to_dns1123(op.name)});
-    } else {
-      for (const auto& w : op.command) command.push_back(argo_value(w, op_scope));
-      for (const auto& w : op.args) args.push_back(argo_value(w, op_scope));
-    }
+    // Exec form: no shell. A word that mixes text and values is one argv word that Argo
+    // fills in; an op with only `args` keeps the image's ENTRYPOINT.
+    for (const auto& w : op.command) command.push_back(argo_value(w, op_scope));
+    for (const auto& w : op.args) args.push_back(argo_value(w, op_scope));
   }
   if (!command.empty()) c["command"] = std::move(command);
   if (!args.empty()) c["args"] = std::move(args);
@@ -471,7 +452,7 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
       if (key == "gpus" && text == "0") continue;
       limits[field] = text;
     } else {
-      patch_limits[field] = "{{=toJson(" + expr_value(value, op_scope, false) + ")}}";
+      patch_limits[field] = "{{=toJson(" + expr_value(value, op_scope, nullptr) + ")}}";
     }
   }
   if (!limits.empty()) {
@@ -519,7 +500,7 @@ const std::string& WorkflowWriter::container_template(const ir::Step& step) {
     }
     t["container"] = std::move(container);
     if (!patch.is_null()) t["podSpecPatch"] = std::move(patch);
-    if (!op->doc.empty()) t["metadata"] = {{"annotations", {{"pipec.dev/doc", op->doc}}}};
+    if (!op->doc.empty()) t["metadata"] = {{"annotations", {{"pipec.dev/doc", argo_text(op->doc)}}}};
   }
   add_template(name, t);
   return op_template_.emplace(step.op, name).first->second;

@@ -2,6 +2,7 @@
 // a job manifest for the default values, bindings for every value known only at run
 // time, and the launcher's other arguments (docs/runtime.md, docs/training-ops.md).
 #include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "compiler/emit/shell/shell_script.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -480,53 +481,67 @@ bool Builder::read_env() {
   return ok_;
 }
 
+// Argo reads `{{` in any string of a template as the start of a tag. In JSON text a run of
+// `{` can only stand inside a string (an object's first member is a quoted key), where
+// `\u007b` means the same character: the launcher reads back exactly the user's text.
+std::string json_without_argo_tags(const std::string& json) {
+  if (json.find("{{") == std::string::npos) return json;
+  std::string out;
+  for (std::size_t i = 0; i < json.size();) {
+    std::size_t run = 0;
+    while (i + run < json.size() && json[i + run] == '{') ++run;
+    if (run >= 2) {
+      for (std::size_t k = 0; k < run; ++k) out += "\\u007b";
+      i += run;
+    } else if (run == 1) {
+      out += '{';
+      ++i;
+    } else {
+      out += json[i++];
+    }
+  }
+  return out;
+}
+
 bool Builder::read_command() {
   const ir::Value* v = arg("command");
   if (!v) return true;
+  std::vector<ir::Part> parts;
   if (v->kind == ir::Value::Kind::Literal) {
-    script_ = ir::literal_text(v->literal);
-  } else if (v->kind == ir::Value::Kind::Ref || v->kind == ir::Value::Kind::Interpolation) {
-    std::vector<ir::Part> parts;
-    if (v->kind == ir::Value::Kind::Ref) {
-      parts.push_back(ir::Part{{}, v->ref});
-    } else {
-      parts = v->parts;
-    }
-    std::map<std::string, std::string> var_by_input;
-    for (const auto& part : parts) {
-      if (!part.ref) {
-        script_ += part.text;
-        continue;
-      }
-      ir::Value rv;
-      rv.kind = ir::Value::Kind::Ref;
-      rv.type = part.ref->type;
-      rv.ref = part.ref;
-      rv.range = part.ref->range.valid() ? part.ref->range : v->range;
-      std::string base = part.ref->name + (part.ref->field.empty() ? "" : "_" + part.ref->field);
-      auto def = ref_default(*part.ref);
-      std::string input = input_for("cmd_" + base, rv);
-      auto it = var_by_input.find(input);
-      std::string var;
-      if (it != var_by_input.end()) {
-        var = it->second;
-      } else {
-        var = "PIPEC_";
-        for (char c : base) var.push_back(is_alnum(c) ? c : '_');
-        std::string unique = var;
-        for (int n = 2; std::any_of(script_env_.begin(), script_env_.end(),
-                                    [&](const EnvVar& e) { return e.name == unique; });
-             ++n)
-          unique = var + "_" + std::to_string(n);
-        var = unique;
-        var_by_input[input] = var;
-        script_env_.push_back({var, Scalar{def ? ir::literal_text(*def) : "", input}});
-      }
-      script_ += "\"${" + var + "}\"";
-    }
+    parts.push_back(ir::Part{ir::literal_text(v->literal), {}});
+  } else if (v->kind == ir::Value::Kind::Ref) {
+    parts.push_back(ir::Part{{}, v->ref});
+  } else if (v->kind == ir::Value::Kind::Interpolation) {
+    parts = v->parts;
   } else {
     error(*v, "argument " + op_arg("command") + " must be a string");
+    return ok_;
   }
+  // Each reference is an environment variable PIPEC_<name> of the main container, bound
+  // at run time; emit/shell places it in the script by its quoting context.
+  std::map<std::string, std::string> var_by_input;
+  auto variable = [&](const ir::Ref& ref) {
+    ir::Value rv;
+    rv.kind = ir::Value::Kind::Ref;
+    rv.type = ref.type;
+    rv.ref = ref;
+    rv.range = ref.range.valid() ? ref.range : v->range;
+    std::string base = ref.name + (ref.field.empty() ? "" : "_" + ref.field);
+    auto def = ref_default(ref);
+    std::string input = input_for("cmd_" + base, rv);
+    if (auto it = var_by_input.find(input); it != var_by_input.end()) return it->second;
+    std::string var = "PIPEC_";
+    for (char c : base) var.push_back(is_alnum(c) ? c : '_');
+    std::string unique = var;
+    for (int n = 2; std::any_of(script_env_.begin(), script_env_.end(),
+                                [&](const EnvVar& e) { return e.name == unique; });
+         ++n)
+      unique = var + "_" + std::to_string(n);
+    var_by_input[input] = unique;
+    script_env_.push_back({unique, Scalar{def ? ir::literal_text(*def) : "", input}});
+    return unique;
+  };
+  if (!shell::write_script(parts, variable, v->range, script_, diags_)) ok_ = false;
   return ok_;
 }
 
@@ -940,7 +955,7 @@ bool Builder::run() {
   // The launcher's arguments (docs/runtime.md).
   auto& a = call_.args;
   a.push_back("--manifest");
-  a.push_back(job.dump());
+  a.push_back(json_without_argo_tags(job.dump()));
   for (const auto& b : binds_) {
     a.push_back("--bind");
     a.push_back(b);
