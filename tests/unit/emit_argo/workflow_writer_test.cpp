@@ -156,18 +156,47 @@ pipeline p {
   EXPECT_EQ(c["env"][1]["name"].as<std::string>(), "PIPEC_n");
 }
 
-TEST(WorkflowWriter, ExecWordsThatMixTextAndValuesGoThroughQuotedVariables) {
+TEST(WorkflowWriter, ExecWordsThatMixTextAndValuesAreArgoSubstitutionsWithoutAShell) {
   auto b = build(R"(
 op get(bucket: string, n: int) {
   image "busybox:1.36"
   command ["fetch", "gs://${bucket}/it's.csv", "--n=${n}"]
 }
-pipeline p { step g = get(bucket: "b", n: 1) })");
+op entry(out: string) {
+  image "busybox:1.36"
+  args ["--out", "gs://${out}/x"]
+}
+pipeline p {
+  step g = get(bucket: "b", n: 1)
+  step e = entry(out: "o")
+})");
   ASSERT_TRUE(b.ok) << b.diagnostics;
   auto c = find_template(b.doc, "get")["container"];
-  EXPECT_EQ(c["command"][2].as<std::string>(),
-            "exec 'fetch' 'gs://'\"${PIPEC_bucket}\"'/it'\\''s.csv' '--n='\"${PIPEC_n}\"");
-  EXPECT_EQ(c["command"][3].as<std::string>(), "get");  // $0
+  ASSERT_EQ(c["command"].size(), 3u);
+  EXPECT_EQ(c["command"][0].as<std::string>(), "fetch");
+  EXPECT_EQ(c["command"][1].as<std::string>(), "gs://{{inputs.parameters.bucket}}/it's.csv");
+  EXPECT_EQ(c["command"][2].as<std::string>(), "--n={{inputs.parameters.n}}");
+  EXPECT_FALSE(c["env"]);  // no PIPEC_ variables: no shell reads them
+  // Only args: the image's ENTRYPOINT stays (no command written).
+  auto e = find_template(b.doc, "entry")["container"];
+  EXPECT_FALSE(e["command"]);
+  EXPECT_EQ(e["args"][1].as<std::string>(), "gs://{{inputs.parameters.out}}/x");
+}
+
+TEST(WorkflowWriter, LiteralBracesNeverBecomeArgoTags) {
+  auto b = build(R"(
+op show(v: string) {
+  image "busybox:1.36"
+  command ["echo", "{{workflow.name}}", "{${v}", "a}}b"]
+  env {T: "x{{y}}z"}
+}
+pipeline p { step s = show(v: "w") })");
+  ASSERT_TRUE(b.ok) << b.diagnostics;
+  auto c = find_template(b.doc, "show")["container"];
+  EXPECT_EQ(c["command"][1].as<std::string>(), "{{='\\u007b\\u007b'}}workflow.name}}");
+  EXPECT_EQ(c["command"][2].as<std::string>(), "{{='\\u007b'}}{{inputs.parameters.v}}");
+  EXPECT_EQ(c["command"][3].as<std::string>(), "a}}b");
+  EXPECT_EQ(c["env"][0]["value"].as<std::string>(), "x{{='\\u007b\\u007b'}}y}}z");
 }
 
 TEST(WorkflowWriter, FlagWordsStayArgoSubstitutions) {
@@ -229,8 +258,8 @@ pipeline p {
   ASSERT_TRUE(b.ok) << b.diagnostics;
   auto dag = find_template(b.doc, "p");
   EXPECT_EQ(find_task(dag, "full")["when"].as<std::string>(),
-            "{{=(((asFloat(tasks['c'].outputs.parameters['files']) >= "
-            "asFloat(workflow.parameters['min'])) && !(workflow.parameters['dry'] == 'true')) && "
+            "{{=(((asInt(tasks['c'].outputs.parameters['files']) >= "
+            "asInt(workflow.parameters['min'])) && !(workflow.parameters['dry'] == 'true')) && "
             "(workflow.parameters['mode'] == 'a\\'\\u007d\\u007db'))}}");
   EXPECT_EQ(find_task(dag, "other")["when"].as<std::string>().substr(0, 5), "{{=!(");
   EXPECT_EQ(find_task(dag, "full")["dependencies"][0].as<std::string>(), "c");
