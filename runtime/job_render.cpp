@@ -24,6 +24,13 @@ std::optional<BindingKind> kind_from_text(std::string_view text) {
   if (text == "bool") return BindingKind::Bool;
   if (text == "env") return BindingKind::Env;
   if (text == "data") return BindingKind::Data;
+  if (text == "count") return BindingKind::Count;
+  if (text == "tolerations") return BindingKind::Tolerations;
+  if (text == "env-map") return BindingKind::EnvMap;
+  if (text == "node-selector") return BindingKind::NodeSelector;
+  if (text == "gpu-resource") return BindingKind::GpuResource;
+  if (text == "clean-pod-policy") return BindingKind::CleanPodPolicy;
+  if (text == "success-policy") return BindingKind::SuccessPolicy;
   return std::nullopt;
 }
 
@@ -47,7 +54,7 @@ std::int64_t int_minimum(std::string_view pointer) {
 
 // Kubernetes quantity (resource.Quantity): a non-negative decimal with an optional
 // binary (Ki..Ei), decimal (n u m k M G T P E) or exponent (e3, E-2) suffix.
-bool is_quantity(std::string_view s) {
+bool quantity_text(std::string_view s) {
   std::size_t i = 0;
   if (i < s.size() && s[i] == '+') ++i;
   std::size_t digits = 0, dots = 0;
@@ -217,6 +224,25 @@ bool apply_data(json& replicas, const std::vector<DataEntry>& entries, const Bin
   return true;
 }
 
+// Calls `f` with the pod spec of every replica of the replica-spec map `replicas`.
+template <typename F>
+bool for_each_pod(json& replicas, const Binding& b, std::string& error, F f) {
+  if (!replicas.is_object()) {
+    error = fmt::format("binding for '{}': '{}' is not a replica-spec map", b.name, b.pointer);
+    return false;
+  }
+  for (auto& [type, replica] : replicas.items()) {
+    if (!replica.is_object() || !replica.contains("template")) {
+      error = fmt::format("binding for '{}': replica '{}' has no pod template", b.name, type);
+      return false;
+    }
+    json& spec = replica["template"]["spec"];
+    if (!spec.is_object()) spec = json::object();
+    f(spec);
+  }
+  return true;
+}
+
 bool apply_binding(json& job, const Binding& b, const std::string& text, std::string& error) {
   json::json_pointer ptr;
   try {
@@ -251,7 +277,7 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
       return true;
     }
     case BindingKind::Quantity:
-      if (!is_quantity(text)) {
+      if (!quantity_text(text)) {
         error = fmt::format(
             "value '{}' must be a Kubernetes quantity (e.g. 2, 500m, 10Gi), got {}", b.name,
             json_quote(text));
@@ -270,6 +296,117 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
       auto entries = parse_data(b.name, text, error);
       return entries && apply_data(slot, *entries, b, error);
     }
+    case BindingKind::Count: {
+      // The role itself: 0 removes it from the job, n >= 1 sets its replicas. A chief or
+      // master is one pod or none.
+      std::int64_t v = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      bool parsed = !text.empty() && ec == std::errc() && end == text.data() + text.size();
+      std::string role = b.pointer.substr(b.pointer.rfind('/') + 1);
+      std::int64_t max = role == "Chief" || role == "Master" ? 1 : std::numeric_limits<std::int32_t>::max();
+      if (!parsed || v < 0 || v > max) {
+        error = max == 1 ? fmt::format("value '{}' must be 0 or 1 (replicas of {}), got {}", b.name, role,
+                                       json_quote(text))
+                         : fmt::format("value '{}' must be an integer >= 0 (replicas of {}), got {}",
+                                       b.name, role, json_quote(text));
+        return false;
+      }
+      if (v == 0) {
+        job[ptr.parent_pointer()].erase(role);
+      } else {
+        slot["replicas"] = v;
+      }
+      return true;
+    }
+    case BindingKind::Tolerations: {
+      json list = json::parse(text, nullptr, false);
+      if (list.is_discarded() || !list.is_array()) {
+        error = fmt::format("value '{}' must be a JSON list of tolerations, got {}", b.name, json_quote(text));
+        return false;
+      }
+      json tolerations = json::array();
+      for (const auto& item : list) {
+        auto t = item.is_string() ? toleration_json(item.get<std::string>()) : std::nullopt;
+        if (!t) {
+          error = fmt::format("value '{}': toleration {} must be 'key[=value][:Effect]' or '*' "
+                              "(Effect NoSchedule, PreferNoSchedule or NoExecute)",
+                              b.name, item.dump());
+          return false;
+        }
+        tolerations.push_back(json::parse(*t));
+      }
+      return for_each_pod(slot, b, error, [&](json& spec) {
+        if (tolerations.empty()) spec.erase("tolerations");
+        else spec["tolerations"] = tolerations;
+      });
+    }
+    case BindingKind::NodeSelector:
+    case BindingKind::EnvMap: {
+      json map = json::parse(text, nullptr, false);
+      bool ok = !map.is_discarded() && map.is_object();
+      for (auto it = ok ? map.begin() : map.end(); ok && it != map.end(); ++it) ok = it->is_string();
+      if (!ok) {
+        error = fmt::format("value '{}' must be a JSON object of strings, got {}", b.name, json_quote(text));
+        return false;
+      }
+      if (b.kind == BindingKind::NodeSelector)
+        return for_each_pod(slot, b, error, [&](json& spec) {
+          json& selector = spec["nodeSelector"];
+          if (!selector.is_object()) selector = json::object();
+          for (const auto& [k, v] : map.items()) selector[k] = v;
+          if (selector.empty()) spec.erase("nodeSelector");
+        });
+      for (const auto& [k, v] : map.items()) {
+        bool name_ok = !k.empty() && !(k[0] >= '0' && k[0] <= '9');
+        for (char c : k) name_ok = name_ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+        if (!name_ok || k.rfind("PIPEC_", 0) == 0 || k == "TF_CONFIG") {
+          error = fmt::format("value '{}': {} is not an environment variable name a step may set "
+                              "([A-Za-z_][A-Za-z0-9_]*, not PIPEC_* or TF_CONFIG)",
+                              b.name, json_quote(k));
+          return false;
+        }
+      }
+      return for_each_pod(slot, b, error, [&](json& spec) {
+        if (!spec.contains("containers") || !spec["containers"].is_array() || spec["containers"].empty()) return;
+        json& env = spec["containers"][0]["env"];
+        if (!env.is_array()) env = json::array();
+        for (const auto& [k, v] : map.items()) env.push_back({{"name", k}, {"value", v}});
+        if (env.empty()) spec["containers"][0].erase("env");
+      });
+    }
+    case BindingKind::GpuResource: {
+      std::string name = text.empty() ? "nvidia.com/gpu" : text;
+      if (!is_resource_name(name)) {
+        error = fmt::format("value '{}' must be a resource name such as amd.com/gpu, got {}", b.name,
+                            json_quote(text));
+        return false;
+      }
+      return for_each_pod(slot, b, error, [&](json& spec) {
+        if (!spec.contains("containers") || !spec["containers"].is_array()) return;
+        for (auto& c : spec["containers"]) {
+          if (!c.is_object() || !c.contains("resources") || !c["resources"].contains("limits")) continue;
+          json& limits = c["resources"]["limits"];
+          if (!limits.contains("nvidia.com/gpu") || name == "nvidia.com/gpu") continue;
+          limits[name] = limits["nvidia.com/gpu"];
+          limits.erase("nvidia.com/gpu");
+        }
+      });
+    }
+    case BindingKind::CleanPodPolicy:
+      if (!is_clean_pod_policy(text)) {
+        error = fmt::format("value '{}' must be None, Running or All, got {}", b.name, json_quote(text));
+        return false;
+      }
+      slot = text;
+      return true;
+    case BindingKind::SuccessPolicy:
+      if (!is_success_policy(text)) {
+        error = fmt::format("value '{}' must be \"\" or AllWorkers, got {}", b.name, json_quote(text));
+        return false;
+      }
+      if (text.empty()) slot.erase("successPolicy");
+      else slot["successPolicy"] = text;
+      return true;
   }
   return false;
 }
@@ -301,6 +438,70 @@ bool check_job(const json& job, std::string& error) {
 
 }  // namespace
 
+bool is_quantity(std::string_view text) { return quantity_text(text); }
+
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
+  if (text == "0") return std::chrono::milliseconds(0);
+  std::size_t i = 0;
+  std::int64_t n = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    if (n > 1'000'000'000) return std::nullopt;
+    n = n * 10 + (text[i] - '0');
+    ++i;
+  }
+  if (i == 0) return std::nullopt;
+  auto unit = text.substr(i);
+  if (unit == "ms") return std::chrono::milliseconds(n);
+  if (unit == "s") return std::chrono::milliseconds(n * 1000);
+  if (unit == "m") return std::chrono::milliseconds(n * 60'000);
+  if (unit == "h") return std::chrono::milliseconds(n * 3'600'000);
+  if (unit == "d") return std::chrono::milliseconds(n * 86'400'000);
+  return std::nullopt;
+}
+
+
+std::optional<std::string> toleration_json(std::string_view spec) {
+  std::string t(spec), effect;
+  if (auto colon = t.rfind(':'); colon != std::string::npos) {
+    effect = t.substr(colon + 1);
+    t.resize(colon);
+    if (effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute") return std::nullopt;
+  }
+  json tol = json::object();
+  if (t == "*") {
+    tol["operator"] = "Exists";
+  } else if (auto eq = t.find('='); eq != std::string::npos) {
+    tol["key"] = t.substr(0, eq);
+    tol["operator"] = "Equal";
+    tol["value"] = t.substr(eq + 1);
+  } else {
+    tol["key"] = t;
+    tol["operator"] = "Exists";
+  }
+  if (tol.contains("key") && tol["key"].get<std::string>().empty()) return std::nullopt;
+  if (!effect.empty()) tol["effect"] = effect;
+  return tol.dump();
+}
+
+bool is_resource_name(std::string_view text) {
+  // [prefix/]name: prefix a DNS subdomain, name [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?.
+  auto slash = text.find('/');
+  std::string_view name = slash == std::string_view::npos ? text : text.substr(slash + 1);
+  if (slash != std::string_view::npos && !is_dns1123_subdomain(text.substr(0, slash))) return false;
+  if (name.empty() || name.size() > 63) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  if (!alnum(name.front()) || !alnum(name.back())) return false;
+  for (char c : name)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+bool is_clean_pod_policy(std::string_view text) {
+  return text == "None" || text == "Running" || text == "All";
+}
+
+bool is_success_policy(std::string_view text) { return text.empty() || text == "AllWorkers"; }
+
 std::optional<Binding> parse_binding(std::string_view spec, std::string& error) {
   auto colon = spec.rfind(':');
   auto eq = colon == std::string_view::npos ? std::string_view::npos : spec.rfind('=', colon);
@@ -314,13 +515,15 @@ std::optional<Binding> parse_binding(std::string_view spec, std::string& error) 
   auto kind = kind_from_text(spec.substr(colon + 1));
   if (!kind) {
     error = fmt::format(
-        "--bind {}: unknown kind '{}' (expected string, int, quantity, bool, env or data)",
+        "--bind {}: unknown kind '{}' (expected string, int, quantity, bool, env, data, count, "
+        "tolerations, env-map, node-selector, gpu-resource, clean-pod-policy or success-policy)",
         json_quote(spec), spec.substr(colon + 1));
     return std::nullopt;
   }
   b.kind = *kind;
   bool name_ok = !b.name.empty();
-  for (char c : b.name) name_ok = name_ok && is_name_char(c);
+  // A data binding may name several values, one entry (or list of entries) each.
+  for (char c : b.name) name_ok = name_ok && (is_name_char(c) || (c == ',' && b.kind == BindingKind::Data));
   if (!name_ok || (!b.pointer.empty() && b.pointer.front() != '/')) {
     error = fmt::format("--bind expects POINTER=NAME:KIND, got {}", json_quote(spec));
     return std::nullopt;
@@ -348,14 +551,54 @@ RenderResult render_job(std::string_view manifest, std::span<const Binding> bind
     return result;
   }
   if (!check_job(job, result.error)) return result;
-  // Check every text before applying any, in the order given, and stop at the first error.
-  for (const auto& b : bindings) {
-    auto it = values.find(b.name);
-    if (it == values.end()) {
-      result.error = fmt::format("no --value for '{}' (bound at '{}')", b.name, b.pointer);
+  // Every binding in the order given, stopping at the first error; the role counts last,
+  // since a role they remove may hold the pointers of other bindings.
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto& b : bindings) {
+      if ((b.kind == BindingKind::Count) != (pass == 1)) continue;
+      std::string text;
+      if (b.kind == BindingKind::Data && b.name.find(',') != std::string::npos) {
+        // Several values: each one entry, or a JSON list of entries.
+        json all = json::array();
+        std::string_view names = b.name;
+        while (!names.empty()) {
+          auto comma = names.find(',');
+          std::string name(names.substr(0, comma));
+          names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
+          auto it = values.find(name);
+          if (it == values.end()) {
+            result.error = fmt::format("no --value for '{}' (bound at '{}')", name, b.pointer);
+            return result;
+          }
+          auto first = it->second.find_first_not_of(" \t\r\n");
+          json list = first != std::string::npos && it->second[first] == '['
+                          ? json::parse(it->second, nullptr, false)
+                          : json::array({it->second});
+          if (list.is_discarded() || !list.is_array()) {
+            result.error = fmt::format("value '{}' must be a JSON list of strings, got {}", name,
+                                       json_quote(it->second));
+            return result;
+          }
+          for (auto& item : list) all.push_back(std::move(item));
+        }
+        text = all.dump();
+      } else {
+        auto it = values.find(b.name);
+        if (it == values.end()) {
+          result.error = fmt::format("no --value for '{}' (bound at '{}')", b.name, b.pointer);
+          return result;
+        }
+        text = it->second;
+      }
+      if (!apply_binding(job, b, text, result.error)) return result;
+    }
+  // What the operators require of the shape, now that the counts are known.
+  if (job["kind"] == "TFJob") {
+    const json& r = job["spec"]["tfReplicaSpecs"];
+    if (!r.contains("Chief") && !r.contains("Worker")) {
+      result.error = "the TFJob has neither a chief nor a worker (chief and workers are both 0)";
       return result;
     }
-    if (!apply_binding(job, b, it->second, result.error)) return result;
   }
   result.ok = true;
   result.job = job.dump();

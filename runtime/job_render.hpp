@@ -2,6 +2,7 @@
 // Applies the launcher's bindings to a job manifest (docs/runtime.md, "Binding kinds").
 // Pure: no I/O, no Kubernetes. The compiler's tests call it to render and validate jobs.
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <span>
@@ -11,11 +12,40 @@
 
 namespace pipec::runtime {
 
-enum class BindingKind { String, Int, Quantity, Bool, Env, Data };
+/// What a bound value is and how it goes in (docs/runtime.md, "Binding kinds"). Count,
+/// Tolerations, EnvMap, NodeSelector, GpuResource, CleanPodPolicy and SuccessPolicy change
+/// the job's shape, so any training argument can be a run-time value.
+enum class BindingKind {
+  String, Int, Quantity, Bool, Env, Data,
+  Count,           ///< POINTER is a replica spec: 0 removes the role, n sets its replicas
+  Tolerations,     ///< POINTER is the replica-spec map: a JSON list of toleration specs
+  EnvMap,          ///< replica-spec map: a JSON object of variables for every main container
+  NodeSelector,    ///< replica-spec map: a JSON object of node labels for every pod
+  GpuResource,     ///< replica-spec map: the resource name of the GPU limit ("" = nvidia.com/gpu)
+  CleanPodPolicy,  ///< POINTER is /spec/runPolicy/cleanPodPolicy: None, Running or All
+  SuccessPolicy,   ///< POINTER is /spec: successPolicy "" (none) or AllWorkers
+};
+
+/// The rules a literal argument meets at compile time and a run-time value meets in the
+/// launcher: one implementation, linked by both (compiler/emit/kubeflow, runtime/).
+/// A duration: `0`, `500ms`, `90s`, `30m`, `4h`, `2d`; nullopt if malformed.
+[[nodiscard]] std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
+/// A Kubernetes quantity: 2, 500m, 10Gi, 1e3.
+[[nodiscard]] bool is_quantity(std::string_view text);
+/// A toleration spec "key", "key=value", either with ":NoSchedule" / ":PreferNoSchedule" /
+/// ":NoExecute", or "*" (tolerate everything), as a Kubernetes toleration; nullopt if bad.
+[[nodiscard]] std::optional<std::string> toleration_json(std::string_view spec);
+/// A resource name such as amd.com/gpu.
+[[nodiscard]] bool is_resource_name(std::string_view text);
+/// "None", "Running", "All".
+[[nodiscard]] bool is_clean_pod_policy(std::string_view text);
+/// "" or "AllWorkers".
+[[nodiscard]] bool is_success_policy(std::string_view text);
 
 /// One `--bind POINTER=NAME:KIND`: the value NAME replaces what the manifest holds at
 /// the RFC 6901 POINTER. For `data`, POINTER is the replica-spec map
-/// (`/spec/mpiReplicaSpecs`, `/spec/tfReplicaSpecs`, `/spec/pytorchReplicaSpecs`).
+/// (`/spec/mpiReplicaSpecs`, `/spec/tfReplicaSpecs`, `/spec/pytorchReplicaSpecs`) and NAME
+/// may list several values, `a,b,c`: each is one entry or a JSON list of entries.
 struct Binding {
   std::string pointer;
   std::string name;

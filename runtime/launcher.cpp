@@ -236,16 +236,37 @@ bool Launcher::prepare() {
     if (!s) return error(why), false;
     specs.push_back(std::move(*s));
   }
-  for (const auto& value_name : o_.metric_value_args) {
+  auto value_text = [&](const std::string& value_name) {
     std::optional<std::string> text;
     for (const auto& v : o_.value_args) {
       std::string n, t, e;
       if (parse_value(v, n, t, e) && n == value_name) text = t;
     }
+    return text;
+  };
+  for (const auto& value_name : o_.metric_value_args) {
+    std::optional<std::string> text = value_text(value_name);
     if (!text) return error(fmt::format("no --value for '{}' (--metric-value)", value_name)), false;
     auto s = parse_metric_spec(*text, why);
     if (!s) return error(fmt::format("value '{}': {}", value_name, why)), false;
     specs.push_back(std::move(*s));
+  }
+  for (const auto& value_name : o_.metric_list_value_args) {
+    std::optional<std::string> text = value_text(value_name);
+    if (!text) return error(fmt::format("no --value for '{}' (--metric-list-value)", value_name)), false;
+    json list = json::parse(*text, nullptr, false);
+    if (list.is_discarded() || !list.is_array())
+      return error(fmt::format("value '{}' must be a JSON list of metric specs, got {}", value_name,
+                               json(*text).dump())),
+             false;
+    for (const auto& item : list) {
+      auto s = item.is_string() ? parse_metric_spec(item.get<std::string>(), why) : std::nullopt;
+      if (!s) {
+        if (!item.is_string()) why = "a metric spec must be a string, got " + item.dump();
+        return error(fmt::format("value '{}': {}", value_name, why)), false;
+      }
+      specs.push_back(std::move(*s));
+    }
   }
   std::set<std::string> reported;
   for (const auto& s : specs)

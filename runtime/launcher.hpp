@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/job_render.hpp"
+
 namespace pipec::runtime {
 
 class KubeClient;
@@ -30,6 +32,7 @@ struct LauncherOptions {
   std::vector<std::string> bind_args, value_args;
   std::vector<std::string> metric_args;        ///< `--metric SPEC`
   std::vector<std::string> metric_value_args;  ///< `--metric-value NAME`
+  std::vector<std::string> metric_list_value_args;  ///< `--metric-list-value NAME` (a JSON list)
   std::string metrics_file = "/tmp/outputs/mlpipeline-metrics.json";
   std::string ui_metadata_file = "/tmp/outputs/mlpipeline-ui-metadata.json";
   std::string tensorboard;
@@ -50,8 +53,7 @@ struct LauncherOptions {
   int failure_log_lines = 20;
 };
 
-/// Parses a duration: `0`, `500ms`, `90s`, `30m`, `4h`, `2d`. Returns nullopt if malformed.
-[[nodiscard]] std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
+// parse_duration() comes from runtime/job_render.hpp: the compiler checks literals with it.
 
 /// Parses the command line (without argv[0]). Returns nullopt with `error` set (exit 2),
 /// or with `error` empty when --help was asked (the usage is in `help`).

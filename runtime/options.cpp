@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/job_render.hpp"
 #include "runtime/launcher.hpp"
 
 namespace pipec::runtime {
@@ -22,6 +23,7 @@ constexpr std::string_view kUsage =
     "  --value NAME=TEXT          the run-time text of the value NAME\n"
     "  --metric NAME[:FORMAT][:AGG]  a metric to collect (FORMAT RAW|PERCENTAGE, AGG last|max|min)\n"
     "  --metric-value NAME        a metric spec given by the value NAME\n"
+    "  --metric-list-value NAME   metric specs given by the value NAME (a JSON list)\n"
     "  --metrics-file PATH        default /tmp/outputs/mlpipeline-metrics.json\n"
     "  --ui-metadata-file PATH    default /tmp/outputs/mlpipeline-ui-metadata.json\n"
     "  --tensorboard PATH         a log directory inside a data volume\n"
@@ -36,28 +38,10 @@ constexpr std::string_view kUsage =
 
 }  // namespace
 
-std::optional<milliseconds> parse_duration(std::string_view text) {
-  if (text == "0") return milliseconds(0);
-  std::size_t i = 0;
-  std::int64_t n = 0;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-    if (n > 1'000'000'000) return std::nullopt;
-    n = n * 10 + (text[i] - '0');
-    ++i;
-  }
-  if (i == 0) return std::nullopt;
-  auto unit = text.substr(i);
-  if (unit == "ms") return milliseconds(n);
-  if (unit == "s") return milliseconds(n * 1000);
-  if (unit == "m") return milliseconds(n * 60'000);
-  if (unit == "h") return milliseconds(n * 3'600'000);
-  if (unit == "d") return milliseconds(n * 86'400'000);
-  return std::nullopt;
-}
-
 std::optional<LauncherOptions> parse_options(const std::vector<std::string>& args,
                                              std::string& error, std::string& help) {
   LauncherOptions o;
+  error.clear();  // the result speaks for this call only
   bool have_manifest = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
@@ -91,7 +75,8 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
       return std::nullopt;
     }
     auto duration = [&](milliseconds& slot) {
-      auto d = parse_duration(value);
+      // "" is none: a step's timeout chosen at run time may be left empty.
+      auto d = value.empty() ? std::optional<milliseconds>(0) : parse_duration(value);
       if (!d) error = fmt::format("{} expects a duration (e.g. 90s, 30m, 4h, 2d, 0), got '{}'", arg, value);
       else slot = *d;
       return d.has_value();
@@ -101,6 +86,7 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
     else if (arg == "--value") o.value_args.push_back(value);
     else if (arg == "--metric") o.metric_args.push_back(value);
     else if (arg == "--metric-value") o.metric_value_args.push_back(value);
+    else if (arg == "--metric-list-value") o.metric_list_value_args.push_back(value);
     else if (arg == "--metrics-file") o.metrics_file = value;
     else if (arg == "--ui-metadata-file") o.ui_metadata_file = value;
     else if (arg == "--tensorboard") o.tensorboard = value;

@@ -266,6 +266,133 @@ pipeline p {
   EXPECT_EQ(spec["containers"][0]["volumeMounts"].size(), 3u);
 }
 
+// Seed 003's shape, every argument from a parameter: role counts (0 removes the role),
+// several data entries each a value, TensorBoard, timeouts, maps and lists.
+const char* kEverythingFromParams = R"(use arena
+pipeline p {
+  param ps: int = 2
+  param evaluator: int = 0
+  param chief: int = 1
+  param workers: int = 2
+  param dataset: string = "training-data:/data"
+  param logs: string = "training-logs:/logs"
+  param tb: string = "/logs/tb"
+  param timeout: string = "4h"
+  param pending: string = "30m"
+  param env: map<string> = {MODE: "full"}
+  param sel: map<string> = {pool: "gpu"}
+  param tols: list<string> = ["nvidia.com/gpu:NoSchedule"]
+  param metrics: list<string> = ["Test-Accuracy", "loss:min"]
+  param policy: string = "Running"
+  param success: string = ""
+  param gpu_res: string = "nvidia.com/gpu"
+  step train = tf_job(image: "tf:2", command: "python train.py", ps: ps, evaluator: evaluator,
+                      chief: chief, workers: workers, data: [dataset, logs, "scratch:/scratch"],
+                      tensorboard: tb, timeout: timeout, pending_timeout: pending, env: env,
+                      node_selector: sel, tolerations: tols, metrics: metrics,
+                      clean_pod_policy: policy, success_policy: success, gpu_resource: gpu_res,
+                      gpus: 1)
+}
+)";
+
+TEST(Jobs, EveryArgumentFromARunTimeValue) {
+  auto out = build_train(kEverythingFromParams);
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  EXPECT_EQ(out.diagnostics, "");
+  using J = nlohmann::ordered_json;
+  std::vector<nlohmann::json> jobs;
+  render_and_validate(out,
+                      {{"defaults", {}},
+                       {"no-ps-no-evaluator", {{"ps", 0}, {"evaluator", 0}}},
+                       {"one-each", {{"ps", 1}, {"evaluator", 1}, {"chief", 0}, {"workers", 1}}},
+                       {"many", {{"ps", 8}, {"evaluator", 3}, {"workers", 64}}},
+                       {"chief-only", {{"workers", 0}, {"chief", 1}, {"ps", 0}}},
+                       {"shaped", {{"env", J{{"A", "1"}, {"B", "x y"}}},
+                                   {"sel", J::object()},
+                                   {"tols", J::array({"*", "k=v:NoExecute"})},
+                                   {"policy", "All"},
+                                   {"success", "AllWorkers"},
+                                   {"gpu_res", "amd.com/gpu"},
+                                   {"logs", "other-claim:/other"}}}},
+                      &jobs);
+  ASSERT_EQ(jobs.size(), 6u);
+  auto roles = [](const nlohmann::json& job) {
+    std::vector<std::string> r;
+    for (const auto& [k, v] : job["spec"]["tfReplicaSpecs"].items()) r.push_back(k + "=" + v["replicas"].dump());
+    return r;
+  };
+  EXPECT_EQ(roles(jobs[0]), (std::vector<std::string>{"Chief=1", "PS=2", "Worker=2"}));
+  EXPECT_EQ(roles(jobs[1]), (std::vector<std::string>{"Chief=1", "Worker=2"}));
+  EXPECT_EQ(roles(jobs[2]), (std::vector<std::string>{"Evaluator=1", "PS=1", "Worker=1"}));
+  EXPECT_EQ(roles(jobs[3]), (std::vector<std::string>{"Chief=1", "Evaluator=3", "PS=8", "Worker=64"}));
+  EXPECT_EQ(roles(jobs[4]), (std::vector<std::string>{"Chief=1"}));
+  auto chief = jobs[0]["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"];
+  EXPECT_EQ(chief["volumes"].size(), 3u);
+  EXPECT_EQ(chief["containers"][0]["volumeMounts"][2]["mountPath"], "/scratch");
+  EXPECT_EQ(chief["nodeSelector"]["pool"], "gpu");
+  EXPECT_EQ(chief["tolerations"][0]["effect"], "NoSchedule");
+  auto shaped = jobs[5]["spec"];
+  auto worker = shaped["tfReplicaSpecs"]["Worker"]["template"]["spec"];
+  EXPECT_EQ(shaped["runPolicy"]["cleanPodPolicy"], "All");
+  EXPECT_EQ(shaped["successPolicy"], "AllWorkers");
+  EXPECT_EQ(worker["containers"][0]["resources"]["limits"]["amd.com/gpu"], "1");
+  EXPECT_FALSE(worker["containers"][0]["resources"]["limits"].contains("nvidia.com/gpu"));
+  EXPECT_EQ(worker["tolerations"].size(), 2u);
+  EXPECT_EQ(worker["containers"][0]["volumeMounts"][1]["mountPath"], "/other");
+  std::string env = worker["containers"][0]["env"].dump();
+  EXPECT_NE(env.find(R"({"name":"B","value":"x y"})"), std::string::npos) << env;
+
+  // The launcher's options from values are whole argv words.
+  auto parts = testing::parts_of(out.call);
+  std::string args;
+  for (const auto& a : out.call.args) args += a + "\n";
+  for (const char* want : {"--tensorboard\n{{inputs.parameters.tensorboard}}\n",
+                           "--running-timeout\n{{inputs.parameters.timeout}}\n",
+                           "--pending-timeout\n{{inputs.parameters.pending_timeout}}\n",
+                           "--metric-list-value\nmetrics\n"})
+    EXPECT_NE(args.find(want), std::string::npos) << want << " in\n" << args;
+  EXPECT_TRUE(out.call.writes_ui_metadata);
+  EXPECT_TRUE(out.call.writes_metrics);
+}
+
+TEST(Jobs, OneDataEntryFromAValue) {
+  auto out = build_train(R"(use arena
+pipeline p {
+  param dataset: string = "training-data:/data"
+  step train = mpi_job(image: "h", command: "mpirun x", data: [dataset], workers: 2)
+}
+)");
+  std::vector<nlohmann::json> jobs;
+  render_and_validate(out, {{"default", {}}, {"other", {{"dataset", "c:/mnt"}}}}, &jobs);
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[1]["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["volumes"][0]
+                ["persistentVolumeClaim"]["claimName"], "c");
+}
+
+TEST(Jobs, BadShapeValuesNameTheValue) {
+  auto out = build_train(kEverythingFromParams);
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  using J = nlohmann::ordered_json;
+  struct Bad {
+    Overrides values;
+    std::string message;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {{{"ps", -1}}, "value 'ps' must be an integer >= 0 (replicas of PS), got \"-1\""},
+           {{{"chief", 2}}, "value 'chief' must be 0 or 1 (replicas of Chief), got \"2\""},
+           {{{"chief", 0}, {"workers", 0}}, "neither a chief nor a worker"},
+           {{{"policy", "Sometimes"}}, "value 'clean_pod_policy' must be None, Running or All, got \"Sometimes\""},
+           {{{"success", "Any"}}, "value 'success_policy' must be"},
+           {{{"tols", J::array({"k:Sometimes"})}}, "value 'tolerations': toleration \"k:Sometimes\""},
+           {{{"env", J{{"PIPEC_x", "1"}}}}, "value 'env': \"PIPEC_x\""},
+           {{{"gpu_res", "not a name"}}, "value 'gpu_resource' must be a resource name"},
+           {{{"logs", "training-data:/data"}}, "mounts '/data' a second time"}}) {
+    auto r = render_with(out, b.values);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find(b.message), std::string::npos) << r.error;
+  }
+}
+
 // A step built by hand whose values come from another step's outputs and a loop item: no
 // default is known, the manifest holds placeholders and is valid; the bound values replace
 // them.

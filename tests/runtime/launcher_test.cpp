@@ -668,6 +668,29 @@ TEST_F(RuntimeLauncher, MetricChosenByAValue) {
             R"({"metrics":[{"format":"PERCENTAGE","name":"top-1-acc","numberValue":0.9}]})" "\n");
 }
 
+TEST_F(RuntimeLauncher, MetricsChosenByAListValue) {
+  auto o = options(kMpiJob);
+  o.metric_list_value_args = {"metrics"};
+  auto bad = o;
+  for (const char* text : {"metrics=not json", "metrics=[\"ok\", 42]", "metrics=[\"42\"]"}) {
+    bad.value_args = {text};
+    auto r = run(bad);
+    EXPECT_EQ(r.code, kExitBadArguments) << text;
+    EXPECT_NE(r.err.find("error: value 'metrics'"), std::string::npos) << r.err;
+  }
+  o.value_args = {R"(metrics=["acc:PERCENTAGE:max", "loss"])"};
+  auto r = run(o, [&](const std::string& job) {
+    kube_.add_pod(job + "-launcher", job, "launcher", 0);
+    kube_.log(job + "-launcher", "acc=0.7 loss=0.4");
+    kube_.log(job + "-launcher", "acc=0.9 loss=0.2");
+    kube_.end_pod(job + "-launcher", 0);
+    kube_.set_condition(job, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_EQ(read(dir_ / "out" / "metrics.json"),
+            R"({"metrics":[{"format":"PERCENTAGE","name":"acc","numberValue":0.9},{"format":"RAW","name":"loss","numberValue":0.2}]})" "\n");
+}
+
 TEST_F(RuntimeLauncher, TensorboardMetadataPointsIntoTheDataVolume) {
   auto o = options(kMpiJob);
   o.bind_args = {"/spec/mpiReplicaSpecs=data:data"};
@@ -719,6 +742,12 @@ TEST(RuntimeLauncherOptions, ParsesDurationsAndRejectsUnknownOptions) {
   EXPECT_FALSE(parse_options({"--manifest", "{}", "--step-name", "s", "--running-timeout", "soon"},
                              error, help));
   EXPECT_EQ(error, "--running-timeout expects a duration (e.g. 90s, 30m, 4h, 2d, 0), got 'soon'");
+  // A timeout chosen at run time may be left empty: none.
+  o = parse_options({"--manifest", "{}", "--step-name", "s", "--running-timeout", "", "--pending-timeout", ""},
+                    error, help);
+  ASSERT_TRUE(o) << error;
+  EXPECT_EQ(o->running_timeout, std::chrono::milliseconds(0));
+  EXPECT_EQ(o->pending_timeout, std::chrono::milliseconds(0));
   EXPECT_FALSE(parse_options({"--manifest", "{}"}, error, help));
   EXPECT_EQ(error, "missing --step-name");
 }

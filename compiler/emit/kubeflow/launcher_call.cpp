@@ -3,6 +3,7 @@
 // time, and the launcher's other arguments (docs/runtime.md, docs/training-ops.md).
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "compiler/emit/shell/shell_script.hpp"
+#include "runtime/job_render.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -31,12 +32,8 @@ constexpr const char* kMetricNameRule =
     "a name needs a letter and none of space, = : , ; ( [ { \" ' |, which end a name in the "
     "log (expected NAME[:RAW|PERCENTAGE][:last|max|min])";
 
-// Kubernetes quantity (the pattern of the CRDs), without a sign: limits are never negative.
-bool is_quantity(const std::string& s) {
-  static const std::regex re(
-      R"(^\+?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$)");
-  return std::regex_match(s, re);
-}
+// Quantities and durations: the launcher's own rules (runtime/job_render.hpp).
+bool is_quantity(const std::string& s) { return runtime::is_quantity(s); }
 
 bool is_dns1123_label(const std::string& s) {
   static const std::regex re(R"(^[a-z0-9]([-a-z0-9]*[a-z0-9])?$)");
@@ -48,11 +45,7 @@ bool is_env_name(const std::string& s) {
   return std::regex_match(s, re);
 }
 
-// Durations as the launcher reads them: 0, or digits followed by s, m, h or d.
-bool is_duration(const std::string& s) {
-  static const std::regex re(R"(^(0|[0-9]+[smhd])$)");
-  return std::regex_match(s, re);
-}
+bool is_duration(const std::string& s) { return runtime::parse_duration(s).has_value(); }
 
 /// The role of one replica type in the job.
 struct Role {
@@ -232,7 +225,10 @@ class Builder {
     std::string claim, path;
   };
   std::vector<DataEntry> data_;  // the manifest's data volumes
-  std::string data_input;        // non-empty: the data list is bound
+  std::string data_input;        // non-empty: the data list is bound (names, comma-separated)
+  std::vector<std::pair<std::string, std::string>> literal_values_;  // `--value NAME=TEXT` of literals
+  std::string env_map_input_, node_selector_input_, tolerations_input_, gpu_resource_input_;
+  std::string metric_list_input_;
   struct EnvVar {
     std::string name;
     Scalar value;
@@ -275,18 +271,11 @@ bool Builder::read_arguments() {
       {"success_policy", ""},     {"timeout", ""},            {"pending_timeout", ""},
       {"tensorboard", ""},
   };
-  // Arguments that must be literals: they shape the job or the launcher's command line.
-  const std::set<std::string> literal_only = {"chief",          "gpu_resource", "clean_pod_policy",
-                                              "success_policy", "timeout",      "pending_timeout",
-                                              "tensorboard"};
+  // Any of them may be a run-time value: the launcher applies the same rules to it
+  // (runtime/job_render.hpp) and reshapes the job (a role count of 0 removes the role).
   for (const auto& spec : specs) {
     const ir::Value* v = arg(spec.name);
     if (!v) continue;
-    if (literal_only.count(spec.name) && !v->is_literal()) {
-      error(*v, "argument " + op_arg(spec.name) +
-                    " must be a literal: it decides the shape of the job, not a value in it");
-      continue;
-    }
     auto s = scalar(spec.name, *v, spec.placeholder);
     if (!s) continue;
     scalars_[spec.name] = *s;
@@ -311,18 +300,6 @@ bool Builder::read_arguments() {
   if (const Scalar* s = get("chief"); s && s->value.is_number_integer() && s->value.get<long>() > 1)
     error(*arg("chief"), "argument " + op_arg("chief") + " must be 0 or 1, got " +
                              std::to_string(s->value.get<long>()));
-  // A run-time count of an optional role would have to be at least 1 (the role exists in
-  // the manifest), and 0 is a valid parameter value: so the count must be a literal.
-  // (A parameter constrained to at least 1 is fine: the role always exists.)
-  for (const char* role : {"ps", "evaluator"})
-    if (const Scalar* s = get(role); s && !s->input.empty()) {
-      const ir::Ref* r = ir::whole_ref(*arg(role));
-      const ir::Param* p = r ? param_of(*r) : nullptr;
-      if (!p || !p->constraint.min || *p->constraint.min < 1)
-        error(*arg(role), "argument " + op_arg(role) +
-                              " must be a literal or a parameter constrained to at least 1 " +
-                              "(e.g. 'in 1..8'): with 0 the job has no such replicas");
-    }
   // A bound worker count must be >= 1 at run time: the launcher checks it (replicas).
   for (const char* q : {"cpu_limit", "memory_limit", "ps_cpu_limit", "ps_memory_limit",
                         "launcher_cpu", "launcher_memory"})
@@ -331,21 +308,21 @@ bool Builder::read_arguments() {
     error(*arg("image"), "argument " + op_arg("image") + " must not be empty");
   if (const Scalar* s = get("clean_pod_policy")) {
     std::string p = ir::literal_text(s->value);
-    if (!p.empty() && p != "None" && p != "Running" && p != "All")
+    if (!p.empty() && !runtime::is_clean_pod_policy(p))
       error(*arg("clean_pod_policy"), "argument " + op_arg("clean_pod_policy") +
                                           " must be 'None', 'Running' or 'All', got '" + p + "'");
   }
   if (const Scalar* s = get("success_policy")) {
     std::string p = ir::literal_text(s->value);
-    if (!p.empty() && p != "AllWorkers")
+    if (!runtime::is_success_policy(p))
       error(*arg("success_policy"),
             "argument " + op_arg("success_policy") + " must be \"\" or 'AllWorkers', got '" + p +
                 "'");
   }
+  if (const Scalar* s = get("gpu_resource"); s && !s->input.empty()) gpu_resource_input_ = s->input;
   if (const Scalar* s = get("gpu_resource")) {
     std::string r = ir::literal_text(s->value);
-    static const std::regex re(R"(^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$)");
-    if (!r.empty() && !std::regex_match(r, re))
+    if (!r.empty() && !runtime::is_resource_name(r))
       error(*arg("gpu_resource"), "argument " + op_arg("gpu_resource") +
                                       " must be a resource name such as 'amd.com/gpu', got '" +
                                       r + "'");
@@ -419,11 +396,23 @@ bool Builder::read_data() {
     return true;
   }
   if (v->kind == ir::Value::Kind::List) {
-    // A JSON list built around run-time values could gain entries from a value holding
-    // `","`: several volumes known only at run time come from one list<string> parameter.
-    error(*v, "argument " + op_arg("data") + " mixes several entries with run-time values; " +
-                  "use literal entries, a single value, or one list<string> parameter");
-    return false;
+    // Several entries, some known only at run time: each is a value of its own (a literal
+    // one too), and the launcher builds the list from them, so no value can add entries.
+    std::string names;
+    for (const ir::Value& item : v->items) {
+      std::string name;
+      if (item.kind == ir::Value::Kind::Literal) {
+        name = "data_entry";  // a value of its own, unique among the inputs' names
+        for (int n = 2; used_inputs_.count(name); ++n) name = "data_entry_" + std::to_string(n);
+        used_inputs_.insert(name);
+        literal_values_.emplace_back(name, ir::literal_text(item.literal));
+      } else {
+        name = input_for("data", item);
+      }
+      names += (names.empty() ? "" : ",") + name;
+    }
+    data_input = names;
+    return true;
   }
   data_input = input_for("data", *v);
   return true;
@@ -475,6 +464,9 @@ bool Builder::read_env() {
       }
   } else if (v->kind == ir::Value::Kind::Map) {
     for (const auto& [k, val] : v->entries) add(k, val);
+  } else if (ir::whole_ref(*v) && v->type.kind == ir::TypeKind::Map) {
+    // A map<string> value: the launcher adds its variables, with the same name rules.
+    env_map_input_ = input_for("env", *v);
   } else {
     error(*v, "argument " + op_arg("env") + " must list its variables ({NAME: value, ...})");
   }
@@ -579,47 +571,31 @@ bool Builder::read_node_placement() {
       for (const auto& [k, val] : v->literal.items()) node_selector_[k] = ir::literal_text(val);
     } else if (v->kind == ir::Value::Kind::Map) {
       for (const auto& [k, val] : v->entries) add(k, val);
+    } else if (ir::whole_ref(*v) && v->type.kind == ir::TypeKind::Map) {
+      node_selector_input_ = input_for("node_selector", *v);
     } else if (v->kind != ir::Value::Kind::Literal) {
       error(*v, "argument " + op_arg("node_selector") + " must list its labels ({key: value})");
     }
   }
   if (const ir::Value* v = arg("tolerations")) {
     if (!v->is_literal()) {
-      error(*v, "argument " + op_arg("tolerations") + " must be a literal list");
+      // A list<string> value: the launcher reads it with the same rule.
+      if (ir::whole_ref(*v)) {
+        tolerations_input_ = input_for("tolerations", *v);
+        return ok_;
+      }
+      error(*v, "argument " + op_arg("tolerations") + " must be a list of strings or a list<string> parameter");
       return false;
     }
     for (const auto& item : v->literal) {
-      // `key[=value][:Effect]`, or `*` for every taint.
       std::string t = item.is_string() ? item.get<std::string>() : "";
-      Json tol = Json::object();
-      std::string effect;
-      if (auto colon = t.rfind(':'); colon != std::string::npos) {
-        effect = t.substr(colon + 1);
-        t = t.substr(0, colon);
-      }
-      if (!effect.empty() && effect != "NoSchedule" && effect != "PreferNoSchedule" &&
-          effect != "NoExecute") {
-        error(*v, "toleration '" + item.get<std::string>() + "' of " + step_.op +
-                      ": the effect must be NoSchedule, PreferNoSchedule or NoExecute");
+      auto tol = runtime::toleration_json(t);
+      if (!tol) {
+        error(*v, "toleration '" + t + "' of " + step_.op +
+                      " must be 'key[=value][:Effect]' or '*' (Effect NoSchedule, PreferNoSchedule or NoExecute)");
         continue;
       }
-      if (t == "*") {
-        tol["operator"] = "Exists";
-      } else if (auto eq = t.find('='); eq != std::string::npos) {
-        tol["key"] = t.substr(0, eq);
-        tol["operator"] = "Equal";
-        tol["value"] = t.substr(eq + 1);
-      } else {
-        tol["key"] = t;
-        tol["operator"] = "Exists";
-      }
-      if (tol.contains("key") && tol["key"].get<std::string>().empty()) {
-        error(*v, "toleration '" + item.get<std::string>() + "' of " + step_.op +
-                      " must be 'key[=value][:Effect]' or '*'");
-        continue;
-      }
-      if (!effect.empty()) tol["effect"] = effect;
-      tolerations_.push_back(tol);
+      tolerations_.push_back(Json::parse(*tol));
     }
   }
   return ok_;
@@ -676,9 +652,22 @@ bool Builder::read_metrics() {
                         " cannot interpolate values into a string; pass a parameter or a "
                         "literal");
     }
+  } else if (ir::whole_ref(*v)) {
+    // A list<string> value: the launcher checks each spec by the same rules.
+    if (auto def = ref_default(*ir::whole_ref(*v)); def && def->is_array()) {
+      count += def->size();
+      for (const auto& item : *def)
+        if (item.is_string() && !metric_name_reportable(split_metric_spec(item.get<std::string>()).name))
+          diags_.warning(where(*v), "the default '" + item.get<std::string>() + "' of '" +
+                                        ir::whole_ref(*v)->name + "' cannot be reported as a metric: " +
+                                        kMetricNameRule + "; a run that keeps it fails");
+    }
+    metric_list_input_ = input_for("metrics", *v);
+    metric_args_.push_back("--metric-list-value");
+    metric_args_.push_back(metric_list_input_);
+    call_.writes_metrics = true;
   } else {
-    error(*v, "argument " + op_arg("metrics") +
-                  " must list the metric names (a list parameter is not supported)");
+    error(*v, "argument " + op_arg("metrics") + " must list the metric names or be a list<string> parameter");
   }
   if (count > kMaxMetrics)
     error(*v, "a step reports at most " + std::to_string(kMaxMetrics) + " metrics, " +
@@ -743,7 +732,7 @@ Json Builder::container(const Role& role, const std::string& base) {
   if (role.gpus) {
     std::string vendor = "nvidia.com/gpu";
     if (auto it = scalars_.find("gpu_resource");
-        it != scalars_.end() && !ir::literal_text(it->second.value).empty())
+        it != scalars_.end() && it->second.input.empty() && !ir::literal_text(it->second.value).empty())
       vendor = ir::literal_text(it->second.value);
     limit("gpus", vendor, "quantity");
   }
@@ -764,7 +753,11 @@ Json Builder::replica(const Role& role, const std::string& base) {
     const Scalar& s = scalars_[role.count_arg];
     replicas = s.value.is_number_integer() ? s.value.get<long>() : 1;
     if (replicas < 1) replicas = 1;  // a bound count: the placeholder must be valid
-    if (!s.input.empty()) bind(base + "/replicas", s.input, "int");
+    // A TFJob's roles are optional: the launcher removes one whose count is 0 (and checks
+    // that a chief or a worker is left). Other jobs' workers are at least 1.
+    if (!s.input.empty())
+      bind(step_.kind == ir::OpKind::TfJob ? base : base + "/replicas", s.input,
+           step_.kind == ir::OpKind::TfJob ? "count" : "int");
   }
   r["replicas"] = replicas;
   bool retried = false;
@@ -832,7 +825,10 @@ bool Builder::run() {
   read_sync();
   read_node_placement();
   read_metrics();
-  if (const ir::Value* v = arg("tensorboard"); v && v->is_literal()) {
+  if (const ir::Value* v = arg("tensorboard"); v && !v->is_literal()) {
+    // Known at run time: the launcher checks that it lies inside a data volume ("" = none).
+    call_.writes_ui_metadata = true;
+  } else if (v && v->is_literal()) {
     std::string path = ir::literal_text(v->literal);
     if (!path.empty()) {
       bool inside = data_input.empty() ? false : true;  // bound data: the launcher checks
@@ -897,7 +893,7 @@ bool Builder::run() {
     case ir::OpKind::TfJob: {
       if (count_of("chief") > 0)
         replicas["Chief"] = replica({"Chief", "image", true, true, "cpu_limit", "memory_limit",
-                                     nullptr},
+                                     "chief"},
                                     base + "Chief");
       if (count_of("ps") > 0)
         replicas["PS"] = replica({"PS", "ps_image", true, false, "ps_cpu_limit",
@@ -916,7 +912,8 @@ bool Builder::run() {
         return false;
       }
       if (auto it = scalars_.find("success_policy");
-          it != scalars_.end() && !ir::literal_text(it->second.value).empty())
+          it != scalars_.end() && !ir::literal_text(it->second.value).empty() &&
+          runtime::is_success_policy(ir::literal_text(it->second.value)))
         spec["successPolicy"] = ir::literal_text(it->second.value);
       break;
     }
@@ -937,6 +934,11 @@ bool Builder::run() {
   }
   spec[rs] = replicas;
   if (!data_input.empty()) bind("/spec/" + rs, data_input, "data");
+  // Maps and lists known only at run time, applied to every replica by the launcher.
+  if (!env_map_input_.empty()) bind("/spec/" + rs, env_map_input_, "env-map");
+  if (!node_selector_input_.empty()) bind("/spec/" + rs, node_selector_input_, "node-selector");
+  if (!tolerations_input_.empty()) bind("/spec/" + rs, tolerations_input_, "tolerations");
+  if (!gpu_resource_input_.empty()) bind("/spec/" + rs, gpu_resource_input_, "gpu-resource");
 
   Json run_policy = Json::object();
   std::string policy = "Running";  // pods of a finished job (ps, MPI workers) are stopped
@@ -944,6 +946,10 @@ bool Builder::run() {
       it != scalars_.end() && !ir::literal_text(it->second.value).empty())
     policy = ir::literal_text(it->second.value);
   run_policy["cleanPodPolicy"] = policy;
+  if (auto it = scalars_.find("clean_pod_policy"); it != scalars_.end() && !it->second.input.empty())
+    bind("/spec/runPolicy/cleanPodPolicy", it->second.input, "clean-pod-policy");
+  if (auto it = scalars_.find("success_policy"); it != scalars_.end() && !it->second.input.empty())
+    bind("/spec", it->second.input, "success-policy");
   if (auto it = scalars_.find("retries"); it != scalars_.end()) {
     run_policy["backoffLimit"] =
         it->second.value.is_number_integer() ? it->second.value.get<long>() : 0;
@@ -964,17 +970,28 @@ bool Builder::run() {
     a.push_back("--value");
     a.push_back(input + "={{inputs.parameters." + input + "}}");
   }
+  for (const auto& [name, text] : literal_values_) {
+    a.push_back("--value");
+    a.push_back(name + "=" + text);
+  }
   a.insert(a.end(), metric_args_.begin(), metric_args_.end());
   if (!tensorboard_.empty()) {
     a.push_back("--tensorboard");
     a.push_back(tensorboard_);
   }
-  for (auto [arg_name, flag] : {std::pair{"pending_timeout", "--pending-timeout"},
+  // Launcher options from run-time values: one whole argv word each, checked by the
+  // launcher ("" means none).
+  for (auto [arg_name, flag] : {std::pair{"tensorboard", "--tensorboard"},
+                                std::pair{"pending_timeout", "--pending-timeout"},
                                 std::pair{"timeout", "--running-timeout"}})
-    if (auto it = scalars_.find(arg_name);
-        it != scalars_.end() && !ir::literal_text(it->second.value).empty()) {
-      a.push_back(flag);
-      a.push_back(ir::literal_text(it->second.value));
+    if (auto it = scalars_.find(arg_name); it != scalars_.end()) {
+      if (!it->second.input.empty()) {
+        a.push_back(flag);
+        a.push_back("{{inputs.parameters." + it->second.input + "}}");
+      } else if (std::string_view(arg_name) != "tensorboard" && !ir::literal_text(it->second.value).empty()) {
+        a.push_back(flag);
+        a.push_back(ir::literal_text(it->second.value));
+      }
     }
   a.push_back("--workflow-name");
   a.push_back("{{workflow.name}}");

@@ -109,6 +109,9 @@ inline runtime::RenderResult render(const emit::kubeflow::LauncherCall& call,
   CallParts p = parts_of(call);
   std::vector<std::string> value_args;
   for (const auto& [k, v] : values) value_args.push_back(k + "=" + v);
+  // Values the compiler wrote as literals (`--value data_1=claim:/path`) go as they are.
+  for (const auto& v : p.values)
+    if (v.find("{{inputs.parameters.") == std::string::npos) value_args.push_back(v);
   return runtime::render_job_from_args(p.manifest_text, p.binds, value_args);
 }
 
