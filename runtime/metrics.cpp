@@ -99,9 +99,8 @@ std::string sanitize_metric_name(std::string_view name) {
   return out;
 }
 
-std::optional<MetricSpec> parse_metric_spec(std::string_view spec, std::string& error) {
+MetricSpec split_metric_spec(std::string_view spec) {
   MetricSpec m;
-  // The name may itself hold ':' (rare); options are the trailing known words.
   std::string_view rest = spec;
   for (int i = 0; i < 2; ++i) {
     auto colon = rest.rfind(':');
@@ -120,14 +119,27 @@ std::optional<MetricSpec> parse_metric_spec(std::string_view spec, std::string& 
   }
   m.name = std::string(rest);
   m.reported = sanitize_metric_name(m.name);
+  return m;
+}
+
+bool metric_name_reportable(std::string_view name) {
   // A character that ends a name in the log (kBoundary) can never be inside a name the
-  // scraper finds, so such a name is an error rather than a metric that never appears.
-  bool has_boundary = std::any_of(m.name.begin(), m.name.end(),
-                                  [](char c) { return kBoundary[static_cast<unsigned char>(c)]; });
-  if (m.name.empty() || has_boundary || m.reported.empty()) {
+  // scraper finds, so such a name is an error rather than a metric that never appears;
+  // single spaces between words are matched as a whole (MetricScraper::candidate).
+  if (name.empty() || name.front() == ' ' || name.back() == ' ' || name.find("  ") != std::string_view::npos)
+    return false;
+  bool has_boundary = std::any_of(name.begin(), name.end(), [](char c) {
+    return c != ' ' && kBoundary[static_cast<unsigned char>(c)];
+  });
+  return !has_boundary && !sanitize_metric_name(name).empty();
+}
+
+std::optional<MetricSpec> parse_metric_spec(std::string_view spec, std::string& error) {
+  MetricSpec m = split_metric_spec(spec);
+  if (!metric_name_reportable(m.name)) {
     error = fmt::format(
-        "metric '{}' cannot be reported: a name needs a letter and none of space, = : , ; "
-        "( [ {{ \" ' |, which end a name in the log (expected "
+        "metric '{}' cannot be reported: a name needs a letter and none of tab, = : , ; "
+        "( [ {{ \" ' |, which end a name in the log, and spaces only between words (expected "
         "NAME[:RAW|PERCENTAGE][:last|max|min], e.g. images/sec:RAW:max)",
         spec);
     return std::nullopt;
@@ -156,6 +168,7 @@ MetricScraper::MetricScraper(std::vector<MetricSpec> specs)
       for (unsigned b = 0; b < 256; ++b)
         if (kBoundary[b]) mark(static_cast<unsigned char>(b), static_cast<unsigned char>(name[0]));
     }
+    if (name.find(' ') != std::string::npos) spaced_.insert(spaced_.begin(), i);
     auto& head = first_[std::min<std::size_t>(name.size(), 63) * 256 + static_cast<unsigned char>(name[0])];
     next_[i] = head;
     head = i;
@@ -184,18 +197,29 @@ void MetricScraper::candidate(const char* begin, const char* sep, const char* en
   const char* name_begin = name_end;
   while (name_begin > limit && !kBoundary[static_cast<unsigned char>(name_begin[-1])]) --name_begin;
   auto len = static_cast<std::size_t>(name_end - name_begin);
-  if (len == 0 || len > max_length_) return;
-  if (len < 64 && !((length_mask_ >> len) & 1)) return;
   std::size_t index = kNone;
-  for (auto i = first_[std::min<std::size_t>(len, 63) * 256 + static_cast<unsigned char>(*name_begin)];
-       i != kNone; i = next_[i]) {
-    const auto& name = specs_[i].name;
-    if (name.size() == len && name.back() == name_end[-1] &&
-        std::memcmp(name.data(), name_begin, len) == 0) {
-      index = i;
+  // Names with spaces (`Final Cost: 0.53`) span several tokens: compared whole first (the
+  // longer name wins over its last word), and must start a token themselves.
+  for (std::size_t k = 0; k < spaced_.size(); ++k) {
+    const auto& name = specs_[spaced_[k]].name;
+    auto n = name.size();
+    if (static_cast<std::size_t>(name_end - begin) < n || std::memcmp(name_end - n, name.data(), n) != 0) continue;
+    const char* start = name_end - n;
+    if (start == begin || kBoundary[static_cast<unsigned char>(start[-1])]) {
+      index = spaced_[k];
       break;
     }
   }
+  if (index == kNone && len > 0 && len <= max_length_ && (len >= 64 || ((length_mask_ >> len) & 1)))
+    for (auto i = first_[std::min<std::size_t>(len, 63) * 256 + static_cast<unsigned char>(*name_begin)];
+         i != kNone; i = next_[i]) {
+      const auto& name = specs_[i].name;
+      if (name.size() == len && name.back() == name_end[-1] &&
+          std::memcmp(name.data(), name_begin, len) == 0) {
+        index = i;
+        break;
+      }
+    }
   if (index == kNone) return;
   const char* p = sep + 1;
   while (p < end && (*p == ' ' || *p == '\t')) ++p;

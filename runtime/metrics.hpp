@@ -26,6 +26,16 @@ struct MetricSpec {
 /// Returns "" when no letter is left.
 [[nodiscard]] std::string sanitize_metric_name(std::string_view name);
 
+/// Splits a spec `NAME[:RAW|PERCENTAGE][:last|max|min]` without checking the name: the
+/// options are the trailing known words, so the name may hold spaces (`Final Cost:min`)
+/// and even ':' (which then makes it unreportable).
+[[nodiscard]] MetricSpec split_metric_spec(std::string_view spec);
+
+/// Whether a log name can be found and reported: it has a letter, holds none of the
+/// characters that end a name in a log line (tab, `= : , ; ( [ {`, quotes, `|`), and a
+/// space only between words (`Final Cost`; not leading, trailing or doubled).
+[[nodiscard]] bool metric_name_reportable(std::string_view name);
+
 /// Parses a metric spec. Returns nullopt and sets `error` when malformed.
 [[nodiscard]] std::optional<MetricSpec> parse_metric_spec(std::string_view spec,
                                                           std::string& error);
@@ -69,6 +79,7 @@ class MetricScraper {
   std::uint64_t length_mask_ = 0;  // bit n set: some name has length n (n < 64)
   std::size_t max_length_ = 0;     // of the names
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> spaced_;  // specs whose name holds a space, in spec order
   std::vector<std::size_t> first_;  // [min(length, 63) * 256 + first byte] -> spec index
   std::vector<std::size_t> next_;   // the next spec with the same key
   std::array<bool, 256> last_char_{};  // bytes that end some name

@@ -651,7 +651,7 @@ TEST_F(RuntimeLauncher, MetricChosenByAValue) {
   auto r = run(bad);
   EXPECT_EQ(r.code, kExitBadArguments);
   EXPECT_NE(r.err.find("error: value 'metric': metric '42' cannot be reported"), std::string::npos) << r.err;
-  bad.value_args = {"metric=top-1 acc"};
+  bad.value_args = {"metric=top-1  acc"};  // two spaces: no name the scraper finds
   r = run(bad);
   EXPECT_EQ(r.code, kExitBadArguments);
   o.value_args = {"metric=top-1/acc:PERCENTAGE:max"};

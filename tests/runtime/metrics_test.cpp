@@ -48,10 +48,18 @@ TEST(RuntimeMetrics, ParsesSpecs) {
   EXPECT_EQ(m->format, "RAW");
   EXPECT_EQ(m->aggregation, Aggregation::Min);
   EXPECT_FALSE(parse_metric_spec("", error));
-  EXPECT_FALSE(parse_metric_spec("a b", error));
+  // Spaces between words are part of the name (seed 003's `Final Cost: 0.53`); the
+  // options are still the trailing known words.
+  m = parse_metric_spec("Final Cost:PERCENTAGE:min", error);
+  ASSERT_TRUE(m) << error;
+  EXPECT_EQ(m->name, "Final Cost");
+  EXPECT_EQ(m->reported, "Final-Cost");
+  EXPECT_EQ(m->aggregation, Aggregation::Min);
+  for (const char* bad : {" lead", "trail ", "two  spaces", "a\tb"}) EXPECT_FALSE(parse_metric_spec(bad, error)) << bad;
+  EXPECT_FALSE(parse_metric_spec("a:b", error));
   EXPECT_EQ(error,
-            "metric 'a b' cannot be reported: a name needs a letter and none of space, = : , ; "
-            "( [ { \" ' |, which end a name in the log (expected "
+            "metric 'a:b' cannot be reported: a name needs a letter and none of tab, = : , ; "
+            "( [ { \" ' |, which end a name in the log, and spaces only between words (expected "
             "NAME[:RAW|PERCENTAGE][:last|max|min], e.g. images/sec:RAW:max)");
   // Each character that ends a name in a log line: such a name could never be found.
   for (const char* bad : {"a=b", "val:acc", "val:acc:max", "top,1", "a;b", "f(x)", "a[0]",
@@ -67,6 +75,30 @@ TEST(RuntimeMetrics, ParsesSpecs) {
   EXPECT_EQ(s.value(1), 2.0);
   EXPECT_EQ(s.value(2), 3.0);
   EXPECT_EQ(s.value(3), 4.0);
+}
+
+// Seed 003's job prints `Test-Accuracy: 0.89` and `Final Cost: 0.5333`.
+TEST(RuntimeMetrics, NamesWithSpacesAreFoundWhole) {
+  std::string error;
+  std::vector<MetricSpec> specs;
+  for (const char* spec : {"Test-Accuracy", "Final Cost:min", "Cost"}) {
+    auto m = parse_metric_spec(spec, error);
+    ASSERT_TRUE(m) << error;
+    specs.push_back(*m);
+  }
+  MetricScraper s(specs);
+  s.feed("Epoch 1 Final Cost: 0.7 Test-Accuracy: 0.5\n");
+  s.feed("Epoch 2 Final Cost: 0.5333, Test-Accuracy: 0.89\n");
+  s.feed("Total Cost: 9\n");        // not `Final Cost`; `Cost` is its own token here
+  s.feed("xFinal Cost: 0.1\n");     // does not start a token: not `Final Cost`, but `Cost`
+  EXPECT_EQ(s.value(2), 0.1);
+  s.feed("Final  Cost: 0.2\n");     // two spaces: not `Final Cost`, but `Cost`
+  EXPECT_EQ(s.value(0), 0.89);
+  EXPECT_EQ(s.value(1), 0.5333);
+  EXPECT_EQ(s.value(2), 0.2);
+  EXPECT_EQ(s.metrics_json(),
+            R"({"metrics":[{"format":"RAW","name":"Test-Accuracy","numberValue":0.89},)"
+            R"({"format":"RAW","name":"Final-Cost","numberValue":0.5333},{"format":"RAW","name":"Cost","numberValue":0.2}]})" "\n");
 }
 
 TEST(RuntimeMetrics, ReadsSignsExponentsBothSeparatorsAndNonPositiveValues) {

@@ -4,6 +4,7 @@
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "compiler/emit/shell/shell_script.hpp"
 #include "runtime/job_render.hpp"
+#include "runtime/metrics.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -29,8 +30,8 @@ constexpr std::size_t kMaxMetrics = 50;
 // "Metrics"): it needs a letter, and none of the characters that end a name in a log line
 // (runtime/metrics.cpp, kBoundary), since a name holding one could never be found.
 constexpr const char* kMetricNameRule =
-    "a name needs a letter and none of space, = : , ; ( [ { \" ' |, which end a name in the "
-    "log (expected NAME[:RAW|PERCENTAGE][:last|max|min])";
+    "a name needs a letter and none of tab, = : , ; ( [ { \" ' |, which end a name in the "
+    "log, and spaces only between words (expected NAME[:RAW|PERCENTAGE][:last|max|min])";
 
 // Quantities and durations: the launcher's own rules (runtime/job_render.hpp).
 bool is_quantity(const std::string& s) { return runtime::is_quantity(s); }
@@ -1002,47 +1003,21 @@ bool Builder::run() {
 
 }  // namespace
 
-bool metric_name_reportable(std::string_view name) {
-  return !name.empty() && !sanitize_metric_name(name).empty() &&
-         name.find_first_of(std::string_view(" \t\n\r,;([{\"'|:=")) == std::string_view::npos;
-}
+// The metric rules are the launcher's own (runtime/metrics.hpp): one implementation.
+bool metric_name_reportable(std::string_view name) { return runtime::metric_name_reportable(name); }
 
 MetricSpecParts split_metric_spec(std::string_view spec) {
+  runtime::MetricSpec m = runtime::split_metric_spec(spec);
   MetricSpecParts parts;
-  std::string_view rest = spec;
-  for (int i = 0; i < 2; ++i) {
-    auto colon = rest.rfind(':');
-    if (colon == std::string_view::npos) break;
-    std::string_view word = rest.substr(colon + 1);
-    if (word == "RAW" || word == "PERCENTAGE")
-      parts.format = std::string(word);
-    else if (word == "last" || word == "max" || word == "min")
-      parts.aggregation = std::string(word);
-    else
-      break;
-    rest = rest.substr(0, colon);
-  }
-  parts.name = std::string(rest);
+  parts.name = m.name;
+  parts.format = m.format;
+  parts.aggregation = m.aggregation == runtime::Aggregation::Max   ? "max"
+                      : m.aggregation == runtime::Aggregation::Min ? "min"
+                                                                   : "last";
   return parts;
 }
 
-std::string sanitize_metric_name(std::string_view name) {
-  std::string out;
-  bool in_run = false;
-  for (char c : name) {
-    if (out.empty() && !is_alpha(c)) continue;
-    if (is_alnum(c) || c == '-' || c == '_') {
-      out.push_back(c);
-      in_run = false;
-    } else if (!in_run) {
-      out.push_back('-');
-      in_run = true;
-    }
-  }
-  if (out.size() > 64) out.resize(64);
-  while (!out.empty() && !is_alnum(out.back())) out.pop_back();
-  return out;
-}
+std::string sanitize_metric_name(std::string_view name) { return runtime::sanitize_metric_name(name); }
 
 bool build_launcher_call(const ir::Step& step, const JobOptions& options, LauncherCall& call,
                          Diagnostics& diags) {

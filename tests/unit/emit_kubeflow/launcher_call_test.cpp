@@ -223,10 +223,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "metric '1/2' cannot be reported"},
         BadCase{"MetricCollision",
                 "mpi_job(image: \"i\", command: \"c\", metrics: [\"a/b\", \"a b\"])",
-                "metric 'a b' cannot be reported"},
+                "metrics 'a/b' and 'a b' would both be reported as 'a-b'"},
         BadCase{"MetricColonInName",
                 "mpi_job(image: \"i\", command: \"c\", metrics: [\"val:acc\"])",
-                "metric 'val:acc' cannot be reported: a name needs a letter and none of space, "
+                "metric 'val:acc' cannot be reported: a name needs a letter and none of tab, "
                 "= : , ; ( [ { \" ' |, which end a name in the log"},
         BadCase{"MetricParenInName",
                 "mpi_job(image: \"i\", command: \"c\", metrics: [\"acc(top1):PERCENTAGE\"])",
