@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -30,12 +31,26 @@ void normalize_line_ends(std::string& text) {
 }  // namespace
 
 FileId SourceManager::add(std::string name, std::string text) {
+  // A UTF-8 byte order mark at the start is not part of the program (as for clang,
+  // javac and Python's tokenizer).
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
   normalize_line_ends(text);
   files_.push_back(File{std::move(name), std::move(text), {}});
   return static_cast<FileId>(files_.size() - 1);
 }
 
 FileId SourceManager::load(const std::string& path, std::string& error) {
+  // Only regular files: a directory reads as empty, a device or FIFO may never end.
+  std::error_code ec;
+  auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::is_directory(status)) {
+    error = "it is a directory";
+    return kNoFile;
+  }
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    error = "it is not a regular file";
+    return kNoFile;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = std::strerror(errno);

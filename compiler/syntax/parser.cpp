@@ -66,6 +66,7 @@ bool check_encoding(std::string_view text, FileId file, Diagnostics& diags) {
 // depth before X3 runs, so deep input gets an error instead of overflowing the stack.
 bool check_nesting(std::string_view text, FileId file, Diagnostics& diags) {
   int depth = 0;
+  int open_types = 0;  // `<` of list<...>/map<...> not yet closed
   int not_run = 0;
   std::vector<int> else_if_chain(1, 0);
   std::string_view prev_word;
@@ -121,12 +122,16 @@ bool check_nesting(std::string_view text, FileId file, Diagnostics& diags) {
       prev_word = word;
       continue;
     }
+    // `list<` and `map<` open a level too: the type grammar recurses on them.
+    bool type_open = c == '<' && (prev_word == "list" || prev_word == "map");
     not_run = 0;
     prev_word = {};
-    if (c == '(' || c == '[' || c == '{') {
+    if (c == '(' || c == '[' || c == '{' || type_open) {
       if (++depth > kMaxNesting) return too_deep(i, 1);
       else_if_chain.push_back(0);
-    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      if (type_open) ++open_types;
+    } else if ((c == ')' || c == ']' || c == '}' || (c == '>' && open_types > 0)) && depth > 0) {
+      if (c == '>') --open_types;
       --depth;
       else_if_chain.pop_back();
     }

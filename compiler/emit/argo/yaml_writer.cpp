@@ -136,6 +136,11 @@ void append_double_quoted(std::string& out, std::string_view s) {
       case '\t': out += "\\t"; continue;
       case '\r': out += "\\r"; continue;
       case 0: out += "\\0"; continue;
+      // YAML 1.1 readers (go-yaml v2: Argo, Kubernetes) take these as line breaks. The
+      // \u form, not \N \L \P: every reader decodes it (yaml-cpp gets \N wrong).
+      case 0x85: out += "\\u0085"; continue;
+      case 0x2028: out += "\\u2028"; continue;
+      case 0x2029: out += "\\u2029"; continue;
       default: break;
     }
     if (cp == 0xFFFFFFFFu) {
@@ -279,6 +284,12 @@ ScalarStyle scalar_style(std::string_view text) {
   }
   // Printable ASCII has no tabs, so the separators were all seen above.
   if (ascii) return !awkward && plain_shape(text) ? ScalarStyle::Plain : ScalarStyle::SingleQuoted;
+  // NEL, LS and PS are line breaks to a YAML 1.1 reader, inside any style but double
+  // quotes, where they are written escaped.
+  for (std::size_t i = 0; i < text.size();) {
+    std::uint32_t cp = next_code_point(text, i);
+    if (cp == 0x85 || cp == 0x2028 || cp == 0x2029) return ScalarStyle::DoubleQuoted;
+  }
   if (plain_allowed(text)) return ScalarStyle::Plain;
   if (literal_allowed(text)) return ScalarStyle::Literal;
   for (std::size_t i = 0; i < text.size();) {

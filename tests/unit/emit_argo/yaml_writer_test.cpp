@@ -141,6 +141,17 @@ TEST(YamlWriter, ControlCharactersAndUnicode) {
   EXPECT_EQ(scalar(std::string("a\0b", 3)), "\"a\\0b\"");
 }
 
+// NEL, LS and PS are line breaks to YAML 1.1 readers (go-yaml v2, which Argo and
+// Kubernetes use): never written raw, in any style.
+TEST(YamlWriter, UnicodeLineBreaksAreEscaped) {
+  EXPECT_EQ(scalar("a\xc2\x85" "b"), "\"a\\u0085b\"");
+  EXPECT_EQ(scalar("a\xe2\x80\xa8" "b"), "\"a\\u2028b\"");
+  EXPECT_EQ(scalar("a\xe2\x80\xa9" "b"), "\"a\\u2029b\"");
+  EXPECT_EQ(scalar("line one\nline\xe2\x80\xa8two\n"), "\"line one\\nline\\u2028two\\n\"");
+  for (const char* s : {"a\xc2\x85" "b", "x\xe2\x80\xa8", "\xe2\x80\xa9", "caf\xc3\xa9 \xe2\x80\xa8 \xc2\x85"})
+    EXPECT_TRUE(round_trips(Json{{"v", s}})) << s;
+}
+
 TEST(YamlWriter, HostileParameterTextStaysOneString) {
   // inject-check's value: quotes, $(...), backticks, a newline, {{...}} and a fake key.
   std::string hostile = "PWN'\"`$(touch /tmp/pwned)`;\n- injected: {{x}}\n  key: v";
