@@ -810,7 +810,7 @@ class Checker {
       const StepEntry* after = find_step(a.name);
       if (!after) {
         diags_.error(a.range, fmt::format("unknown step '{}' in 'after'", a.name));
-        suggest(a.range, a.name, step_names());
+        if (suggesting()) suggest(a.range, a.name, step_names());
         continue;
       }
       if (check_reach(*after, a.range, false)) uses.push_back(id_of(*after));
@@ -1152,6 +1152,7 @@ class Checker {
       return ref;
     }
     diags_.error(head.range, fmt::format("unknown name '{}'", head.name));
+    if (!suggesting()) return std::nullopt;  // the list of every name is O(steps)
     std::vector<std::string> names;
     for (const auto& v : loop_vars_) names.push_back(v.name);
     for (const auto& [name, type] : param_types_) names.push_back(name);
@@ -1305,7 +1306,12 @@ class Checker {
     return false;
   }
 
+  // Whether a did-you-mean note would still be shown: past the error limit nothing is,
+  // and building the candidates for each of thousands of errors made reporting quadratic.
+  bool suggesting() const { return diags_.error_count() <= Diagnostics::kMaxErrors; }
+
   bool suggest(SourceRange at, const std::string& word, const std::vector<std::string>& names) {
+    if (!suggesting()) return false;
     std::string near = spellcheck(word, names);
     if (near.empty()) return false;
     diags_.note(SourceRange{at.file, at.begin, at.begin}, fmt::format("did you mean '{}'?", near));
