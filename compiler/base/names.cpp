@@ -29,4 +29,14 @@ bool is_dns1123_label(std::string_view name, std::size_t max_length) {
   return true;
 }
 
+bool is_dns1123_subdomain(std::string_view name) {
+  if (name.empty() || name.size() > 253) return false;
+  while (true) {
+    auto dot = name.find('.');
+    if (!is_dns1123_label(name.substr(0, dot))) return false;
+    if (dot == std::string_view::npos) return true;
+    name.remove_prefix(dot + 1);
+  }
+}
+
 }  // namespace pipec

@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <iterator>
 #include <memory>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "compiler/base/atomic_file.hpp"
+#include "compiler/base/names.hpp"
 #include "compiler/base/source_manager.hpp"
 #include "compiler/driver/compile.hpp"
 #include "compiler/driver/options.hpp"
@@ -32,18 +34,30 @@ struct BuildOptions {
   emit::argo::WriteOptions write;
 };
 
-// `dir/name.pipe` -> `dir/name.tar.gz`.
+// `dir/name.pipe` -> `dir/name.tar.gz`; a program from standard input goes to stdout.
 std::string default_output(const std::string& input) {
+  if (input == "-") return "-";
   std::string base = input;
   if (base.size() > 5 && base.compare(base.size() - 5, 5, ".pipe") == 0) base.resize(base.size() - 5);
   return base + ".tar.gz";
+}
+
+// The program: the file at `input`, or standard input for `-` (named `<stdin>`).
+FileId load_input(SourceManager& sources, const std::string& input, std::string& error) {
+  if (input != "-") return sources.load(input, error);
+  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  if (std::cin.bad()) {
+    error = "cannot read standard input";
+    return kNoFile;
+  }
+  return sources.add("<stdin>", std::move(text));
 }
 
 int run_check(const CheckOptions& options) {
   SourceManager sources;
   Diagnostics diags;
   std::string error;
-  FileId main = sources.load(options.input, error);
+  FileId main = load_input(sources, options.input, error);
   if (main == kNoFile) {
     diags.error({}, fmt::format("cannot read '{}': {}", options.input, error));
   } else if (auto pipeline = compile(sources, main, diags)) {
@@ -67,10 +81,20 @@ int run_build(const BuildOptions& options) {
     return kExitUsage;
   }
 
+  if (options.write.launcher_image.empty()) {
+    std::cerr << "pipec: error: --launcher-image must name an image\n";
+    return kExitUsage;
+  }
+  if (!is_dns1123_subdomain(options.write.service_account)) {
+    std::cerr << fmt::format("pipec: error: --service-account '{}' is not a Kubernetes name "
+                             "(lower-case letters, digits, '-' and '.', at most 253)\n",
+                             options.write.service_account);
+    return kExitUsage;
+  }
   SourceManager sources;
   Diagnostics diags;
   std::string error;
-  FileId main = sources.load(options.input, error);
+  FileId main = load_input(sources, options.input, error);
   std::optional<ir::Pipeline> pipeline;
   std::string yaml;
   if (main == kNoFile) {
@@ -103,7 +127,7 @@ int run_build(const BuildOptions& options) {
 void add_check_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<CheckOptions>();
   CLI::App* cmd = app.add_subcommand("check", "Parse and check a .pipe file; report every error");
-  cmd->add_option("file", options->input, "The .pipe file")->required();
+  cmd->add_option("file", options->input, "The .pipe file, or - for standard input")->required();
   add_common_options(*cmd, options->common);
   cmd->callback([options, &exit_code] { exit_code = run_check(*options); });
 }
@@ -111,7 +135,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
 void add_build_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<BuildOptions>();
   CLI::App* cmd = app.add_subcommand("build", "Compile a .pipe file into a Kubeflow Pipelines package");
-  cmd->add_option("file", options->input, "The .pipe file")->required();
+  cmd->add_option("file", options->input, "The .pipe file, or - for standard input (then -o defaults to -)")->required();
   cmd->add_option("-o,--output", options->output,
                   "Output: .tar.gz/.tgz (default, beside the input), .zip, .yaml, or - for YAML on stdout");
   cmd->add_option("--service-account", options->write.service_account,

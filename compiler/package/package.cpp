@@ -42,7 +42,11 @@ void check(archive* a, int rc, const char* what) {
 
 }  // namespace
 
-bool format_for_path(std::string_view path, Format& format) {
+bool format_for_path(std::string_view path_as_given, Format& format) {
+  // The extension in any case: OUT.YAML, Model.TGZ.
+  std::string lower(path_as_given);
+  for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  std::string_view path = lower;
   if (ends_with(path, ".tar.gz") || ends_with(path, ".tgz")) {
     format = Format::TarGz;
   } else if (ends_with(path, ".zip")) {
