@@ -32,6 +32,7 @@
 #include "compiler/emit/argo/yaml_writer.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "compiler/emit/shell/shell_script.hpp"
+#include "runtime/job_render.hpp"
 
 namespace pipec::emit::argo {
 namespace {
@@ -440,19 +441,42 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   // Resources: requests = limits. Literal quantities go into the container; values known
   // only at run time go through podSpecPatch, built as JSON by Argo's toJson.
   Json limits = Json::object();
-  Json patch_limits = Json::object();
+  // podSpecPatch fields: (the key as JSON text, the value as a toJson tag).
+  std::vector<std::pair<std::string, std::string>> patch_limits;
+  // gpu_vendor: "nvidia" or "amd" (as KFP's set_gpu_limit) mean <vendor>.com/gpu; a name
+  // with '/' is the resource itself. From a value, Argo computes the key the same way.
   std::string vendor = "nvidia.com/gpu";
-  for (const auto& [key, value] : op.resources)
-    if (key == "gpu_vendor" && value.is_literal()) vendor = ir::literal_text(value.literal);
+  std::string vendor_key;  // a run-time key: a toJson tag
+  for (const auto& [key, value] : op.resources) {
+    if (key != "gpu_vendor") continue;
+    if (value.is_literal()) {
+      std::string v = ir::literal_text(value.literal);
+      vendor = v.find('/') == std::string::npos ? v + ".com/gpu" : v;
+      if (!runtime::is_resource_name(vendor))
+        error(value.range, fmt::format("gpu_vendor '{}' gives the resource name '{}', which is not "
+                                       "valid; use \"nvidia\", \"amd\" or a name such as \"intel.com/gpu\"",
+                                       v, vendor));
+    } else {
+      std::string v = expr_value(value, op_scope, nullptr);
+      vendor_key = "{{=toJson(sprig.ternary(" + v + ", " + v + " + '.com/gpu', sprig.contains('/', " + v + ")))}}";
+    }
+  }
   for (const auto& [key, value] : op.resources) {
     if (key == "gpu_vendor") continue;
     std::string field = key == "gpus" ? vendor : key;
-    if (value.is_literal()) {
+    bool runtime_key = key == "gpus" && !vendor_key.empty();
+    if (value.is_literal() && !runtime_key) {
       std::string text = ir::literal_text(value.literal);
       if (key == "gpus" && text == "0") continue;
+      if (key != "gpus" && !runtime::is_quantity(text))
+        error(value.range, fmt::format("resource '{}' must be a Kubernetes quantity (e.g. \"500m\", "
+                                       "2, \"4Gi\"), got '{}'",
+                                       key, text));
       limits[field] = text;
     } else {
-      patch_limits[field] = "{{=toJson(" + expr_value(value, op_scope, nullptr) + ")}}";
+      std::string v = value.is_literal() ? Json(ir::literal_text(value.literal)).dump()
+                                         : "{{=toJson(" + expr_value(value, op_scope, nullptr) + ")}}";
+      patch_limits.emplace_back(runtime_key ? vendor_key : Json(field).dump(), v);
     }
   }
   if (!limits.empty()) {
@@ -463,10 +487,12 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
     // {"containers":[{"name":"main","resources":{"limits":{..},"requests":{..}}}]}, with each
     // value a whole toJson(...) tag: the JSON around the values is fixed text.
     std::string fields;
-    for (const auto& [k, v] : patch_limits.items()) {
+    for (const auto& [k, v] : patch_limits) {
       if (!fields.empty()) fields += ",";
-      fields += Json(k).dump() + ":" + v.get<std::string>();
+      fields += k + ":" + v;
     }
+    // A key that is a tag must not follow the object's `{` directly: `{{{` is no tag.
+    if (fields.compare(0, 2, "{{") == 0) fields.insert(0, " ");
     pod_spec_patch = R"({"containers":[{"name":"main","resources":{"limits":{)" + fields +
                      R"(},"requests":{)" + fields + "}}}]}";
   }

@@ -355,5 +355,31 @@ pipeline p {
   EXPECT_EQ(arg(task, "workers"), "{{workflow.parameters.workers}}");
 }
 
+// gpu_vendor as KFP's set_gpu_limit: "amd" is amd.com/gpu; from a value, Argo computes the
+// same key in the pod patch (no longer dropped), and the patch is valid JSON around tags.
+TEST(WorkflowWriter, GpuVendorFromLiteralAndFromAValue) {
+  auto b = build(R"(
+op lit() {
+  image "busybox"
+  resources {gpu_vendor: "amd", gpus: 2}
+}
+op dyn(v: string) {
+  image "busybox"
+  resources {gpu_vendor: v, gpus: 1}
+}
+pipeline p {
+  param vendor: string = "nvidia"
+  step a = lit()
+  step b = dyn(v: vendor)
+})");
+  ASSERT_TRUE(b.ok) << b.diagnostics;
+  EXPECT_EQ(find_template(b.doc, "lit")["container"]["resources"]["limits"]["amd.com/gpu"].as<std::string>(), "2");
+  auto patch = find_template(b.doc, "dyn")["podSpecPatch"].as<std::string>();
+  EXPECT_NE(patch.find("{\"limits\":{ {{=toJson(sprig.ternary(inputs.parameters['v'], "
+                       "inputs.parameters['v'] + '.com/gpu', sprig.contains('/', inputs.parameters['v'])))}}:\"1\"}"),
+            std::string::npos)
+      << patch;
+}
+
 }  // namespace
 }  // namespace pipec::emit::argo
