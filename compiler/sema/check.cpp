@@ -918,6 +918,12 @@ class Checker {
         }
         auto ref = resolve(part.head, part.field ? &*part.field : nullptr, part.range, ctx);
         if (!ref) {
+          // `${HOME}` meant for the shell: an environment variable's usual spelling.
+          const std::string& n = part.head.name;
+          if (!part.field && std::none_of(n.begin(), n.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
+            diags_.note(part.range, fmt::format("'${{...}}' in a string is a pipec value; to read the "
+                                                "container's own variable write '\\${{{}}}'",
+                                                n));
           ok = false;
           continue;
         }

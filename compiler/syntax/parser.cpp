@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/base/spellcheck.hpp"
 #include "compiler/base/utf8.hpp"
 #include "compiler/syntax/config.hpp"
 #include "compiler/syntax/module.hpp"
@@ -181,7 +182,21 @@ void report_expectation(std::string_view text, FileId file, std::size_t where,
     while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80) ++end;
   }
   if (text[where] == '\n' || text[where] == '\r') end = where;
+  std::string_view word = text.substr(where, end - where);
+  // A keyword where a name belongs (`param in: int`): say so, not only "expected name".
+  if (expected == "name" && grammar::is_keyword(word)) {
+    diags.error(range_in(file, where, end),
+                fmt::format("expected name, but '{}' is a keyword and cannot be a name", word));
+    return;
+  }
   diags.error(range_in(file, where, end), fmt::format("expected {}", expected));
+  // A misspelt statement keyword (`stpe`): the nearest one.
+  if (expected.rfind("statement", 0) == 0 && !word.empty() && is_ident_char(word[0])) {
+    static const std::vector<std::string> kStatements = {"step", "param", "if", "for", "finally",
+                                                         "description"};
+    if (std::string near = spellcheck(word, kStatements); !near.empty())
+      diags.note(range_in(file, where, where), fmt::format("did you mean '{}'?", near));
+  }
 }
 
 //// String decoding ///////////////////////////////////////////////////////

@@ -171,7 +171,7 @@ TEST(Parser, KeywordsAreNotNames) {
   auto out = parse_string("pipeline p {\n  param in: int = 1\n}\n");
   EXPECT_FALSE(out.module);
   EXPECT_EQ(out.diagnostics,
-            "input:2:9: error: expected name\n"
+            "input:2:9: error: expected name, but 'in' is a keyword and cannot be a name\n"
             "  param in: int = 1\n"
             "        ^~\n");
   // A keyword prefix is a name.
@@ -191,7 +191,8 @@ TEST(Parser, ReportsUnknownStatement) {
   EXPECT_EQ(out.diagnostics,
             "input:2:3: error: expected statement or '}'\n"
             "  stpe a = f()\n"
-            "  ^~~~\n");
+            "  ^~~~\n"
+            "input:2:3: note: did you mean 'step'?\n");
 }
 
 TEST(Parser, ReportsMissingCloseParen) {
