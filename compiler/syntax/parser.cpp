@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -155,6 +156,30 @@ std::size_t skip_space_and_comments(std::string_view text, std::size_t i) {
   return i;
 }
 
+// The innermost bracket still open at the end of `text` (strings and comments skipped),
+// for a note at an unexpected end of file.
+std::optional<std::size_t> innermost_unclosed(std::string_view text) {
+  std::vector<std::size_t> open;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '"') {
+      bool triple = text.substr(i, 3) == "\"\"\"";
+      i += triple ? 3 : 1;
+      while (i < text.size() && !(triple ? text.substr(i, 3) == "\"\"\"" : (text[i] == '"' || text[i] == '\n')))
+        i += text[i] == '\\' ? 2 : 1;
+      if (triple) i += 2;
+    } else if (c == '{' || c == '(' || c == '[') {
+      open.push_back(i);
+    } else if ((c == '}' || c == ')' || c == ']') && !open.empty()) {
+      open.pop_back();
+    }
+  }
+  if (open.empty()) return std::nullopt;
+  return open.back();
+}
+
 // X3 names literals "'x'" (chars) or "\"x\"" (strings); diagnostics quote with '.
 std::string describe(const std::string& which) {
   if (which.size() >= 2 && which.front() == '"' && which.back() == '"')
@@ -173,6 +198,11 @@ void report_expectation(std::string_view text, FileId file, std::size_t where,
   if (where >= text.size()) {
     diags.error(range_in(file, text.size(), text.size()),
                 fmt::format("unexpected end of file, expected {}", expected));
+    bool wants_close = expected.find("'}'") != std::string::npos || expected.find("')'") != std::string::npos ||
+                       expected.find("']'") != std::string::npos;
+    if (auto open = wants_close ? innermost_unclosed(text) : std::nullopt)
+      diags.note(range_in(file, *open, *open + 1),
+                 fmt::format("the '{}' opened here is not closed", text[*open]));
     return;
   }
   std::size_t end = where + 1;

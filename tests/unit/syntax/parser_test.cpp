@@ -216,7 +216,10 @@ TEST(Parser, ReportsUnexpectedEndOfFile) {
   EXPECT_EQ(out.diagnostics,
             "input:3:1: error: unexpected end of file, expected statement or '}'\n"
             "\n"
-            "^\n");
+            "^\n"
+            "input:1:12: note: the '{' opened here is not closed\n"
+            "pipeline p {\n"
+            "           ^\n");
 }
 
 TEST(Parser, ReportsBadEscapeAndInterpolation) {
