@@ -167,7 +167,8 @@ class WorkflowWriter {
   void add_template(const std::string& name, const Json& t);
   void add_dag_template(const std::string& name, const std::vector<std::string>& inputs,
                         std::string tasks);
-  const std::string& container_template(const ir::Step& step);
+  std::string container_template(const ir::Step& step);
+  void reserve_names(const std::vector<ir::Node>& nodes);
   std::string launcher_template(const ir::Step& step, kubeflow::LauncherCall& call);
   Json container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch);
 
@@ -188,7 +189,8 @@ class WorkflowWriter {
 
   std::map<std::string, std::string> templates_;  // YAML text by name: written in name order
   std::map<std::string, std::pair<std::string, SourceRange>> template_owner_;
-  std::map<std::string, std::string> op_template_;  // op name -> template name
+  std::map<std::string, int> op_template_count_;  // op name -> templates made for it
+  std::set<std::string> reserved_names_;  // names other templates will take
 };
 
 std::string WorkflowWriter::k8s_name(const std::string& source, SourceRange range,
@@ -500,16 +502,32 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   return c;
 }
 
-const std::string& WorkflowWriter::container_template(const ir::Step& step) {
-  auto it = op_template_.find(step.op);
-  if (it != op_template_.end()) return it->second;
+// Every step's template carries the step's name as `pipelines.kubeflow.org/task_display_name`:
+// the Pipelines UI labels a DAG task with that annotation of its template (else the
+// template's name), so steps sharing an op would all read as the op. An op used by one
+// step keeps one template named after the op; the second and later steps of a shared op
+// get a copy named `<op>-2`, `<op>-3`, ... (skipping every name another template takes).
+std::string WorkflowWriter::container_template(const ir::Step& step) {
   const ir::ContainerOp* op = nullptr;
   for (const auto& o : p_.ops)
     if (o.name == step.op) op = &o;
-  std::string name = k8s_name(step.op, op ? op->range : step.range, "op");
-  claim_template(name, op ? op->range : step.range, "op '" + step.op + "'");
+  int& made = op_template_count_[step.op];
+  std::string base = k8s_name(step.op, op ? op->range : step.range, "op");
+  std::string name = base;
+  if (made == 0) {
+    claim_template(name, op ? op->range : step.range, "op '" + step.op + "'");
+  } else {
+    for (int k = made + 1;; ++k) {
+      std::string suffix = "-" + std::to_string(k);
+      name = base.substr(0, kMaxK8sNameLength - suffix.size()) + suffix;
+      if (!reserved_names_.count(name) && !template_owner_.count(name)) break;
+    }
+    template_owner_.emplace(name, std::make_pair("step '" + step.name + "'", step.range));
+  }
+  ++made;
   Json t = Json::object();
   t["name"] = name;
+  Json annotations = {{"pipelines.kubeflow.org/task_display_name", argo_text(step.name)}};
   if (op) {
     Json inputs = Json::array();
     Json patch = nullptr;
@@ -526,10 +544,11 @@ const std::string& WorkflowWriter::container_template(const ir::Step& step) {
     }
     t["container"] = std::move(container);
     if (!patch.is_null()) t["podSpecPatch"] = std::move(patch);
-    if (!op->doc.empty()) t["metadata"] = {{"annotations", {{"pipec.dev/doc", argo_text(op->doc)}}}};
+    if (!op->doc.empty()) annotations["pipec.dev/doc"] = argo_text(op->doc);
   }
+  t["metadata"] = {{"annotations", std::move(annotations)}};
   add_template(name, t);
-  return op_template_.emplace(step.op, name).first->second;
+  return name;
 }
 
 std::string WorkflowWriter::launcher_template(const ir::Step& step, kubeflow::LauncherCall& call) {
@@ -565,7 +584,8 @@ std::string WorkflowWriter::launcher_template(const ir::Step& step, kubeflow::La
       {"args", call.args},
       {"env", Json::array({{{"name", "POD_UID"},
                             {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.uid"}}}}}}})}};
-  t["metadata"] = {{"labels", {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}}}};
+  t["metadata"] = {{"annotations", {{"pipelines.kubeflow.org/task_display_name", argo_text(step.name)}}},
+                   {"labels", {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}}}};
   add_template(name, t);
   return name;
 }
@@ -731,6 +751,18 @@ std::string WorkflowWriter::parameters_annotation() const {
   return params.dump();
 }
 
+void WorkflowWriter::reserve_names(const std::vector<ir::Node>& nodes) {
+  for (const auto& node : nodes) {
+    if (const auto* st = std::get_if<ir::Step>(&node)) {
+      if (st->kind != ir::OpKind::Container) reserved_names_.insert(to_dns1123(st->name));
+    } else {
+      const auto& loop = std::get<ir::Loop>(node);
+      reserved_names_.insert(loop.name);
+      reserve_names(loop.body);
+    }
+  }
+}
+
 bool WorkflowWriter::run(std::string& out) {
   std::string entry = k8s_name(p_.name, p_.range, "pipeline");
   claim_template(entry, p_.range, "pipeline '" + p_.name + "'");
@@ -739,6 +771,11 @@ bool WorkflowWriter::run(std::string& out) {
     exit_name = entry + "-finally";
     claim_template(exit_name, p_.range, "the 'finally' block of '" + p_.name + "'");
   }
+  reserved_names_.insert(entry);
+  reserved_names_.insert(exit_name);
+  for (const auto& op : p_.ops) reserved_names_.insert(to_dns1123(op.name));
+  reserve_names(p_.dag);
+  reserve_names(p_.exit_handler);
   // Task names: sema has already rejected two steps that give the same name.
   auto top_scope = [](const std::vector<ir::Node>& nodes) {
     Scope s;

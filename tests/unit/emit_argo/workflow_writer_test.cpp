@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -379,6 +380,39 @@ pipeline p {
                        "inputs.parameters['v'] + '.com/gpu', sprig.contains('/', inputs.parameters['v'])))}}:\"1\"}"),
             std::string::npos)
       << patch;
+}
+
+// The Pipelines UI labels a task with its template's task_display_name annotation (else the
+// template's name): steps sharing an op each get a template that names the step.
+TEST(WorkflowWriter, EveryStepNamedInTheUi) {
+  auto b = build(std::string(kEcho) + R"(
+op echo_2(message: string) {
+  image "busybox:1.36"
+  command ["echo", "${message}"]
+}
+pipeline p {
+  step first = echo(message: "a")
+  step second = echo(message: "b")
+  step third = echo(message: "c")
+  step other = echo_2(message: "d")
+})");
+  ASSERT_TRUE(b.ok) << b.diagnostics;
+  auto dag = find_template(b.doc, "p");
+  std::set<std::string> templates;
+  for (const char* step : {"first", "second", "third", "other"}) {
+    auto task = find_task(dag, step);
+    std::string tmpl = task["template"].as<std::string>();
+    templates.insert(tmpl);
+    auto t = find_template(b.doc, tmpl);
+    ASSERT_TRUE(t) << tmpl;
+    EXPECT_EQ(t["metadata"]["annotations"]["pipelines.kubeflow.org/task_display_name"].as<std::string>(), step);
+    EXPECT_EQ(t["container"]["command"][1].as<std::string>(), "{{inputs.parameters.message}}");
+  }
+  EXPECT_EQ(templates.size(), 4u);
+  EXPECT_EQ(find_task(dag, "first")["template"].as<std::string>(), "echo");
+  EXPECT_EQ(find_task(dag, "other")["template"].as<std::string>(), "echo-2");
+  EXPECT_EQ(find_task(dag, "second")["template"].as<std::string>(), "echo-3");
+  EXPECT_EQ(find_task(dag, "third")["template"].as<std::string>(), "echo-4");
 }
 
 }  // namespace
