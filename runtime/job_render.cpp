@@ -111,11 +111,6 @@ bool is_mount_path(std::string_view p) {
 
 std::string json_quote(std::string_view text) { return json(std::string(text)).dump(); }
 
-struct DataEntry {
-  std::string claim;
-  std::string path;
-};
-
 std::optional<std::vector<DataEntry>> parse_data(const std::string& name, std::string_view text,
                                                  std::string& error) {
   std::vector<std::string> items;
@@ -141,25 +136,20 @@ std::optional<std::vector<DataEntry>> parse_data(const std::string& name, std::s
   std::set<std::string> paths;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto& item = items[i];
-    auto colon = item.find(':');
-    DataEntry entry;
-    if (colon != std::string::npos) {
-      entry.claim = item.substr(0, colon);
-      entry.path = item.substr(colon + 1);
-    }
-    if (colon == std::string::npos || !is_dns1123_subdomain(entry.claim) ||
-        !is_mount_path(entry.path)) {
+    auto parsed = parse_data_entry(item);
+    if (!parsed) {
       error = fmt::format(
           "value '{}' entry {} must be pvc-name:/mount/path (a lower-case claim name and an "
           "absolute path without ':' or '..'), got {}",
           name, i + 1, json_quote(item));
       return std::nullopt;
     }
-    if (!paths.insert(entry.path).second) {
-      error = fmt::format("value '{}' entry {} mounts '{}' a second time", name, i + 1, entry.path);
+    if (!paths.insert(parsed->path).second) {
+      error = fmt::format("value '{}' entry {} mounts '{}' a second time", name, i + 1,
+                          parsed->path);
       return std::nullopt;
     }
-    entries.push_back(std::move(entry));
+    entries.push_back(std::move(*parsed));
   }
   return entries;
 }
@@ -501,6 +491,15 @@ bool is_clean_pod_policy(std::string_view text) {
 }
 
 bool is_success_policy(std::string_view text) { return text.empty() || text == "AllWorkers"; }
+
+std::optional<DataEntry> parse_data_entry(std::string_view entry) {
+  auto colon = entry.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  DataEntry out{std::string(entry.substr(0, colon)), std::string(entry.substr(colon + 1))};
+  if (!is_dns1123_subdomain(out.claim) || !is_mount_path(out.path)) return std::nullopt;
+  while (out.path.size() > 1 && out.path.back() == '/') out.path.pop_back();
+  return out;
+}
 
 std::optional<Binding> parse_binding(std::string_view spec, std::string& error) {
   auto colon = spec.rfind(':');

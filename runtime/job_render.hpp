@@ -42,6 +42,15 @@ enum class BindingKind {
 /// "" or "AllWorkers".
 [[nodiscard]] bool is_success_policy(std::string_view text);
 
+/// One `data` entry, `pvc-name:/mount/path`: a DNS-1123 subdomain claim name and an
+/// absolute path without ':', '..' or control characters; trailing '/' are dropped
+/// ("/data/" mounts "/data"). nullopt if malformed.
+struct DataEntry {
+  std::string claim;
+  std::string path;
+};
+[[nodiscard]] std::optional<DataEntry> parse_data_entry(std::string_view entry);
+
 /// One `--bind POINTER=NAME:KIND`: the value NAME replaces what the manifest holds at
 /// the RFC 6901 POINTER. For `data`, POINTER is the replica-spec map
 /// (`/spec/mpiReplicaSpecs`, `/spec/tfReplicaSpecs`, `/spec/pytorchReplicaSpecs`) and NAME

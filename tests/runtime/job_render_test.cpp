@@ -121,8 +121,23 @@ TEST(RuntimeJobRender, RejectsMalformedDataEntries) {
   EXPECT_FALSE(render(bind, {"data=a:/x:ro"}).ok);
   EXPECT_EQ(render(bind, {R"(data=["a:/x", "b:/x"])"}).error,
             "value 'data' entry 2 mounts '/x' a second time");
+  // "/x/" is "/x": the compiler's rule for literal entries, the same function.
+  EXPECT_EQ(render(bind, {R"(data=["a:/x", "b:/x/"])"}).error,
+            "value 'data' entry 2 mounts '/x' a second time");
   EXPECT_EQ(render(bind, {R"(data=[1])"}).error,
             "value 'data' must be a JSON list of strings, got \"[1]\"");
+}
+
+TEST(RuntimeJobRender, OneDataEntryRuleForLiteralsAndValues) {
+  auto e = parse_data_entry("ckpt.store:/ckpt/run/");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->claim, "ckpt.store");
+  EXPECT_EQ(e->path, "/ckpt/run");
+  EXPECT_EQ(parse_data_entry("c:/")->path, "/");
+  for (const char* bad : {"nocolon", ":/x", "Bad:/x", "-a:/x", "a:", "a:x", "a:/x/../y",
+                          "a:/x:ro", "a:/x\ny"})
+    EXPECT_FALSE(parse_data_entry(bad).has_value()) << bad;
+  EXPECT_FALSE(parse_data_entry("a:/x\x01").has_value());
 }
 
 TEST(RuntimeJobRender, ReportsArgumentAndManifestErrors) {

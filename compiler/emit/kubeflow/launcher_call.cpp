@@ -36,11 +36,6 @@ constexpr const char* kMetricNameRule =
 // Quantities and durations: the launcher's own rules (runtime/job_render.hpp).
 bool is_quantity(const std::string& s) { return runtime::is_quantity(s); }
 
-bool is_dns1123_label(const std::string& s) {
-  static const std::regex re(R"(^[a-z0-9]([-a-z0-9]*[a-z0-9])?$)");
-  return s.size() <= 63 && std::regex_match(s, re);
-}
-
 bool is_env_name(const std::string& s) {
   static const std::regex re(R"(^[A-Za-z_][A-Za-z0-9_]*$)");
   return std::regex_match(s, re);
@@ -342,18 +337,16 @@ bool Builder::read_data() {
   const ir::Value* v = arg("data");
   if (!v) return true;
   auto parse_entry = [&](const std::string& entry, const ir::Value& at) -> bool {
-    auto colon = entry.find(':');
-    std::string claim = colon == std::string::npos ? entry : entry.substr(0, colon);
-    std::string path = colon == std::string::npos ? "" : entry.substr(colon + 1);
-    if (colon == std::string::npos || !is_dns1123_label(claim) || path.empty() ||
-        path[0] != '/' || path.find(':') != std::string::npos ||
-        path.find("..") != std::string::npos) {
+    // The launcher's rule for run-time entries (runtime::parse_data_entry).
+    auto parsed = runtime::parse_data_entry(entry);
+    if (!parsed) {
       error(at, "data entry '" + entry + "' of " + step_.op +
-                    " must be 'pvc-name:/mount/path' (a DNS-1123 claim name and an absolute "
-                    "path without ':' or '..')");
+                    " must be 'pvc-name:/mount/path' (a DNS-1123 subdomain claim name and an "
+                    "absolute path without ':' or '..')");
       return false;
     }
-    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    const std::string& claim = parsed->claim;
+    const std::string& path = parsed->path;
     for (const auto& d : data_)
       if (d.path == path) {
         error(at, "data entry '" + entry + "' of " + step_.op + " mounts '" + path +

@@ -187,6 +187,18 @@ TEST(Kubeflow, ParamDefaultsFillTheManifest) {
             p.binds.end());
 }
 
+TEST(Kubeflow, LiteralDataEntriesMeetTheLaunchersRule) {
+  // A claim is a DNS-1123 subdomain for both (the compiler used to ask for a label and
+  // refuse "ckpt.store", which the launcher takes from a value); "/ckpt/" mounts "/ckpt".
+  auto out = build_train(pipeline_with(
+      "", "mpi_job(image: \"i\", command: \"c\", data: [\"ckpt.store:/ckpt/\"])"));
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  auto p = parts_of(out.call);
+  const auto& spec = p.manifest["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"];
+  EXPECT_EQ(spec["volumes"][0]["persistentVolumeClaim"]["claimName"], "ckpt.store");
+  EXPECT_EQ(spec["containers"][0]["volumeMounts"][0]["mountPath"], "/ckpt");
+}
+
 // --- located errors ------------------------------------------------------------------
 
 struct BadCase {
