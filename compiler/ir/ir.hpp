@@ -162,6 +162,10 @@ struct ContainerOp {
   std::vector<std::pair<std::string, Value>> env;
   /// Resource fields: cpu, memory (requests = limits), gpus, gpu_vendor, ... in source order.
   std::vector<std::pair<std::string, Value>> resources;
+  /// `retries N`: Argo retryStrategy limit (policy Always, as KFP v1's set_retry default).
+  std::optional<long long> retries;
+  /// `timeout`: seconds (an int, or "90s", "30m", "2h", "1h30m"): activeDeadlineSeconds.
+  std::optional<long long> timeout_seconds;
   std::string doc;
   SourceRange range;
 };

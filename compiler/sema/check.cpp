@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -107,7 +108,32 @@ struct LoopVar {
   SourceRange range;
 };
 
-const char* const kBodyFields[] = {"image", "command", "args", "env", "resources", "outputs"};
+const char* const kBodyFields[] = {"image",     "command", "args",   "env",
+                                   "resources", "outputs", "retries", "timeout"};
+
+// "90s", "30m", "2h", "1h30m" (units s, m, h, d, each once, largest first) as seconds.
+std::optional<long long> duration_seconds(const std::string& text) {
+  static const std::pair<char, long long> units[] = {{'d', 86400}, {'h', 3600}, {'m', 60}, {'s', 1}};
+  long long total = 0;
+  size_t i = 0, unit = 0;
+  if (text.empty()) return std::nullopt;
+  while (i < text.size()) {
+    size_t start = i;
+    long long n = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      n = n * 10 + (text[i] - '0');
+      if (n > 1000000000LL) return std::nullopt;
+      ++i;
+    }
+    if (i == start || i == text.size()) return std::nullopt;
+    while (unit < 4 && units[unit].first != text[i]) ++unit;
+    if (unit == 4) return std::nullopt;
+    total += n * units[unit].second;
+    ++unit;
+    ++i;
+  }
+  return total;
+}
 const char* const kResourceKeys[] = {"cpu", "memory", "gpus", "gpu_vendor"};
 
 class Checker {
@@ -267,6 +293,28 @@ class Checker {
           }
           return ok;
         });
+      } else if (name == "retries" || name == "timeout") {
+        auto v = value(field.value, Context::Body);
+        if (!v) continue;
+        std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
+        std::optional<long long> n;
+        if (v->is_literal() && v->type.kind == TypeKind::Int && text.size() < 10 &&
+            text.find('-') == std::string::npos)
+          n = std::stoll(text);
+        else if (name == "timeout" && v->is_literal() && v->type.kind == TypeKind::String)
+          n = duration_seconds(text);
+        if (name == "retries" && n) {
+          c.retries = *n;
+        } else if (name == "timeout" && n && *n > 0) {
+          c.timeout_seconds = *n;
+        } else {
+          diags_.error(v->range, name == "retries"
+                                     ? std::string("'retries' must be a literal int >= 0 (how "
+                                                   "many times a failed step is run again)")
+                                     : std::string("'timeout' must be a literal positive int of "
+                                                   "seconds or a duration such as \"90s\", "
+                                                   "\"30m\", \"1h30m\""));
+        }
       } else if (name == "resources") {
         c.resources = entries(
             field.value, "'resources'", [&](const ast::MapEntry& e, const std::string& key) {

@@ -544,6 +544,8 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
     }
     t["container"] = std::move(container);
     if (!patch.is_null()) t["podSpecPatch"] = std::move(patch);
+    if (op->retries) t["retryStrategy"] = {{"limit", *op->retries}, {"retryPolicy", "Always"}};
+    if (op->timeout_seconds) t["activeDeadlineSeconds"] = *op->timeout_seconds;
     if (!op->doc.empty()) annotations["pipec.dev/doc"] = argo_text(op->doc);
   }
   t["metadata"] = {{"annotations", std::move(annotations)}};
