@@ -29,6 +29,8 @@ struct if_statement_class;
 struct for_stmt_class;
 struct finally_stmt_class;
 struct statement_class;
+struct statement_expected_class;
+struct statement_item_class;
 struct op_param_class;
 struct op_output_class;
 struct op_outputs_class;
@@ -55,6 +57,8 @@ x3::rule<if_statement_class, ast::Statement> const if_statement = "'if'";
 x3::rule<for_stmt_class, ast::ForStmt> const for_stmt = "'for'";
 x3::rule<finally_stmt_class, ast::FinallyStmt> const finally_stmt = "'finally'";
 x3::rule<statement_class, ast::Statement> const statement = "statement";
+x3::rule<statement_expected_class, ast::Statement> const statement_expected = "statement or '}'";
+x3::rule<statement_item_class, ast::Statement> const statement_item = "statement or '}'";
 x3::rule<op_param_class, ast::OpParamDecl> const op_param = "parameter (name: type)";
 x3::rule<op_output_class, ast::OpOutputDecl> const op_output = "output (name: type)";
 x3::rule<op_outputs_class, std::vector<ast::OpOutputDecl>> const op_outputs = "'->'";
@@ -81,8 +85,9 @@ auto const step_decl_def = kw_step > identifier > '=' > identifier > '(' >
                            -(kw_after > ((identifier % ',') >> -x3::lit(',')));
 // description "text"
 auto const description_def = keyword_text("description") > string_lit;
-// { statements }
-auto const block_def = x3::char_('{') > *statement > block_end;
+// { statements }: a statement with a syntax error is reported and skipped (statement_item)
+auto const block_def =
+    x3::char_('{') > *(!(x3::lit('}') | x3::eoi) >> statement_item) > block_end;
 auto const block_end_def = x3::lit('}');
 // if a == 1 { ... } else { ... }
 auto const if_stmt_def = kw_if > expression() > block > -(kw_else > else_body);
@@ -95,6 +100,8 @@ auto const for_stmt_def = kw_for > identifier > kw_in > expression() > block;
 // finally { ... }
 auto const finally_stmt_def = keyword_text("finally") > block;
 auto const statement_def = description | param_decl | step_decl | if_stmt | for_stmt | finally_stmt;
+auto const statement_expected_def = statement;
+auto const statement_item_def = x3::eps > statement_expected;
 // epochs: int = 10
 auto const op_param_def = identifier > ':' > type_expr > -('=' > expression());
 // model: string
@@ -113,7 +120,7 @@ auto const pipeline_decl_def = kw_pipeline > identifier > block;
 
 BOOST_SPIRIT_DEFINE(type_expr, constraint, param_decl, argument, step_decl, description, block,
                     block_end, if_stmt, else_body, else_if, if_statement, for_stmt, finally_stmt,
-                    statement, op_param, op_output, op_outputs, body_field, body_end, op_body,
+                    statement, statement_expected, statement_item, op_param, op_output, op_outputs, body_field, body_end, op_body,
                     op_decl, pipeline_decl)
 
 //// Annotation ////////////////////////////////////////////////////////////
@@ -132,6 +139,8 @@ struct if_statement_class {};
 struct for_stmt_class : annotate_range {};
 struct finally_stmt_class : annotate_range {};
 struct statement_class {};
+struct statement_expected_class {};
+struct statement_item_class : recover_at<Recovery::Level::Statement> {};
 struct op_param_class : annotate_range {};
 struct op_output_class : annotate_range {};
 struct op_outputs_class {};

@@ -4,8 +4,10 @@
 // get their node's SourceRange filled in on success (x3::annotate_on_success, but
 // storing byte offsets into a SourceManager file instead of iterators).
 
+#include <boost/spirit/home/x3/auxiliary/guard.hpp>
 #include <boost/spirit/home/x3/support/context.hpp>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "compiler/base/source_manager.hpp"
@@ -18,10 +20,23 @@ namespace x3 = boost::spirit::x3;
 /// Context tag under which the parser passes its Positions.
 struct position_tag;
 
+/// Error recovery (parser.cpp): reports an expectation failure and returns where to
+/// resume, always after `start` so that the parse makes progress.
+class Recovery {
+ public:
+  enum class Level { Statement, Declaration };
+  virtual const char* recover(Level level, const char* start, const char* where,
+                              const std::string& which) = 0;
+
+ protected:
+  ~Recovery() = default;
+};
+
 /// Turns parser iterators into SourceRanges of one file.
 struct Positions {
   FileId file = kNoFile;
   const char* base = nullptr;
+  Recovery* recovery = nullptr;  // null: expectation failures propagate
   SourceRange range_of(const char* first, const char* last) const {
     return SourceRange{file, static_cast<std::uint32_t>(first - base),
                        static_cast<std::uint32_t>(last - base)};
@@ -51,6 +66,21 @@ struct annotate_level {
           }
         },
         e);
+  }
+};
+
+/// For the rules that wrap one statement or one top-level declaration: an expectation
+/// failure inside is reported and the parse resumes at the next statement (or
+/// declaration) boundary, so one pass reports every syntax error.
+template <Recovery::Level level>
+struct recover_at {
+  template <typename Iterator, typename Exception, typename Context>
+  x3::error_handler_result on_error(Iterator& first, Iterator const&, Exception const& x,
+                                    Context const& ctx) {
+    Recovery* recovery = x3::get<position_tag>(ctx).get().recovery;
+    if (recovery == nullptr) return x3::error_handler_result::rethrow;
+    first = recovery->recover(level, first, x.where(), x.which());
+    return x3::error_handler_result::accept;
   }
 };
 

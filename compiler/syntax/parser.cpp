@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <boost/spirit/home/x3.hpp>
 #include <cstdint>
 #include <cstring>
@@ -180,6 +181,122 @@ std::optional<std::size_t> innermost_unclosed(std::string_view text) {
   return open.back();
 }
 
+// The index just after the string literal opening at `i` ('"' or '"""'); a '"' string
+// ends at the end of its line, as the grammar reads it. `closed`: whether it was closed.
+std::size_t skip_string(std::string_view text, std::size_t i, bool& closed) {
+  closed = true;
+  bool triple = text.substr(i, 3) == "\"\"\"";
+  i += triple ? 3 : 1;
+  while (i < text.size()) {
+    if (text[i] == '\\') {
+      i += 2;
+    } else if (triple && text.substr(i, 3) == "\"\"\"") {
+      return i + 3;
+    } else if (!triple && text[i] == '"') {
+      return i + 1;
+    } else if (!triple && text[i] == '\n') {
+      return i;
+    } else {
+      ++i;
+    }
+  }
+  closed = false;
+  return text.size();
+}
+
+bool word_at(std::string_view text, std::size_t j, std::string_view word) {
+  return text.substr(j, word.size()) == word &&
+         (j + word.size() >= text.size() || !is_ident_char(text[j + word.size()]));
+}
+
+// Where to resume after a syntax error at `where` inside the statement (or top-level
+// declaration) whose first token is at `begin`: the next line that starts a statement
+// (a declaration) outside the brackets opened after the error, or the '}' that closes
+// the enclosing block. Always after `begin`; the end of the file if nothing fits.
+// `open_at_end` is set to whether brackets (or a string) were left open when it ran to the
+// end of the file.
+std::size_t resync(std::string_view text, std::size_t begin, std::size_t where, bool statement,
+                   bool& open_at_end) {
+  open_at_end = false;
+  static constexpr std::array<std::string_view, 6> kStatementWords = {
+      "step", "param", "if", "for", "finally", "description"};
+  static constexpr std::array<std::string_view, 3> kDeclarationWords = {"use", "op", "pipeline"};
+  int depth = 0;            // brackets open since `begin`
+  int depth_at_where = -1;  // ... at the error (-1: not reached yet)
+  auto starts_unit = [&](std::size_t j) {
+    if (j <= begin || j < where || depth > depth_at_where) return false;
+    if (statement && text[j] == '}') {
+      // A '}' alone on its line closes a block; '}, x: 1)' closes a map in a call.
+      std::size_t k = j + 1;
+      while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r')) ++k;
+      return k >= text.size() || text[k] == '\n' || text[k] == '#';
+    }
+    if (statement) {
+      for (std::string_view w : kStatementWords)
+        if (word_at(text, j, w)) return true;
+    } else {
+      for (std::string_view w : kDeclarationWords)
+        if (word_at(text, j, w)) return true;
+    }
+    // A misspelt keyword starting a line, before a name: `stpe b = ...`, `pipline p {`.
+    std::size_t k = j;
+    while (k < text.size() && is_ident_char(text[k])) ++k;
+    std::string_view word = text.substr(j, k - j);
+    if (word.size() < 3 || grammar::is_keyword(word)) return false;
+    while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
+    if (k >= text.size() || !grammar::is_ident_start(text[k])) return false;
+    static const std::vector<std::string> kStatementList(kStatementWords.begin(), kStatementWords.end());
+    static const std::vector<std::string> kDeclarationList(kDeclarationWords.begin(),
+                                                           kDeclarationWords.end());
+    return !spellcheck(word, statement ? kStatementList : kDeclarationList).empty();
+  };
+  std::size_t i = begin;
+  while (i < text.size()) {
+    if (depth_at_where < 0 && i >= where) depth_at_where = depth;
+    char c = text[i];
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '"') {
+      bool closed = true;
+      i = skip_string(text, i, closed);
+      if (!closed) {
+        open_at_end = true;  // a '"""' string never closed
+        return text.size();
+      }
+    } else if (c == '\n') {
+      std::size_t j = i + 1;
+      while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r')) ++j;
+      if (depth_at_where < 0 && j >= where) depth_at_where = depth;
+      if (j < text.size() && starts_unit(j)) return j;
+      i = j;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+      ++i;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (depth > 0) {
+        --depth;
+      } else if (c == '}' && statement && i >= where && i > begin) {
+        return i;  // closes the block the statement is in
+      }
+      ++i;
+    } else {
+      ++i;
+    }
+  }
+  open_at_end = depth > 0;
+  return text.size();
+}
+
+// The place an expectation failure is reported at (see report_expectation).
+std::size_t error_position(std::string_view text, std::size_t where, const std::string& which) {
+  // On Boost 1.74 where() is before the whitespace that the expected parser would
+  // have skipped; a string's closing quote is inside a lexeme, so nothing is skipped.
+  if (which.find("close the string") == std::string::npos &&
+      which.find("end of the line") == std::string::npos)
+    where = skip_space_and_comments(text, where);
+  return where;
+}
+
 // X3 names literals "'x'" (chars) or "\"x\"" (strings); diagnostics quote with '.
 std::string describe(const std::string& which) {
   if (which.size() >= 2 && which.front() == '"' && which.back() == '"')
@@ -189,11 +306,7 @@ std::string describe(const std::string& which) {
 
 void report_expectation(std::string_view text, FileId file, std::size_t where,
                         const std::string& which, Diagnostics& diags) {
-  // On Boost 1.74 where() is before the whitespace that the expected parser would
-  // have skipped; a string's closing quote is inside a lexeme, so nothing is skipped.
-  if (which.find("close the string") == std::string::npos &&
-      which.find("end of the line") == std::string::npos)
-    where = skip_space_and_comments(text, where);
+  where = error_position(text, where, which);
   std::string expected = describe(which);
   if (where >= text.size()) {
     diags.error(range_in(file, text.size(), text.size()),
@@ -228,6 +341,39 @@ void report_expectation(std::string_view text, FileId file, std::size_t where,
       diags.note(range_in(file, where, where), fmt::format("did you mean '{}'?", near));
   }
 }
+
+// Reports each expectation failure the grammar's statement_item / top_item rules catch
+// and tells them where to resume. When skipping ran to the end of the file inside a
+// bracket or string never closed (which took the closing '}'s with it), the end-of-file
+// errors that follow are not reported.
+class ParseRecovery final : public grammar::Recovery {
+ public:
+  ParseRecovery(std::string_view text, FileId file, Diagnostics& diags)
+      : text_(text), file_(file), diags_(diags) {}
+  std::size_t errors() const { return errors_; }
+
+  const char* recover(Level level, const char* start, const char* where,
+                      const std::string& which) override {
+    std::size_t begin = skip_space_and_comments(text_, static_cast<std::size_t>(start - text_.data()));
+    std::size_t at = static_cast<std::size_t>(where - text_.data());
+    std::size_t shown = error_position(text_, at, which);
+    if (!(shown >= text_.size() && skipped_to_end_))
+      report_expectation(text_, file_, at, which, diags_);
+    ++errors_;
+    bool open_at_end = false;
+    std::size_t resume = resync(text_, begin, shown, level == Level::Statement, open_at_end);
+    if (resume <= begin) resume = std::min(begin + 1, text_.size());
+    skipped_to_end_ = open_at_end;
+    return text_.data() + resume;
+  }
+
+ private:
+  std::string_view text_;
+  FileId file_;
+  Diagnostics& diags_;
+  std::size_t errors_ = 0;
+  bool skipped_to_end_ = false;
+};
 
 //// String decoding ///////////////////////////////////////////////////////
 
@@ -497,7 +643,10 @@ std::optional<ast::Module> parse(const SourceManager& sources, FileId file, Diag
   std::string_view text = sources.text(file);
   if (!check_encoding(text, file, diags) || !check_nesting(text, file, diags)) return std::nullopt;
 
-  grammar::Positions positions{file, text.data()};
+  // A syntax error is reported and its statement (or declaration) skipped, so one pass
+  // reports them all; the tree is then only walked for string errors.
+  ParseRecovery recovery(text, file, diags);
+  grammar::Positions positions{file, text.data(), &recovery};
   ast::Module module;
   module.file = file;
   const char* first = text.data();
@@ -512,13 +661,14 @@ std::optional<ast::Module> parse(const SourceManager& sources, FileId file, Diag
       return std::nullopt;
     }
   } catch (const x3::expectation_failure<const char*>& failure) {
-    report_expectation(text, file, static_cast<std::size_t>(failure.where() - text.data()),
-                       failure.which(), diags);
+    if (recovery.errors() == 0)
+      report_expectation(text, file, static_cast<std::size_t>(failure.where() - text.data()),
+                         failure.which(), diags);
     return std::nullopt;
   }
   Finisher finisher(text, diags);
   for (auto& decl : module.decls) boost::apply_visitor(finisher, decl);
-  if (!finisher.ok()) return std::nullopt;
+  if (!finisher.ok() || recovery.errors() > 0) return std::nullopt;
   return module;
 }
 

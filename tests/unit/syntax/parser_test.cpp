@@ -222,6 +222,89 @@ TEST(Parser, ReportsUnexpectedEndOfFile) {
             "           ^\n");
 }
 
+TEST(Parser, ReportsEverySyntaxErrorInOnePass) {
+  auto out = parse_string("pipeline p {\n  stpe a = f()\n  step b = f(x: 1\n  stpe c = f()\n}\n");
+  EXPECT_FALSE(out.module.has_value());
+  EXPECT_EQ(out.diagnostics,
+            "input:2:3: error: expected statement or '}'\n"
+            "  stpe a = f()\n"
+            "  ^~~~\n"
+            "input:2:3: note: did you mean 'step'?\n"
+            "input:4:3: error: expected ')'\n"
+            "  stpe c = f()\n"
+            "  ^~~~\n"
+            "input:4:3: error: expected statement or '}'\n"
+            "  stpe c = f()\n"
+            "  ^~~~\n"
+            "input:4:3: note: did you mean 'step'?\n");
+}
+
+TEST(Parser, RecoverySkipsTheWholeBadStatementAndNothingMore) {
+  // The bad `if` header's block, the rest of a multi-line call and a map closed on a
+  // line of its own are skipped with their statement; the '}' ending the block stays.
+  auto out = parse_string(
+      "pipeline p {\n"
+      "  if x = 1 {\n    step a = f()\n  }\n"
+      "  step b = f(\n    m: {a: 1 b: 2\n    },\n    n: 1,\n  )\n"
+      "  step c = f(x: 1 }\n"
+      "}\n"
+      "op 1x()\n"
+      "pipeline q { stpe d = f() }\n");
+  EXPECT_EQ(out.diagnostics,
+            "input:2:8: error: expected '{'\n"
+            "  if x = 1 {\n"
+            "       ^\n"
+            "input:6:14: error: expected '}'\n"
+            "    m: {a: 1 b: 2\n"
+            "             ^\n"
+            "input:10:19: error: expected ')'\n"
+            "  step c = f(x: 1 }\n"
+            "                  ^\n"
+            "input:12:4: error: expected name\n"
+            "op 1x()\n"
+            "   ^~\n"
+            "input:13:14: error: expected statement or '}'\n"
+            "pipeline q { stpe d = f() }\n"
+            "             ^~~~\n"
+            "input:13:14: note: did you mean 'step'?\n");
+}
+
+TEST(Parser, AnUnclosedBracketEndsItsStatementAtTheNextOne) {
+  // `step b` is parsed (no error of its own); the end of the file still lacks a '}'.
+  auto out = parse_string("pipeline p {\n  step a = f(m: {\n  step b = f(\n");
+  EXPECT_EQ(out.diagnostics,
+            "input:3:3: error: expected '}'\n"
+            "  step b = f(\n"
+            "  ^~~~\n"
+            "input:4:1: error: unexpected end of file, expected ')'\n"
+            "\n"
+            "^\n"
+            "input:3:13: note: the '(' opened here is not closed\n"
+            "  step b = f(\n"
+            "            ^\n");
+}
+
+TEST(Parser, AfterSkippingToTheEndOfTheFileOnlyTrueErrorsFollow) {
+  // A bracket never closed takes the rest of the file: no second error at its end.
+  auto out = parse_string("pipeline p {\n  step a = f(m: [1\n    2)\n}\n");
+  EXPECT_EQ(out.diagnostics,
+            "input:3:5: error: expected ']'\n"
+            "    2)\n"
+            "    ^\n");
+  // Brackets closed, and the block's '}' missing: that is an error of its own.
+  out = parse_string("pipeline p {\n  step a = f(m: [1\n    2])\n");
+  EXPECT_EQ(out.diagnostics,
+            "input:3:5: error: expected ']'\n"
+            "    2])\n"
+            "    ^\n"
+            "input:4:1: error: unexpected end of file, expected statement or '}'\n"
+            "\n"
+            "^\n"
+            "input:1:12: note: the '{' opened here is not closed\n"
+            "pipeline p {\n"
+            "           ^\n");
+}
+
 TEST(Parser, ReportsBadEscapeAndInterpolation) {
   auto out = parse_string("pipeline p {\n  step a = f(s: \"\\q ${} ${x.}\")\n}\n");
   EXPECT_EQ(out.diagnostics,
