@@ -106,6 +106,7 @@ struct LoopVar {
   std::string name;
   Type type;
   SourceRange range;
+  bool items_bad = false;  // its items had an error: uses are not checked (no follow-on errors)
 };
 
 const char* const kBodyFields[] = {"image",     "command", "args",   "env",
@@ -732,6 +733,7 @@ class Checker {
     auto items = value(s.items, Context::Arg);
     uses_ = nullptr;
     Type item_type = Type::scalar(TypeKind::String);
+    bool items_bad = true;
     if (items) {
       if (items->type.kind != TypeKind::List) {
         diags_.error(items->range,
@@ -745,6 +747,7 @@ class Checker {
                      "output; this list mixes in run-time values");
       } else {
         item_type = items->type.element[0];
+        items_bad = false;
       }
     }
     for (const auto& v : loop_vars_) {
@@ -769,7 +772,7 @@ class Checker {
     // Steps in the body depend on what the items use (lowering lifts that to the loop).
     finish_uses(uses);
     out.deps = dep_names(uses);
-    loop_vars_.push_back({s.var.name, item_type, s.var.range});
+    loop_vars_.push_back({s.var.name, item_type, s.var.range, items_bad});
     scope_path_.push_back(loop_scopes_.at(&s));
     inherited_.push_back(std::move(uses));
     out.body = statements(s.body.statements);
@@ -1152,6 +1155,7 @@ class Checker {
     }
     for (auto it = loop_vars_.rbegin(); it != loop_vars_.rend(); ++it) {
       if (it->name != head.name) continue;
+      if (it->items_bad) return std::nullopt;  // the error is at its items
       ref.kind = ir::Ref::Kind::LoopItem;
       ref.type = it->type;
       if (field) {
