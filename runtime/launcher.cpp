@@ -17,6 +17,7 @@
 
 #include "runtime/job_render.hpp"
 #include "runtime/kube_client.hpp"
+#include "runtime/log_copy.hpp"
 #include "runtime/log_cursor.hpp"
 #include "runtime/metrics.hpp"
 
@@ -142,8 +143,6 @@ class Launcher {
   std::optional<int> create_or_adopt();
   Outcome follow();
   void follow_log();
-  void emit_log_bytes(std::string& partial, std::string_view data, bool final);
-  void emit_log_line(std::string_view raw);
   struct LeaderPod {
     std::string name, container;
     long long restarts = 0;  // the container's restartCount
@@ -587,14 +586,6 @@ bool Launcher::read_previous_log(const LeaderPod& pod) {
   return r.ok() || !(transient(r) && !r.cancelled);  // e.g. 400: no previous container left
 }
 
-void Launcher::emit_log_line(std::string_view raw) {
-  auto line = cursor_.accept(raw);
-  if (!line) return;  // printed before this reconnect
-  out_ << *line << '\n';
-  scraper_->feed_line(*line);
-  for (auto& w : scraper_->take_warnings()) warning(w);
-}
-
 // The log request of `pod` from the cursor's position, with extra query `options`.
 std::string Launcher::log_path(const LeaderPod& pod, const char* options) const {
   std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?timestamps=true", ns_,
@@ -607,30 +598,18 @@ std::string Launcher::log_path(const LeaderPod& pod, const char* options) const 
 
 // Copies one log stream to stdout through the cursor; a complete stream keeps its last line.
 HttpResponse Launcher::stream_log(const std::string& path) {
-  cursor_.begin_read();
-  std::string partial;
+  LogCopier copier(cursor_, out_, *scraper_);
   auto r = client_->stream(
-      path, [&](std::string_view data) { emit_log_bytes(partial, data, false); return true; },
+      path,
+      [&](std::string_view data) {
+        copier.feed(data);
+        for (auto& w : scraper_->take_warnings()) warning(w);
+        return true;
+      },
       [&] { return log_abort_.load(); });
-  if (r.ok()) emit_log_bytes(partial, {}, true);
+  if (r.ok()) copier.finish();
+  for (auto& w : scraper_->take_warnings()) warning(w);
   return r;
-}
-
-void Launcher::emit_log_bytes(std::string& partial, std::string_view data, bool final) {
-  partial.append(data);
-  std::size_t start = 0, nl;
-  while ((nl = partial.find('\n', start)) != std::string::npos) {
-    std::string_view line(partial.data() + start, nl - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    emit_log_line(line);
-    start = nl + 1;
-  }
-  partial.erase(0, start);
-  if (final && !partial.empty()) {
-    emit_log_line(partial);
-    partial.clear();
-  }
-  out_.flush();
 }
 
 void Launcher::follow_log() {

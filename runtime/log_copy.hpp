@@ -1,0 +1,34 @@
+#pragma once
+// Copying a pod's log stream to stdout: the one path every byte of the training log takes
+// (the launcher's log thread, and bench/scrape's stream benchmark).
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+
+namespace pipec::runtime {
+
+class LogCursor;
+class MetricScraper;
+
+/// One read of a pod's log (`timestamps=true`): splits the stream into lines, drops what
+/// `cursor` says was printed before, writes the rest without the timestamps to `out` and
+/// feeds it to `scraper`. Data may be split anywhere between feed() calls.
+class LogCopier {
+ public:
+  LogCopier(LogCursor& cursor, std::ostream& out, MetricScraper& scraper);
+  /// The next bytes of the stream.
+  void feed(std::string_view data);
+  /// The stream ended normally: copies an unterminated last line too.
+  void finish();
+
+ private:
+  void emit_line(std::string_view raw);
+
+  LogCursor& cursor_;
+  std::ostream& out_;
+  MetricScraper& scraper_;
+  std::string partial_;  // an incomplete line between feed() calls
+};
+
+}  // namespace pipec::runtime
