@@ -1,6 +1,10 @@
 // LogCopier: kubelet log lines -> cursor -> stdout and the metric scraper.
+// Every byte the training prints passes here, so the work per line is a search for the
+// newline, the cursor's timestamp check and one copy into a batch; the batch (one piece of
+// the stream) is written and scanned for metrics at once.
 #include "runtime/log_copy.hpp"
 
+#include <cstring>
 #include <ostream>
 
 #include "runtime/log_cursor.hpp"
@@ -13,32 +17,54 @@ LogCopier::LogCopier(LogCursor& cursor, std::ostream& out, MetricScraper& scrape
   cursor_.begin_read();
 }
 
-void LogCopier::emit_line(std::string_view raw) {
+// `raw` is one line of the stream without its '\n'.
+void LogCopier::copy_line(std::string_view raw) {
+  if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
   auto line = cursor_.accept(raw);
   if (!line) return;  // printed before this reconnect
-  out_ << *line << '\n';
-  scraper_.feed_line(*line);
+  batch_.append(*line);
+  batch_.push_back('\n');
+}
+
+void LogCopier::flush_batch() {
+  if (!batch_.empty()) {
+    out_.write(batch_.data(), static_cast<std::streamsize>(batch_.size()));
+    scraper_.feed_lines(batch_);
+    batch_.clear();
+  }
+  out_.flush();
 }
 
 void LogCopier::feed(std::string_view data) {
-  partial_.append(data);
-  std::size_t start = 0, nl;
-  while ((nl = partial_.find('\n', start)) != std::string::npos) {
-    std::string_view line(partial_.data() + start, nl - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    emit_line(line);
-    start = nl + 1;
+  const char* p = data.data();
+  const char* end = p + data.size();
+  if (!partial_.empty()) {  // the line the last piece ended in
+    const auto* nl = static_cast<const char*>(std::memchr(p, '\n', data.size()));
+    if (!nl) {
+      partial_.append(data);
+      return;
+    }
+    partial_.append(p, static_cast<std::size_t>(nl - p));
+    copy_line(partial_);
+    partial_.clear();
+    p = nl + 1;
   }
-  partial_.erase(0, start);
-  out_.flush();
+  while (p < end) {
+    const auto* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+    if (!nl) break;
+    copy_line(std::string_view(p, static_cast<std::size_t>(nl - p)));
+    p = nl + 1;
+  }
+  partial_.assign(p, static_cast<std::size_t>(end - p));
+  flush_batch();
 }
 
 void LogCopier::finish() {
-  if (!partial_.empty()) {
-    emit_line(partial_);
+  if (!partial_.empty()) {  // a last line without '\n' gets one (docs/runtime.md)
+    copy_line(partial_);
     partial_.clear();
   }
-  out_.flush();
+  flush_batch();
 }
 
 }  // namespace pipec::runtime

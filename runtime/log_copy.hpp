@@ -11,9 +11,10 @@ namespace pipec::runtime {
 class LogCursor;
 class MetricScraper;
 
-/// One read of a pod's log (`timestamps=true`): splits the stream into lines, drops what
-/// `cursor` says was printed before, writes the rest without the timestamps to `out` and
-/// feeds it to `scraper`. Data may be split anywhere between feed() calls.
+/// One read of a pod's log (`timestamps=true`): splits the stream into lines at '\n', drops
+/// what `cursor` says was printed before, writes the rest without the timestamps to `out`
+/// and feeds it to `scraper`. Data may be split anywhere between feed() calls; each call
+/// writes and flushes the whole lines it completed.
 class LogCopier {
  public:
   LogCopier(LogCursor& cursor, std::ostream& out, MetricScraper& scraper);
@@ -23,12 +24,14 @@ class LogCopier {
   void finish();
 
  private:
-  void emit_line(std::string_view raw);
+  void copy_line(std::string_view raw);
+  void flush_batch();
 
   LogCursor& cursor_;
   std::ostream& out_;
   MetricScraper& scraper_;
   std::string partial_;  // an incomplete line between feed() calls
+  std::string batch_;    // the lines of one feed() call, as printed
 };
 
 }  // namespace pipec::runtime

@@ -16,8 +16,8 @@ struct LogTime {
   auto operator<=>(const LogTime&) const = default;
 };
 
-/// Parses `2026-11-22T19:30:01.123456789Z` (the fraction is optional). Returns nullopt
-/// for anything else.
+/// Parses `2026-11-22T19:30:01.123456789Z` (the fraction is optional; month 1-12, day
+/// 1-31, hour 0-23, minute 0-59, second 0-60). Returns nullopt for anything else.
 [[nodiscard]] std::optional<LogTime> parse_log_time(std::string_view text);
 
 /// `2026-11-22T19:30:01Z`: what `sinceTime` accepts (whole seconds).
@@ -37,6 +37,11 @@ class LogCursor {
   [[nodiscard]] std::optional<std::string_view> accept(std::string_view line);
 
  private:
+  /// parse_log_time() with the last date remembered.
+  std::optional<LogTime> parse(std::string_view stamp);
+
+  char date_[10] = {};             // `YYYY-MM-DD` of the last timestamp read
+  std::int64_t date_seconds_ = 0;  // its midnight
   LogTime last_;
   std::size_t at_last_ = 0;  // lines printed with the timestamp last_
   std::size_t to_skip_ = 0;  // of those, still to skip in this read

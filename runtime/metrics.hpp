@@ -53,6 +53,9 @@ class MetricScraper {
   void feed(std::string_view bytes);
   /// Feeds one whole line (without its newline).
   void feed_line(std::string_view line) { scan(line); }
+  /// Feeds whole lines, each ended by '\n' (the last one may lack it): one scan for many
+  /// lines, since neither a name nor a value crosses a '\n'.
+  void feed_lines(std::string_view lines) { scan(lines); }
   /// Scans what is left of an unterminated last line.
   void finish();
 

@@ -1,0 +1,97 @@
+// LogCopier: the launcher's log path, fed in pieces of every size.
+#include "runtime/log_copy.hpp"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "runtime/log_cursor.hpp"
+#include "runtime/metrics.hpp"
+
+namespace pipec::runtime {
+namespace {
+
+std::vector<MetricSpec> specs(const std::vector<std::string>& names) {
+  std::vector<MetricSpec> out;
+  for (const auto& n : names) {
+    std::string error;
+    out.push_back(*parse_metric_spec(n, error));
+  }
+  return out;
+}
+
+struct Copied {
+  std::string out, metrics;
+};
+
+// One read of `stream`, handed over in pieces of `piece` bytes (0: all at once).
+Copied copy(LogCursor& cursor, const std::string& stream, std::size_t piece,
+            const std::vector<std::string>& metrics = {"loss", "acc:max", "Final Cost"},
+            bool complete = true) {
+  std::ostringstream out;
+  MetricScraper scraper(specs(metrics));
+  LogCopier copier(cursor, out, scraper);
+  if (piece == 0) piece = stream.size() + 1;
+  for (std::size_t at = 0; at < stream.size(); at += piece) copier.feed(std::string_view(stream).substr(at, piece));
+  if (complete) copier.finish();
+  scraper.finish();
+  return {out.str(), scraper.metrics_json()};
+}
+
+const std::string kStream =
+    "2026-11-22T19:30:00.1Z epoch 1 loss=0.9 acc: 0.5\n"
+    "2026-11-22T19:30:00.2Z (Final Cost: 3.5) loss = 0.8\n"
+    "2026-11-22T19:30:01Z \n"
+    "2026-11-22T23:59:59.999999999Z acc=0.75 loss=0.7\n"
+    "2026-11-23T00:00:00.5Z loss=0.6, acc=0.25\n"
+    "2026-11-23T00:00:00.6Z done";
+
+TEST(RuntimeLogCopy, PiecesOfAnySizeCopyTheSameLinesAndMetrics) {
+  LogCursor whole_cursor;
+  Copied whole = copy(whole_cursor, kStream, 0);
+  EXPECT_EQ(whole.out,
+            "epoch 1 loss=0.9 acc: 0.5\n(Final Cost: 3.5) loss = 0.8\n\nacc=0.75 loss=0.7\n"
+            "loss=0.6, acc=0.25\ndone\n");
+  EXPECT_EQ(whole.metrics,
+            R"({"metrics":[{"format":"RAW","name":"loss","numberValue":0.6},)"
+            R"({"format":"RAW","name":"acc","numberValue":0.75},)"
+            R"({"format":"RAW","name":"Final-Cost","numberValue":3.5}]})"
+            "\n");
+  for (std::size_t piece = 1; piece <= kStream.size(); ++piece) {
+    LogCursor cursor;
+    Copied c = copy(cursor, kStream, piece);
+    EXPECT_EQ(c.out, whole.out) << piece;
+    EXPECT_EQ(c.metrics, whole.metrics) << piece;
+  }
+}
+
+// Scanning a piece's lines at once finds what a scan line by line finds: names and values
+// never run across a newline.
+TEST(RuntimeLogCopy, OneScanOfManyLinesEqualsOneScanPerLine) {
+  const std::string lines[] = {"loss", "=0.5", "x loss", ": 1", "loss=", "2", "acc", ":3 loss:4", "Final", "Cost: 5"};
+  std::string stream;
+  for (const auto& l : lines) stream += "2026-11-22T19:30:00.1Z " + l + "\n";
+  LogCursor cursor;
+  Copied c = copy(cursor, stream, 0);
+  MetricScraper per_line(specs({"loss", "acc:max", "Final Cost"}));
+  for (const auto& l : lines) per_line.feed_line(l);
+  EXPECT_EQ(c.metrics, per_line.metrics_json());
+  EXPECT_EQ(c.metrics, R"({"metrics":[{"format":"RAW","name":"loss","numberValue":4.0}]})" "\n");
+}
+
+// A second read from the cursor's sinceTime prints only what is new, and an interrupted
+// read (no finish()) leaves its unterminated line to the next read.
+TEST(RuntimeLogCopy, AReadAfterADropRepeatsNothing) {
+  LogCursor cursor;
+  auto cut = kStream.find("2026-11-22T23:59");
+  Copied first = copy(cursor, kStream.substr(0, cut + 20), 7, {"loss"}, /*complete=*/false);
+  EXPECT_EQ(first.out, "epoch 1 loss=0.9 acc: 0.5\n(Final Cost: 3.5) loss = 0.8\n\n");
+  EXPECT_EQ(cursor.since_time(), "2026-11-22T19:30:01Z");
+  Copied second = copy(cursor, kStream.substr(kStream.find("2026-11-22T19:30:01Z")), 5, {"loss"});
+  EXPECT_EQ(second.out, "acc=0.75 loss=0.7\nloss=0.6, acc=0.25\ndone\n");
+}
+
+}  // namespace
+}  // namespace pipec::runtime
