@@ -17,9 +17,9 @@ LogCopier::LogCopier(LogCursor& cursor, std::ostream& out, MetricScraper& scrape
   cursor_.begin_read();
 }
 
-// `raw` is one line of the stream without its '\n'.
+// `raw` is one line of the stream without its '\n'. Everything after the timestamp is
+// copied as it is, a '\r' included (a CRLF line, a progress bar's redraws).
 void LogCopier::copy_line(std::string_view raw) {
-  if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
   auto line = cursor_.accept(raw);
   if (!line) return;  // printed before this reconnect
   batch_.append(*line);

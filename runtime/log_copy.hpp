@@ -13,7 +13,8 @@ class MetricScraper;
 
 /// One read of a pod's log (`timestamps=true`): splits the stream into lines at '\n', drops
 /// what `cursor` says was printed before, writes the rest without the timestamps to `out`
-/// and feeds it to `scraper`. Data may be split anywhere between feed() calls; each call
+/// byte for byte ('\r' included; a last line without '\n' gets one) and feeds it to
+/// `scraper`. Data may be split anywhere between feed() calls; each call
 /// writes and flushes the whole lines it completed.
 class LogCopier {
  public:

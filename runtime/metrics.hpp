@@ -42,9 +42,11 @@ struct MetricSpec {
 
 /// Finds `name=value` and `name: value` (also `name = value`, `name:value`) for the given
 /// names in a log. A name is a whole token: it starts after a space, tab, `,;([{"'|`, `:` or
-/// `=` or the start of the line, so `train_loss=1` is not `loss`. A value is a decimal number
-/// with optional sign and exponent (`-0.5`, `+3`, `1e-3`, `.5`) followed by the end of the
-/// line, a space or `,;)]}"'%|`. NaN and infinities are dropped with a warning.
+/// `=`, a `\r` or the start of the line, so `train_loss=1` is not `loss`. A value is a
+/// decimal number with optional sign and exponent (`-0.5`, `+3`, `1e-3`, `.5`) followed by
+/// the end of the line, a `\r`, a space or `,;)]}"'%|`: a `\r` separates like a newline, so
+/// each redraw of a progress bar is read as a line. NaN and infinities are dropped with a
+/// warning.
 class MetricScraper {
  public:
   explicit MetricScraper(std::vector<MetricSpec> specs);

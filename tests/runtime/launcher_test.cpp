@@ -181,6 +181,33 @@ TEST_F(RuntimeLauncher, MpiJobSucceedsWithLauncherLogAndMetrics) {
   EXPECT_LT(r.took, 5s);
 }
 
+// stdout is the pod's log byte for byte: CRLF lines and a progress bar's '\r' redraws are
+// copied as printed, and the metrics are read from every redraw.
+TEST_F(RuntimeLauncher, CarriageReturnsReachStdoutAsPrinted) {
+  auto o = options(kMpiJob);
+  o.metric_args = {"loss:min", "acc"};
+  const std::vector<std::string> lines = {
+      "epoch 1\r",
+      "\r 50%|#####     | 1/2 [00:01<00:01, loss=0.75, acc=0.5]\r100%|##########| 2/2 [00:02<00:00, loss=0.5, acc=0.625]",
+      "\r",
+      "done acc=0.875\r"};
+  auto r = run(o, [&](const std::string& job) {
+    kube_.add_pod(job + "-launcher", job, "launcher", 0);
+    kube_.set_condition(job, "Running");
+    for (const auto& l : lines) kube_.log(job + "-launcher", l);
+    kube_.end_pod(job + "-launcher", 0);
+    kube_.set_condition(job, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  std::string expected;
+  for (const auto& l : lines) expected += l + "\n";
+  EXPECT_EQ(r.out, expected);
+  EXPECT_EQ(read(dir_ / "out" / "metrics.json"),
+            R"({"metrics":[{"format":"RAW","name":"loss","numberValue":0.5},)"
+            R"({"format":"RAW","name":"acc","numberValue":0.875}]})"
+            "\n");
+}
+
 struct LeaderCase {
   const char* manifest;
   const char* plural;

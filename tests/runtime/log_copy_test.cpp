@@ -93,5 +93,34 @@ TEST(RuntimeLogCopy, AReadAfterADropRepeatsNothing) {
   EXPECT_EQ(second.out, "acc=0.75 loss=0.7\nloss=0.6, acc=0.25\ndone\n");
 }
 
+// Carriage returns reach stdout as the pod printed them; for metrics a '\r' separates like
+// a newline, so every redraw of a tqdm-style progress bar is read.
+TEST(RuntimeLogCopy, CarriageReturnsAreCopiedAndSeparateRedraws) {
+  const std::string bar =
+      "\r  0%|          | 0/3 [00:00<?, ?it/s]"
+      "\r 33%|###       | 1/3 [00:01<00:02, 1.00it/s, loss=0.9, acc=0.5]"
+      "\r 67%|######    | 2/3 [00:02<00:01, 1.00it/s, loss=0.4, acc=0.75]"
+      "\rloss=0.6\racc:0.7\r";
+  std::string stream = "2026-11-22T19:30:00.1Z Windows line\r\n"
+                       "2026-11-22T19:30:00.2Z " + bar + "\n"
+                       "2026-11-22T19:30:00.3Z \r\n"
+                       "2026-11-22T19:30:00.4Z last\r";
+  for (std::size_t piece : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+    LogCursor cursor;
+    Copied c = copy(cursor, stream, piece, {"loss", "acc:max", "loss:min"});
+    EXPECT_EQ(c.out, "Windows line\r\n" + bar + "\n\r\nlast\r\n") << piece;
+  }
+  // loss (last) 0.6, acc (max) 0.75, and a second spec of the same name is refused by the
+  // launcher, so min is checked on its own.
+  LogCursor cursor;
+  EXPECT_EQ(copy(cursor, stream, 0, {"loss", "acc:max"}).metrics,
+            R"({"metrics":[{"format":"RAW","name":"loss","numberValue":0.6},)"
+            R"({"format":"RAW","name":"acc","numberValue":0.75}]})"
+            "\n");
+  LogCursor again;
+  EXPECT_EQ(copy(again, stream, 0, {"loss:min"}).metrics,
+            R"({"metrics":[{"format":"RAW","name":"loss","numberValue":0.4}]})" "\n");
+}
+
 }  // namespace
 }  // namespace pipec::runtime
