@@ -180,7 +180,9 @@ class Launcher {
   std::optional<MetricScraper> scraper_;
   std::string failure_reason_;
 
-  std::atomic<bool> pods_forbidden_{false};  // reported once
+  // A 403 on listing pods or reading pods/log: reported once each, and exit 4 (docs/runtime.md).
+  std::atomic<bool> pods_forbidden_{false};
+  std::atomic<bool> log_forbidden_{false};
   std::atomic<bool> job_done_{false};
   std::atomic<bool> log_abort_{false};
   std::atomic<bool> log_finished_{false};
@@ -209,13 +211,18 @@ void Launcher::report_api_error(const HttpResponse& r, std::string_view verb,
   error(fmt::format("cannot {} {} in namespace '{}': {}", verb, res, ns_, status_message(r)));
 }
 
+// A request retried on 5xx, 429 and no answer. A stop signal sends nothing more: the
+// answer is then `cancelled` (status 0) unless a request already got a final one.
 HttpResponse Launcher::call(std::string_view method, const std::string& path,
                             const std::string& body) {
   HttpResponse r;
+  r.cancelled = true;
+  r.error = "stopped by a signal";
   for (int attempt = 0; attempt < std::max(1, o_.api_retries); ++attempt) {
     if (attempt > 0) sleep_for(o_.retry_delay);
+    if (stop_) break;
     r = client_->request(method, path, body);
-    if (!transient(r) || stop_) break;
+    if (!transient(r)) break;
   }
   return r;
 }
@@ -355,13 +362,19 @@ bool Launcher::write_ui_metadata() {
 }
 
 std::optional<int> Launcher::create_or_adopt() {
+  auto stopped = [this] {
+    say("stopped by a signal before the job was created; nothing was sent after it");
+    return kExitStopped;
+  };
   auto r = call("POST", jobs_path(), job_.dump());
   if (r.status == 201 || r.status == 200) {
     say(fmt::format("created {} {}/{}", job_["kind"].get<std::string>(), ns_, name_));
-    return std::nullopt;
+    return std::nullopt;  // a stop now ends the following at once, and deletes the job
   }
+  if (r.cancelled || (stop_ && transient(r))) return stopped();
   if (r.status == 409) {
     auto g = call("GET", job_path());
+    if (g.cancelled || (stop_ && transient(g))) return stopped();
     if (!g.ok()) {
       report_api_error(g, "get", resource());
       return kExitApiError;
@@ -609,11 +622,11 @@ HttpResponse Launcher::stream_log(const std::string& path) {
       [&] { return log_abort_.load(); });
   if (r.ok()) copier.finish();
   for (auto& w : scraper_->take_warnings()) warning(w);
+  if (r.status == 403 && !log_forbidden_.exchange(true)) report_api_error(r, "get", "pods/log");
   return r;
 }
 
 void Launcher::follow_log() {
-  bool reported_403 = false;
   while (!log_abort_) {
     bool final_pass = job_done_.load();
     auto pod = find_leader_pod();
@@ -639,10 +652,6 @@ void Launcher::follow_log() {
     }
     auto r = stream_log(log_path(*pod, final_pass ? "" : "&follow=true"));
     if (final_pass || log_abort_) break;
-    if (r.status == 403 && !reported_403) {
-      reported_403 = true;
-      report_api_error(r, "get", "pods/log");
-    }
     // The stream ended while the job runs: the container exited or restarted, or the
     // connection dropped. Wait a little and continue after the last line printed.
     sleep_for(o_.retry_delay, &job_done_);
@@ -765,25 +774,15 @@ int Launcher::run() {
   std::thread log_thread([this] { follow_log(); });
   Outcome outcome = follow();
   job_done_ = true;
-  {
-    // Let the log catch up with the job's end, but not forever; a stop signal cuts it short.
-    std::unique_lock lock(log_mutex_);
-    auto until = Clock::now() + (outcome == Outcome::Stopped ? milliseconds(0) : o_.log_grace);
-    while (!log_finished_ && Clock::now() < until && !(stop_ && outcome != Outcome::Stopped))
-      log_cv_.wait_for(lock, milliseconds(20));
-  }
-  log_abort_ = true;
-  log_thread.join();
 
+  // Say why it ends, and for an end the job did not reach itself (a timeout, an API error,
+  // a stop) delete the job first: its pods may still hold GPUs, and their log only ends
+  // when they do. A job that succeeded or failed is deleted after its log and failure
+  // report are read.
   int code = kExitSucceeded;
   switch (outcome) {
-    case Outcome::Succeeded:
-      say(fmt::format("job {} succeeded", name_));
-      break;
-    case Outcome::Failed:
-      report_failure();
-      code = kExitFailed;
-      break;
+    case Outcome::Succeeded: break;
+    case Outcome::Failed: code = kExitFailed; break;
     case Outcome::PendingTimeout:
       error(fmt::format("job {} did not start running within {} (--pending-timeout)", name_,
                         format_duration(o_.pending_timeout)));
@@ -802,13 +801,36 @@ int Launcher::run() {
       error(fmt::format("job {} was deleted by someone else", name_));
       code = kExitFailed;
       break;
-    case Outcome::ApiError:
-      code = kExitApiError;
-      break;
+    case Outcome::ApiError: code = kExitApiError; break;
+  }
+  bool remove = outcome == Outcome::Stopped || (!o_.keep_job && outcome != Outcome::Deleted);
+  bool cut_short = outcome != Outcome::Succeeded && outcome != Outcome::Failed &&
+                   outcome != Outcome::Deleted;
+  std::optional<bool> deleted;
+  if (remove && cut_short) deleted = delete_job();
+  {
+    // Let the log catch up with the job's end, but not forever; a stop signal cuts it short.
+    std::unique_lock lock(log_mutex_);
+    auto until = Clock::now() + (outcome == Outcome::Stopped ? milliseconds(0) : o_.log_grace);
+    while (!log_finished_ && Clock::now() < until && !(stop_ && outcome != Outcome::Stopped))
+      log_cv_.wait_for(lock, milliseconds(20));
+  }
+  log_abort_ = true;
+  log_thread.join();
+
+  if (outcome == Outcome::Succeeded) say(fmt::format("job {} succeeded", name_));
+  if (outcome == Outcome::Failed) report_failure();
+  // The log could not be read for lack of permission: the job's outcome stands, but the
+  // step's log and metrics are missing, which a success must not hide.
+  if ((log_forbidden_ || pods_forbidden_) && code == kExitSucceeded) {
+    error(fmt::format("job {} succeeded, but its log could not be read (forbidden), so the step's "
+                      "log and metrics are missing",
+                      name_));
+    code = kExitApiError;
   }
   if (!write_metrics() && code == kExitSucceeded) code = kExitFailed;
-  bool remove = outcome == Outcome::Stopped || (!o_.keep_job && outcome != Outcome::Deleted);
-  if (remove && !delete_job() && code == kExitSucceeded) code = kExitApiError;
+  if (remove && !deleted.has_value()) deleted = delete_job();
+  if (remove && !*deleted && code == kExitSucceeded) code = kExitApiError;
   return code;
 }
 

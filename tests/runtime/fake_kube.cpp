@@ -253,6 +253,12 @@ void FakeKube::routes() {
       if (!pods_.count(pod))
         return send_status(res, 404, "NotFound", fmt::format("pods \"{}\" not found", pod));
     }
+    if (log_403.fetch_sub(1) > 0)
+      return send_status(res, 403, "Forbidden",
+                         fmt::format("pods \"{}\" is forbidden: User \"system:serviceaccount:team:"
+                                     "pipeline-runner\" cannot get resource \"pods/log\" in API "
+                                     "group \"\" in the namespace \"team\"",
+                                     pod));
     if (log_500s.fetch_sub(1) > 0) return send_status(res, 500, "InternalError", "proxy error");
     bool follow = req.get_param_value("follow") == "true";
     bool stamps = req.get_param_value("timestamps") == "true";

@@ -79,6 +79,7 @@ class FakeKube {
   std::atomic<int> drop_log_after{-1};   ///< drop one log stream after N lines
   std::atomic<int> log_500s{0};          ///< the next N log requests get a 500
   std::atomic<int> pods_403{0};          ///< list pods answers 403 (N times)
+  std::atomic<int> log_403{0};           ///< pods/log answers 403 (N times)
   std::atomic<int> pods_500s{0};         ///< the next N lists of pods get a 500
   std::atomic<int> delete_status{0};     ///< answer DELETEs with this Status code (0: normal)
   std::atomic<int> log_lines_sent{0};    ///< lines sent on followed log streams so far

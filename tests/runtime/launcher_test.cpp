@@ -415,11 +415,104 @@ TEST_F(RuntimeLauncher, ForbiddenPodsAreReportedOnce) {
     std::this_thread::sleep_for(100ms);
     kube_.set_condition(job, "Succeeded");
   });
-  EXPECT_EQ(r.code, kExitSucceeded) << r.err;
+  // The job's success stands in the messages, but the step fails: its log is missing.
+  EXPECT_EQ(r.code, kExitApiError) << r.err;
   std::string message = "pipec-launcher: error: forbidden: cannot list pods in namespace 'team': pods is forbidden (403)\n";
   auto first = r.err.find(message);
   EXPECT_NE(first, std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(message, first + 1), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("error: job wf-train-123 succeeded, but its log could not be read "
+                       "(forbidden), so the step's log and metrics are missing"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(kube_.count("DELETE "), 1);
+}
+
+// A 403 on pods/log (the Role lacks it): the RBAC hint once, the job runs to its end and
+// is deleted, the metrics file is written, and the exit code is 4, not 0.
+TEST_F(RuntimeLauncher, ForbiddenPodLogFailsTheStep) {
+  kube_.log_403 = 1000;
+  auto o = options(kMpiJob);
+  o.metric_args = {"loss"};
+  auto r = run(o, [&](const std::string& job) {
+    kube_.add_pod(job + "-launcher", job, "launcher", 0);
+    kube_.log(job + "-launcher", "loss=0.5");
+    kube_.set_condition(job, "Running");
+    wait_for([&] { return kube_.count("GET /api/v1/namespaces/team/pods/" + job + "-launcher/log") >= 1; });
+    kube_.end_pod(job + "-launcher", 0);
+    kube_.set_condition(job, "Succeeded");
+  });
+  EXPECT_EQ(r.code, kExitApiError) << r.err;
+  EXPECT_EQ(r.out, "");
+  std::string hint =
+      "pipec-launcher: error: forbidden: cannot get pods/log in namespace 'team': pods "
+      "\"wf-train-123-launcher\" is forbidden: User \"system:serviceaccount:team:pipeline-runner\" "
+      "cannot get resource \"pods/log\" in API group \"\" in the namespace \"team\" (403)\n"
+      "pipec-launcher: note: the step's service account needs the Role in runtime/deploy/rbac.yaml "
+      "(kubectl apply -n team -f runtime/deploy/rbac.yaml)\n";
+  auto first = r.err.find(hint);
+  EXPECT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(hint, first + 1), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("job wf-train-123 succeeded, but its log could not be read"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(read(dir_ / "out" / "metrics.json"), "{\"metrics\":[]}\n");
+  EXPECT_EQ(kube_.count("DELETE "), 1);
+}
+
+// A running timeout deletes the job at once, while its pod still runs and its log is
+// open, then reads the log to its end: what the training prints as it is stopped arrives.
+TEST_F(RuntimeLauncher, RunningTimeoutDeletesTheJobBeforeReadingTheRestOfTheLog) {
+  auto o = options(kMpiJob);
+  o.metric_args = {"loss"};
+  o.running_timeout = 300ms;
+  o.log_grace = 30s;  // the log would never end while the job runs
+  bool deleted_while_running = false;
+  auto r = run(o, [&](const std::string& job) {
+    std::string pod = job + "-launcher";
+    kube_.add_pod(pod, job, "launcher", 0);
+    kube_.set_condition(job, "Running");
+    kube_.log(pod, "epoch 1 loss=0.9");
+    wait_for([&] { return kube_.count("DELETE ") >= 1; });
+    deleted_while_running = kube_.count("DELETE ") >= 1;
+    // The pod is being deleted: the training gets SIGTERM, prints and ends.
+    kube_.log(pod, "SIGTERM: checkpoint saved, loss=0.8");
+    kube_.end_pod(pod, 143);
+  });
+  EXPECT_EQ(r.code, kExitTimeout) << r.err;
+  EXPECT_TRUE(deleted_while_running) << r.err;
+  EXPECT_EQ(r.out, "epoch 1 loss=0.9\nSIGTERM: checkpoint saved, loss=0.8\n");
+  EXPECT_EQ(read(dir_ / "out" / "metrics.json"),
+            R"({"metrics":[{"format":"RAW","name":"loss","numberValue":0.8}]})" "\n");
+  EXPECT_EQ(kube_.count("DELETE "), 1);
+  auto said = r.err.find("error: job wf-train-123 ran longer than 300ms (--running-timeout)");
+  EXPECT_NE(said, std::string::npos) << r.err;
+  EXPECT_LT(said, r.err.find("deleted job wf-train-123")) << r.err;
+  EXPECT_LT(r.took, 10s);
+}
+
+// The same after an API error: the job is deleted before the log is waited for.
+TEST_F(RuntimeLauncher, ApiErrorDeletesTheJobBeforeReadingTheRestOfTheLog) {
+  auto o = options(kMpiJob);
+  o.api_outage_limit = 300ms;
+  o.log_grace = 30s;
+  bool deleted_while_running = false;
+  auto r = run(o, [&](const std::string& job) {
+    std::string pod = job + "-launcher";
+    kube_.add_pod(pod, job, "launcher", 0);
+    kube_.set_condition(job, "Running");
+    kube_.log(pod, "epoch 1");
+    wait_for([&] { return kube_.log_lines_sent >= 1; });
+    kube_.jobs_broken = true;
+    wait_for([&] { return kube_.count("DELETE ") >= 1; });
+    deleted_while_running = kube_.count("DELETE ") >= 1;
+    kube_.log(pod, "stopped");
+    kube_.end_pod(pod, 143);
+  });
+  EXPECT_EQ(r.code, kExitApiError) << r.err;
+  EXPECT_TRUE(deleted_while_running) << r.err;
+  EXPECT_EQ(r.out, "epoch 1\nstopped\n");
+  EXPECT_EQ(kube_.count("DELETE "), 1);
+  EXPECT_LT(r.took, 10s);
 }
 
 TEST_F(RuntimeLauncher, GivesUpWhenTheApiServerStaysDown) {
@@ -894,6 +987,51 @@ TEST_F(RuntimeLauncher, BinaryDeletesTheJobOnSigterm) {
   EXPECT_EQ(read(out_path), "loss=0.75\n");
   EXPECT_EQ(read(metrics), R"({"metrics":[{"format":"RAW","name":"loss","numberValue":0.75}]})" "\n");
   for (const auto& t : kube_.tokens_seen()) EXPECT_EQ(t, "Bearer s3cret");
+}
+
+// The real binary: SIGTERM while a create is being retried (the API answers 500) sends
+// nothing more, not even a DELETE (there is no job), writes the metrics file and exits 5.
+TEST_F(RuntimeLauncher, BinarySigtermDuringCreateRetriesSendsNothingMore) {
+  kube_.create_500s = 1000;
+  auto kubeconfig = dir_ / "kubeconfig";
+  {
+    std::ofstream f(kubeconfig);
+    f << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+      << "clusters: [{name: fake, cluster: {server: '" << kube_.url() << "'}}]\n"
+      << "contexts: [{name: test, context: {cluster: fake, user: me, namespace: team}}]\n"
+      << "users: [{name: me, user: {token: t}}]\n";
+  }
+  std::string metrics = (dir_ / "m.json").string();
+  // A long retry delay: the signal comes while the launcher waits to send the next POST.
+  std::vector<std::string> args = {PIPEC_LAUNCHER_PATH, "--kubeconfig", kubeconfig.string(),
+                                   "--manifest", kMpiJob, "--step-name", "wf-sig-2",
+                                   "--metric", "loss", "--metrics-file", metrics,
+                                   "--retry-delay", "30s"};
+  std::string err_path = (dir_ / "stderr").string();
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (!freopen("/dev/null", "w", stdout) || !freopen(err_path.c_str(), "w", stderr)) _exit(126);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  wait_for([&] { return kube_.count("POST ") >= 1; });
+  ASSERT_EQ(kube_.count("POST "), 1);
+  std::this_thread::sleep_for(50ms);
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  int status = 0;
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (waitpid(pid, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(WIFEXITED(status)) << read(err_path);
+  EXPECT_EQ(WEXITSTATUS(status), kExitStopped) << read(err_path);
+  EXPECT_EQ(kube_.requests().size(), 1u) << read(err_path);
+  EXPECT_NE(read(err_path).find("stopped by a signal before the job was created"), std::string::npos)
+      << read(err_path);
+  EXPECT_EQ(read(metrics), "{\"metrics\":[]}\n");
 }
 
 }  // namespace
