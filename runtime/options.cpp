@@ -1,4 +1,5 @@
 // parse_options(): the launcher's command line (docs/runtime.md, "Command line").
+#include <cstdlib>
 #include <set>
 #include <string_view>
 
@@ -105,7 +106,11 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
     }
   }
   if (!have_manifest) error = "missing --manifest";
-  else if (o.step_name.empty()) error = "missing --step-name";
+  else if (o.step_name.empty()) {
+    // The kfp-v2 target gives no --step-name: the pod's name comes from the downward API.
+    if (const char* pod = std::getenv("POD_NAME"); pod && *pod) o.step_name = pod;
+    else error = "missing --step-name (and POD_NAME is not set)";
+  }
   if (!error.empty()) return std::nullopt;
   return o;
 }

@@ -868,8 +868,15 @@ TEST(RuntimeLauncherOptions, ParsesDurationsAndRejectsUnknownOptions) {
   ASSERT_TRUE(o) << error;
   EXPECT_EQ(o->running_timeout, std::chrono::milliseconds(0));
   EXPECT_EQ(o->pending_timeout, std::chrono::milliseconds(0));
+  ::unsetenv("POD_NAME");
   EXPECT_FALSE(parse_options({"--manifest", "{}"}, error, help));
-  EXPECT_EQ(error, "missing --step-name");
+  EXPECT_EQ(error, "missing --step-name (and POD_NAME is not set)");
+  // The kfp-v2 target sets POD_NAME from the downward API instead of --step-name.
+  ::setenv("POD_NAME", "pipeline-abc-system-container-impl-123", 1);
+  o = parse_options({"--manifest", "{}"}, error, help);
+  ::unsetenv("POD_NAME");
+  ASSERT_TRUE(o) << error;
+  EXPECT_EQ(o->step_name, "pipeline-abc-system-container-impl-123");
 }
 
 // Runs the real binary to its end; returns the exit code, stdout and stderr.
