@@ -11,6 +11,10 @@ packages=(
   libcurl4-openssl-dev libarchive-dev libcpp-httplib-dev libssl-dev libgtest-dev libgmock-dev
   clang libclang-rt-dev
   python3 python3-yaml ca-certificates curl
+  # ../shared/tools/kfp-v2-validate (the KFP v2 target's checks) and its vendored kfp SDK
+  python3-protobuf python3-kubernetes python3-requests python3-urllib3 python3-google-auth
+  python3-tabulate python3-six python3-certifi python3-dateutil python3-click
+  python3-click-option-group
   help2man pandoc lintian file zsh
 )
 missing=()

@@ -15,6 +15,8 @@
 #include "compiler/driver/compile.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/driver/summary.hpp"
+#include "compiler/emit/kfpv2/pipeline_spec_writer.hpp"
+#include "pipec_version.hpp"
 #include "compiler/package/package.hpp"
 
 namespace pipec::driver {
@@ -23,6 +25,7 @@ namespace {
 
 struct CheckOptions {
   std::string input;
+  std::string target = "kfp-v1";
   CommonOptions common;
 };
 
@@ -30,9 +33,23 @@ struct BuildOptions {
   std::string input;
   std::string output;
   bool quiet = false;
+  std::string target = "kfp-v1";  // kfp-v1: Argo Workflow (KFP v1); kfp-v2: KFP v2 pipeline spec
   CommonOptions common;
   emit::argo::WriteOptions write;
 };
+
+// The chosen back end: the Argo Workflow (kfp-v1) or the KFP v2 pipeline spec (kfp-v2).
+bool write_target(const std::string& target, const ir::Pipeline& pipeline,
+                  const emit::argo::WriteOptions& write, std::string& out, Diagnostics& diags) {
+  if (target == "kfp-v2") {
+    emit::kfpv2::WriteOptions v2;
+    v2.launcher_image = write.launcher_image;
+    v2.mpi_v1 = write.mpi_v1;
+    v2.sdk_version = std::string("pipec-") + PIPEC_VERSION;
+    return emit::kfpv2::write_pipeline_spec(pipeline, v2, out, diags);
+  }
+  return emit::argo::write_workflow(pipeline, write, out, diags);
+}
 
 // `dir/name.pipe` -> `dir/name.tar.gz`; a program from standard input goes to stdout.
 std::string default_output(const std::string& input) {
@@ -65,7 +82,7 @@ int run_check(const CheckOptions& options) {
     // lowering to Argo and Kubeflow can see (metric names, data entries, template
     // names), so a program `check` passes also builds.
     std::string yaml;
-    (void)emit::argo::write_workflow(*pipeline, emit::argo::WriteOptions{}, yaml, diags);
+    (void)write_target(options.target, *pipeline, emit::argo::WriteOptions{}, yaml, diags);
   }
   print_diagnostics(diags, sources, options.common);
   return diags.has_errors() ? kExitErrors : kExitOk;
@@ -101,7 +118,7 @@ int run_build(const BuildOptions& options) {
     diags.error({}, fmt::format("cannot read '{}': {}", options.input, error));
   } else {
     pipeline = compile(sources, main, diags);
-    if (pipeline && !emit::argo::write_workflow(*pipeline, options.write, yaml, diags)) pipeline.reset();
+    if (pipeline && !write_target(options.target, *pipeline, options.write, yaml, diags)) pipeline.reset();
   }
   print_diagnostics(diags, sources, options.common);
   if (!pipeline || diags.has_errors()) return kExitErrors;
@@ -128,6 +145,9 @@ void add_check_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<CheckOptions>();
   CLI::App* cmd = app.add_subcommand("check", "Parse and check a .pipe file; report every error");
   cmd->add_option("file", options->input, "The .pipe file, or - for standard input")->required();
+  cmd->add_option("--target", options->target, "Back end whose rules are checked too: kfp-v1 (Argo) or kfp-v2")
+      ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
+      ->default_str("kfp-v1");
   add_common_options(*cmd, options->common);
   cmd->callback([options, &exit_code] { exit_code = run_check(*options); });
 }
@@ -146,6 +166,10 @@ void add_build_command(CLI::App& app, int& exit_code) {
       ->default_str(options->write.launcher_image);
   cmd->add_flag("--mpi-v1", options->write.mpi_v1,
                 "Emit kubeflow.org/v1 MPIJobs (training-operator) instead of v2beta1 (mpi-operator)");
+  cmd->add_option("--target", options->target,
+                  "kfp-v1: Argo Workflow for KFP v1 (default); kfp-v2: KFP v2 pipeline spec")
+      ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
+      ->default_str("kfp-v1");
   cmd->add_flag("-q,--quiet", options->quiet, "Print no summary");
   add_common_options(*cmd, options->common);
   cmd->callback([options, &exit_code] { exit_code = run_build(*options); });

@@ -1,0 +1,939 @@
+// write_pipeline_spec(): the IR as a KFP v2 pipeline spec (PipelineSpec, schema 2.1.0), the
+// second back end beside emit/argo (docs/kfp-v2.md).
+//
+// Shape, as kfp 2.x writes it (../shared/reference/kfp-v2-compiled/):
+//  - pipeline parameters are root `inputDefinitions` with types and defaults;
+//  - a container op is ONE component `comp-<op>` and ONE executor `exec-<op>`, shared by
+//    every step that calls it (kfp writes one per task); a training step is a component
+//    of its own that runs pipec-launcher;
+//  - a step is a task with `componentRef`; its arguments are constants, inputs of the
+//    enclosing component (`componentInputParameter`) or outputs of sibling tasks
+//    (`taskOutputParameter`, with `dependentTasks`); a string built from values is a
+//    constant holding `{{$.inputs.parameters['pipelinechannel--…']}}` placeholders plus
+//    those inputs, as kfp compiles an f-string;
+//  - a step or loop under `if` is wrapped in a DAG component `comp-condition-<task>` whose
+//    task carries `triggerPolicy.condition` (CEL over its inputs) and which passes the
+//    step's outputs up as its own;
+//  - `for` is a DAG component run with `parameterIterator` (items `raw` JSON, or an input);
+//  - `finally`: the main DAG becomes `exit-handler-1`, and the finally steps a DAG
+//    `finally` run after it with `ALL_UPSTREAM_TASKS_COMPLETED`.
+// Values reach a container only as whole placeholders the KFP launcher replaces, never as
+// script text: a shell-form command reads them from variables its prologue sets from its
+// positional arguments, as the Argo target reads environment variables.
+// Deterministic: every map is written in sorted key order, nothing depends on time.
+#include "compiler/emit/kfpv2/pipeline_spec_writer.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "compiler/base/names.hpp"
+#include "compiler/emit/argo/yaml_writer.hpp"
+#include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "compiler/emit/shell/shell_script.hpp"
+#include "runtime/job_render.hpp"
+
+namespace pipec::emit::kfpv2 {
+namespace {
+
+using J = nlohmann::json;  // std::map objects: keys in sorted order, as kfp writes them
+
+constexpr const char* kChannel = "pipelinechannel--";
+
+const char* parameter_type(const ir::Type& t) {
+  switch (t.kind) {
+    case ir::TypeKind::String: return "STRING";
+    case ir::TypeKind::Int: return "NUMBER_INTEGER";
+    case ir::TypeKind::Float: return "NUMBER_DOUBLE";
+    case ir::TypeKind::Bool: return "BOOLEAN";
+    case ir::TypeKind::List: return "LIST";
+    case ir::TypeKind::Map: return "STRUCT";
+  }
+  return "STRING";
+}
+
+J literal_json(const ir::Literal& l) { return J::parse(l.dump()); }
+
+/// The component input that carries a resource an op builds from text around values.
+std::string resource_input(std::string_view key) { return fmt::format("pipec-resource-{}", key); }
+
+std::string input_placeholder(std::string_view name) {
+  return fmt::format("{{{{$.inputs.parameters['{}']}}}}", name);
+}
+std::string output_placeholder(std::string_view name) {
+  return fmt::format("{{{{$.outputs.parameters['{}'].output_file}}}}", name);
+}
+
+/// A CEL string literal ('...') holding `text`.
+std::string cel_string(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    switch (c) {
+      case '\'': out += "\\'"; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
+        else out.push_back(c);
+    }
+  }
+  return out + "'";
+}
+
+/// The script that copies a container's declared output files to the paths KFP names:
+/// `sh -c WRAPPER pipec-outputs N TO1 FROM1 ... TOn FROMn COMMAND...`. The paths are
+/// arguments, never script text; the command's exit code is kept.
+constexpr const char* kOutputsWrapper =
+    "n=$1; shift; i=0\n"
+    "while [ \"$i\" -lt \"$n\" ]; do i=$((i + 1)); eval \"pipec_to_$i=\\$1 pipec_from_$i=\\$2\"; shift 2; done\n"
+    "\"$@\"; rc=$?; i=0\n"
+    "while [ \"$rc\" -eq 0 ] && [ \"$i\" -lt \"$n\" ]; do i=$((i + 1)); "
+    "eval \"to=\\$pipec_to_$i from=\\$pipec_from_$i\"; cp -- \"$from\" \"$to\" || rc=1; done\n"
+    "exit \"$rc\"\n";
+
+// --- scopes ------------------------------------------------------------------------------
+
+/// A task of a DAG: its name, and whether it is wrapped in a condition DAG (then its
+/// outputs are the wrapper's, named `pipelinechannel--<task>-<output>`).
+struct TaskName {
+  std::string task;
+  bool wrapped = false;
+};
+
+/// One DAG component being written: the root, the exit handler's, a loop body or a
+/// condition wrapper. Values from outside arrive as inputs of the component.
+struct Scope {
+  const Scope* parent = nullptr;
+  bool root = false;
+  std::map<std::string, TaskName, std::less<>> steps;  // source step name -> task here
+  std::string loop_var;    // the variable this DAG iterates, if a loop body
+  std::string item_input;  // its input
+  ir::Type item_type;
+  struct Import {
+    std::string input;
+    ir::Ref ref;
+    ir::Type type;
+  };
+  std::map<std::string, std::size_t> import_index;  // ref key -> imports
+  std::vector<Import> imports;
+  std::set<std::string> task_names;
+};
+
+std::string ref_key(const ir::Ref& r) {
+  return fmt::format("{}/{}/{}", static_cast<int>(r.kind), r.name, r.field);
+}
+
+// --- the writer ----------------------------------------------------------------------------
+
+class SpecWriter {
+ public:
+  SpecWriter(const ir::Pipeline& p, const WriteOptions& o, Diagnostics& d) : p_(p), options_(o), diags_(d) {
+    for (const auto& op : p_.ops) ops_[op.name] = &op;
+    index_steps(p_.dag);
+    index_steps(p_.exit_handler);
+  }
+
+  bool run(std::string& out);
+
+ private:
+  void error(SourceRange range, std::string message) {
+    diags_.error(range.valid() ? range : p_.range, std::move(message));
+    ok_ = false;
+  }
+  void index_steps(const std::vector<ir::Node>& nodes);
+  std::string name_of(const std::string& source, SourceRange range, const char* what);
+  void claim_component(const std::string& name, SourceRange range, const std::string& what);
+  void claim_task(Scope& s, const std::string& name, SourceRange range);
+
+  // Values.
+  std::string channel(const ir::Ref& r) const;
+  ir::Type type_of(const ir::Ref& r) const;
+  J resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps);
+  std::string import(const ir::Ref& r, Scope& s);
+  void task_input(J& inputs, const std::string& name, const ir::Value& v, Scope& s,
+                  std::set<std::string>& deps);
+  ir::Value at_call_site(const ir::Value& body, const ir::Step& step);
+  std::string cel_ref(const ir::Ref& r, Scope& s);
+  std::string cel_value(const ir::Value& v, Scope& s, const char* as);
+  std::string cel_bool(const ir::Value& v, Scope& s);
+  std::string cel_condition(const ir::Condition& c, Scope& s);
+
+  // DAGs.
+  void dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks);
+  void prefill(const std::vector<ir::Node>& nodes, Scope& s);
+  J step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps);
+  J loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps);
+  void add_dependencies(J& task, const std::vector<std::string>& depends, const Scope& s,
+                        std::set<std::string> deps);
+  J component_inputs(const Scope& s) const;
+  void pass_imports(const Scope& child, Scope& parent, J& task, std::set<std::string>& deps);
+
+  // Components and executors.
+  std::string container_component(const ir::Step& step);
+  std::string training_component(const ir::Step& step, kubeflow::LauncherCall& call);
+  J op_word(const ir::Value& v, const ir::ContainerOp& op);
+  bool literal_ok(std::string_view text, SourceRange range);
+
+  const ir::Pipeline& p_;
+  const WriteOptions& options_;
+  Diagnostics& diags_;
+  bool ok_ = true;
+
+  std::map<std::string, const ir::ContainerOp*> ops_;
+  std::map<std::string, const ir::Step*> step_of_;        // source name -> step
+  std::map<std::string, const ir::Loop*> loop_of_var_;    // loop variable -> innermost loop (by name)
+  std::map<std::string, std::string> component_owner_;
+  std::map<std::string, std::string> op_component_;       // op name -> component written
+  J components_ = J::object();
+  J executors_ = J::object();
+  J platform_ = J::object();
+};
+
+void SpecWriter::index_steps(const std::vector<ir::Node>& nodes) {
+  for (const auto& node : nodes) {
+    if (const auto* s = std::get_if<ir::Step>(&node)) {
+      step_of_[s->name] = s;
+    } else {
+      const auto& l = std::get<ir::Loop>(node);
+      loop_of_var_[l.var] = &l;
+      index_steps(l.body);
+    }
+  }
+}
+
+std::string SpecWriter::name_of(const std::string& source, SourceRange range, const char* what) {
+  std::string name = to_dns1123(source);
+  if (name.empty() || !is_dns1123_label(name, kMaxK8sNameLength)) {
+    error(range, fmt::format("{} name '{}' does not give a valid KFP name", what, source));
+    return name.empty() ? "invalid" : name;
+  }
+  return name;
+}
+
+void SpecWriter::claim_component(const std::string& name, SourceRange range, const std::string& what) {
+  auto [it, inserted] = component_owner_.emplace(name, what);
+  if (!inserted)
+    error(range, fmt::format("{} and {} both become the KFP component '{}'; rename one of them",
+                             it->second, what, name));
+}
+
+void SpecWriter::claim_task(Scope& s, const std::string& name, SourceRange range) {
+  if (!s.task_names.insert(name).second)
+    error(range, fmt::format("two tasks of one DAG become the KFP task '{}'; rename one of them", name));
+}
+
+// The name a value takes as an input of a DAG component (kfp's `pipelinechannel--…`).
+std::string SpecWriter::channel(const ir::Ref& r) const {
+  switch (r.kind) {
+    case ir::Ref::Kind::Param: return kChannel + r.name;
+    case ir::Ref::Kind::StepOutput: return kChannel + to_dns1123(r.name) + "-" + r.field;
+    case ir::Ref::Kind::LoopItem: {
+      auto it = loop_of_var_.find(r.name);
+      std::string base = kChannel + (it != loop_of_var_.end() ? it->second->name : r.name) + "-item";
+      return r.field.empty() ? base : base + "-" + r.field;
+    }
+    case ir::Ref::Kind::OpParam: break;
+  }
+  return kChannel + r.name;
+}
+
+ir::Type SpecWriter::type_of(const ir::Ref& r) const {
+  if (r.kind == ir::Ref::Kind::StepOutput) {
+    if (auto s = step_of_.find(r.name); s != step_of_.end())
+      if (auto op = ops_.find(s->second->op); op != ops_.end())
+        for (const auto& out : op->second->outputs)
+          if (out.name == r.field) return out.type;
+  }
+  return r.type;
+}
+
+std::string SpecWriter::import(const ir::Ref& r, Scope& s) {
+  std::string key = ref_key(r);
+  if (auto it = s.import_index.find(key); it != s.import_index.end()) return s.imports[it->second].input;
+  s.import_index.emplace(key, s.imports.size());
+  s.imports.push_back({channel(r), r, type_of(r)});
+  return s.imports.back().input;
+}
+
+// How a value reaches a task of `s`: an input of the component `s` is, a sibling's
+// output, or the loop item. `deps` collects the sibling tasks it comes from.
+J SpecWriter::resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps) {
+  switch (r.kind) {
+    case ir::Ref::Kind::Param:
+      if (s.root) return J{{"componentInputParameter", r.name}};
+      break;
+    case ir::Ref::Kind::StepOutput:
+      if (auto it = s.steps.find(r.name); it != s.steps.end()) {
+        deps.insert(it->second.task);
+        std::string key = it->second.wrapped ? channel(r) : r.field;
+        return J{{"taskOutputParameter", {{"producerTask", it->second.task}, {"outputParameterKey", key}}}};
+      }
+      break;
+    case ir::Ref::Kind::LoopItem:
+      if (r.name == s.loop_var) {
+        J j = {{"componentInputParameter", s.item_input}};
+        if (!r.field.empty()) j["parameterExpressionSelector"] = "parseJson(string_value)[" + J(r.field).dump() + "]";
+        return j;
+      }
+      break;
+    case ir::Ref::Kind::OpParam:
+      error(r.range, "an op's own parameter used outside its body");
+      return J::object();
+  }
+  return J{{"componentInputParameter", import(r, s)}};
+}
+
+// One input of a task: a constant, a value from `resolve`, or a string built from values
+// (a constant with placeholders, and the values as further inputs, as kfp's f-strings).
+void SpecWriter::task_input(J& inputs, const std::string& name, const ir::Value& v, Scope& s,
+                            std::set<std::string>& deps) {
+  const ir::Ref* whole = ir::whole_ref(v);
+  // "${n}" with an int n is a string: it goes the way of text built from values, so the
+  // input gets a STRING as declared (KFP checks parameter types).
+  bool as_text = whole && v.kind == ir::Value::Kind::Interpolation && type_of(*whole).kind != v.type.kind;
+  if (whole && !as_text) {
+    inputs[name] = resolve(*whole, s, deps);
+    return;
+  }
+  switch (v.kind) {
+    case ir::Value::Kind::Literal:
+      inputs[name] = J{{"runtimeValue", {{"constant", literal_json(v.literal)}}}};
+      return;
+    case ir::Value::Kind::Interpolation: {
+      std::string text;
+      for (const auto& part : v.parts) {
+        if (!part.ref) {
+          if (!literal_ok(part.text, v.range)) return;
+          text += part.text;
+          continue;
+        }
+        std::string ch = channel(*part.ref);
+        text += input_placeholder(ch);
+        if (!inputs.contains(ch)) inputs[ch] = resolve(*part.ref, s, deps);
+      }
+      inputs[name] = J{{"runtimeValue", {{"constant", text}}}};
+      return;
+    }
+    default:
+      error(v.range, "a list or map built from run-time values cannot be passed to a step; pass a "
+                     "list parameter or a literal list");
+  }
+}
+
+bool SpecWriter::literal_ok(std::string_view text, SourceRange range) {
+  if (text.find("{{$") == std::string_view::npos) return true;
+  error(range, "on the kfp-v2 target this text holds '{{$', which KFP's launcher would read as a "
+               "placeholder of its own (docs/kfp-v2.md); the Argo target passes it unchanged");
+  return false;
+}
+
+// An op body's string (its parameters as refs) as the step gives it: each parameter
+// replaced by the step's argument, literal text kept.
+ir::Value SpecWriter::at_call_site(const ir::Value& body, const ir::Step& step) {
+  ir::Value out;
+  out.kind = ir::Value::Kind::Interpolation;
+  out.type = body.type;
+  out.range = body.range;
+  auto add_text = [&](const std::string& text) {
+    if (!out.parts.empty() && !out.parts.back().ref) out.parts.back().text += text;
+    else out.parts.push_back(ir::Part{text, {}});
+  };
+  for (const auto& part : body.parts) {
+    if (!part.ref) {
+      add_text(part.text);
+      continue;
+    }
+    const ir::Value* arg = nullptr;
+    for (const auto& [n, v] : step.args)
+      if (n == part.ref->name) arg = &v;
+    if (!arg) {
+      error(body.range, fmt::format("op parameter '{}' has no value in step '{}'", part.ref->name, step.name));
+      continue;
+    }
+    if (arg->is_literal()) add_text(ir::literal_text(arg->literal));
+    else if (const ir::Ref* r = ir::whole_ref(*arg)) out.parts.push_back(ir::Part{{}, *r});
+    else if (arg->kind == ir::Value::Kind::Interpolation)
+      for (const auto& p : arg->parts) p.ref ? out.parts.push_back(p) : add_text(p.text);
+    else error(arg->range, "a list or map cannot be part of a resource");
+  }
+  if (std::none_of(out.parts.begin(), out.parts.end(), [](const ir::Part& p) { return p.ref.has_value(); })) {
+    out.kind = ir::Value::Kind::Literal;
+    out.literal = out.parts.empty() ? std::string() : out.parts.front().text;
+    out.parts.clear();
+  }
+  return out;
+}
+
+// --- conditions (CEL over the inputs of the wrapper task) -------------------------------------
+
+std::string SpecWriter::cel_ref(const ir::Ref& r, Scope& s) {
+  // In a condition wrapper every value is an input of the wrapper: `s` has no steps.
+  return "inputs.parameter_values[" + cel_string(import(r, s)) + "]";
+}
+
+std::string SpecWriter::cel_value(const ir::Value& v, Scope& s, const char* as) {
+  if (const ir::Ref* r = ir::whole_ref(v)) {
+    std::string x = cel_ref(*r, s);
+    return as ? std::string(as) + "(" + x + ")" : x;
+  }
+  if (v.kind == ir::Value::Kind::Literal) {
+    if (as && v.literal.is_number()) {
+      if (std::string_view(as) == "double") {
+        std::string t = v.literal.dump();
+        if (t.find_first_of(".eE") == std::string::npos) t += ".0";
+        return t;
+      }
+      return v.literal.dump();
+    }
+    if (v.literal.is_boolean()) return v.literal.get<bool>() ? "true" : "false";
+    return cel_string(ir::literal_text(v.literal));
+  }
+  if (v.kind == ir::Value::Kind::Interpolation) {
+    std::string text;
+    for (const auto& part : v.parts) {
+      if (!text.empty()) text += " + ";
+      if (!part.ref) {
+        text += cel_string(part.text);
+      } else if (part.ref->type.kind == ir::TypeKind::String) {
+        text += cel_ref(*part.ref, s);
+      } else if (part.ref->type.kind == ir::TypeKind::Int) {
+        text += "string(int(" + cel_ref(*part.ref, s) + "))";
+      } else {
+        error(v.range, "on the kfp-v2 target a condition can build a string only from string and "
+                       "int values");
+      }
+    }
+    return "(" + (text.empty() ? std::string("''") : text) + ")";
+  }
+  error(v.range, "lists and maps cannot be compared");
+  return "''";
+}
+
+std::string SpecWriter::cel_bool(const ir::Value& v, Scope& s) {
+  if (v.is_literal() && v.literal.is_boolean()) return v.literal.get<bool>() ? "true" : "false";
+  return "(" + cel_value(v, s, nullptr) + " == true)";
+}
+
+std::string SpecWriter::cel_condition(const ir::Condition& c, Scope& s) {
+  using Op = ir::Condition::Op;
+  auto binary = [&](const char* op) {
+    return "(" + cel_condition(c.operands[0], s) + " " + op + " " + cel_condition(c.operands[1], s) + ")";
+  };
+  switch (c.op) {
+    case Op::Leaf: return cel_bool(*c.value, s);
+    case Op::And: return binary("&&");
+    case Op::Or: return binary("||");
+    case Op::Not: return "!" + cel_condition(c.operands[0], s);
+    default: break;
+  }
+  const ir::Value& a = *c.operands[0].value;
+  const ir::Value& b = *c.operands[1].value;
+  const char* op = c.op == Op::Eq   ? "=="
+                   : c.op == Op::Ne ? "!="
+                   : c.op == Op::Lt ? "<"
+                   : c.op == Op::Le ? "<="
+                   : c.op == Op::Gt ? ">"
+                                    : ">=";
+  auto numeric = [](const ir::Type& t) { return t.kind == ir::TypeKind::Int || t.kind == ir::TypeKind::Float; };
+  std::string left, right;
+  if (numeric(a.type) && numeric(b.type)) {
+    // KFP holds every number as a double; two ints compare as ints (as kfp writes int(...)).
+    const char* as = a.type.kind == ir::TypeKind::Int && b.type.kind == ir::TypeKind::Int ? "int" : "double";
+    left = cel_value(a, s, as);
+    right = cel_value(b, s, as);
+  } else if (a.type.kind == ir::TypeKind::Bool) {
+    left = cel_bool(a, s);
+    right = cel_bool(b, s);
+  } else {
+    left = cel_value(a, s, nullptr);
+    right = cel_value(b, s, nullptr);
+  }
+  return "(" + left + " " + op + " " + right + ")";
+}
+
+// --- DAGs ----------------------------------------------------------------------------------------
+
+void SpecWriter::prefill(const std::vector<ir::Node>& nodes, Scope& s) {
+  for (const auto& node : nodes)
+    if (const auto* st = std::get_if<ir::Step>(&node)) {
+      std::string task = to_dns1123(st->name);
+      bool wrapped = static_cast<bool>(st->when);
+      s.steps[st->name] = {wrapped ? "condition-" + task : task, wrapped};
+    }
+}
+
+void SpecWriter::add_dependencies(J& task, const std::vector<std::string>& depends, const Scope& s,
+                                  std::set<std::string> deps) {
+  for (const auto& d : depends)
+    if (auto it = s.steps.find(d); it != s.steps.end()) deps.insert(it->second.task);
+  if (!deps.empty()) task["dependentTasks"] = J(std::vector<std::string>(deps.begin(), deps.end()));
+}
+
+J SpecWriter::component_inputs(const Scope& s) const {
+  J params = J::object();
+  if (!s.item_input.empty()) params[s.item_input] = {{"parameterType", parameter_type(s.item_type)}};
+  for (const auto& imp : s.imports) params[imp.input] = {{"parameterType", parameter_type(imp.type)}};
+  return params;
+}
+
+// The task that runs `child` in `parent` passes each value the child imported.
+void SpecWriter::pass_imports(const Scope& child, Scope& parent, J& task, std::set<std::string>& deps) {
+  if (child.imports.empty()) return;
+  J& params = task["inputs"]["parameters"];
+  for (const auto& imp : child.imports) params[imp.input] = resolve(imp.ref, parent, deps);
+}
+
+J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps) {
+  J task = J::object();
+  J inputs = J::object();
+  std::string component;
+  if (step.kind == ir::OpKind::Container) {
+    component = container_component(step);
+    for (const auto& [name, value] : step.args) task_input(inputs, name, value, s, deps);
+    if (auto op = ops_.find(step.op); op != ops_.end()) {
+      if (op->second->retries) task["retryPolicy"] = {{"maxRetryCount", *op->second->retries}};
+      for (const auto& [key, value] : op->second->resources)
+        if (value.kind == ir::Value::Kind::Interpolation && !ir::whole_ref(value))
+          task_input(inputs, resource_input(key), at_call_site(value, step), s, deps);
+    }
+  } else {
+    kubeflow::LauncherCall call;
+    component = training_component(step, call);
+    for (const auto& [name, value] : call.inputs) task_input(inputs, name, value, s, deps);
+  }
+  task["componentRef"] = {{"name", component}};
+  task["cachingOptions"] = {{"enableCache", true}};
+  task["taskInfo"] = {{"name", step.name}};
+  if (!inputs.empty()) task["inputs"] = {{"parameters", std::move(inputs)}};
+  return task;
+}
+
+J SpecWriter::loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps) {
+  Scope body;
+  body.parent = &s;
+  body.loop_var = loop.var;
+  body.item_input = kChannel + loop.name + "-item";
+  body.item_type = loop.item_type;
+  prefill(loop.body, body);
+  J tasks = J::object();
+  dag(loop.body, body, tasks);
+
+  std::string component = "comp-" + loop.name;
+  claim_component(component, loop.range, "the loop over '" + loop.var + "'");
+  J inputs = component_inputs(body);
+  J task = J::object();
+  task["componentRef"] = {{"name", component}};
+  task["taskInfo"] = {{"name", loop.name}};
+  pass_imports(body, s, task, deps);
+  J iterator = {{"itemInput", body.item_input}};
+  if (loop.items->is_literal()) {
+    iterator["items"] = {{"raw", literal_json(loop.items->literal).dump()}};
+  } else {
+    std::string items = kChannel + loop.name + "-items";
+    J params = task.contains("inputs") ? task["inputs"]["parameters"] : J::object();
+    task_input(params, items, *loop.items, s, deps);
+    task["inputs"]["parameters"] = std::move(params);
+    inputs[items] = {{"parameterType", "LIST"}};
+    iterator["items"] = {{"inputParameter", items}};
+  }
+  task["parameterIterator"] = std::move(iterator);
+  components_[component] = {{"dag", {{"tasks", std::move(tasks)}}},
+                            {"inputDefinitions", {{"parameters", std::move(inputs)}}}};
+  return task;
+}
+
+// Writes each node as a task of `s` (a conditional one inside its condition wrapper).
+void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
+  for (const auto& node : nodes) {
+    const auto* step = std::get_if<ir::Step>(&node);
+    const auto* loop = std::get_if<ir::Loop>(&node);
+    const Box<ir::Condition>& when = step ? step->when : loop->when;
+    const std::vector<std::string>& depends = step ? step->depends : loop->depends;
+    SourceRange range = step ? step->range : loop->range;
+    std::string name = step ? name_of(step->name, step->range, "step") : loop->name;
+
+    std::set<std::string> deps;
+    J task;
+    std::string task_name = name;
+    if (!when) {
+      task = step ? step_task(*step, s, deps) : loop_task(*loop, s, deps);
+    } else {
+      // The condition wrapper: one DAG holding the task, run when the condition holds.
+      Scope w;
+      w.parent = &s;
+      std::set<std::string> inner_deps;  // none: the wrapper holds one task
+      J inner = step ? step_task(*step, w, inner_deps) : loop_task(*loop, w, inner_deps);
+      std::string condition = cel_condition(*when, w);
+      task_name = "condition-" + name;
+      std::string component = "comp-" + task_name;
+      claim_component(component, range, "the condition of '" + (step ? step->name : loop->var) + "'");
+      J dag_spec = {{"tasks", {{name, std::move(inner)}}}};
+      J outputs = J::object();
+      if (step && step->kind == ir::OpKind::Container)
+        if (auto op = ops_.find(step->op); op != ops_.end())
+          for (const auto& out : op->second->outputs) {
+            std::string key = kChannel + name + "-" + out.name;
+            dag_spec["outputs"]["parameters"][key] = {
+                {"valueFromParameter", {{"producerSubtask", name}, {"outputParameterKey", out.name}}}};
+            outputs[key] = {{"parameterType", parameter_type(out.type)}};
+          }
+      J component_spec = {{"dag", std::move(dag_spec)}};
+      J inputs = component_inputs(w);
+      if (!inputs.empty()) component_spec["inputDefinitions"] = {{"parameters", std::move(inputs)}};
+      if (!outputs.empty()) component_spec["outputDefinitions"] = {{"parameters", std::move(outputs)}};
+      components_[component] = std::move(component_spec);
+      task = J::object();
+      task["componentRef"] = {{"name", component}};
+      task["taskInfo"] = {{"name", task_name}};
+      task["triggerPolicy"] = {{"condition", condition}};
+      pass_imports(w, s, task, deps);
+    }
+    claim_task(s, task_name, range);
+    add_dependencies(task, depends, s, std::move(deps));
+    tasks[task_name] = std::move(task);
+  }
+}
+
+// --- components and executors -------------------------------------------------------------------
+
+// A word of an op's command or args: text, and the op's parameters as placeholders.
+J SpecWriter::op_word(const ir::Value& v, const ir::ContainerOp& op) {
+  (void)op;
+  if (const ir::Ref* r = ir::whole_ref(v)) return input_placeholder(r->name);
+  if (v.kind == ir::Value::Kind::Literal) {
+    std::string text = ir::literal_text(v.literal);
+    literal_ok(text, v.range);
+    return text;
+  }
+  if (v.kind == ir::Value::Kind::Interpolation) {
+    std::string s;
+    for (const auto& part : v.parts) {
+      if (part.ref) {
+        s += input_placeholder(part.ref->name);
+      } else {
+        literal_ok(part.text, v.range);
+        s += part.text;
+      }
+    }
+    return s;
+  }
+  error(v.range, "a list or map built from run-time values cannot be an argv word");
+  return "";
+}
+
+std::string SpecWriter::container_component(const ir::Step& step) {
+  if (auto it = op_component_.find(step.op); it != op_component_.end()) return it->second;
+  auto found = ops_.find(step.op);
+  if (found == ops_.end()) {
+    error(step.range, fmt::format("op '{}' is not a container op", step.op));
+    return "";
+  }
+  const ir::ContainerOp& op = *found->second;
+  std::string base = name_of(op.name, op.range, "op");
+  std::string component = "comp-" + base, executor = "exec-" + base;
+  claim_component(component, op.range, "op '" + op.name + "'");
+  op_component_[step.op] = component;
+
+  J inputs = J::object();
+  for (const auto& param : op.params) {
+    J spec = {{"parameterType", parameter_type(param.type)}};
+    if (param.default_value) {
+      spec["defaultValue"] = literal_json(*param.default_value);
+      spec["isOptional"] = true;
+    }
+    if (!param.doc.empty()) spec["description"] = param.doc;
+    inputs[param.name] = std::move(spec);
+  }
+  J outputs = J::object();
+  for (const auto& out : op.outputs) {
+    J spec = {{"parameterType", parameter_type(out.type)}};
+    if (!out.doc.empty()) spec["description"] = out.doc;
+    outputs[out.name] = std::move(spec);
+  }
+  J& comp_inputs = inputs;  // resources built from text add inputs below
+
+  // The container: the op's argv with placeholders.
+  J container = J::object();
+  if (op.image.is_literal()) {
+    container["image"] = ir::literal_text(op.image.literal);
+  } else {
+    error(op.image.range, "on the kfp-v2 target an op's image must be written in the op");
+  }
+  std::vector<J> argv;
+  if (op.shell) {
+    // The script is the op's text; each `${p}` is a variable placed by its quoting context
+    // (emit/shell), set by a prologue from the positional arguments that follow.
+    std::vector<ir::Part> parts;
+    SourceRange whole = op.range;
+    for (const auto& cmd : op.command) {
+      whole = cmd.range.valid() ? cmd.range : whole;
+      if (cmd.kind == ir::Value::Kind::Literal) parts.push_back(ir::Part{ir::literal_text(cmd.literal), {}});
+      else if (cmd.kind == ir::Value::Kind::Ref) parts.push_back(ir::Part{{}, cmd.ref});
+      else parts.insert(parts.end(), cmd.parts.begin(), cmd.parts.end());
+    }
+    std::vector<std::string> vars;
+    auto use_var = [&](const ir::Ref& r) {
+      if (std::find(vars.begin(), vars.end(), r.name) == vars.end()) vars.push_back(r.name);
+      return "PIPEC_" + r.name;
+    };
+    std::string script;
+    if (!shell::write_script(parts, use_var, whole, script, diags_)) ok_ = false;
+    literal_ok(script, whole);
+    std::string prologue;
+    if (!vars.empty()) {
+      prologue = "export";
+      for (std::size_t i = 0; i < vars.size(); ++i) prologue += fmt::format(" PIPEC_{}=\"${}\"", vars[i], i + 1);
+      prologue += fmt::format("; shift {}\n", vars.size());
+    }
+    argv = {"sh", "-c", prologue + script, to_dns1123(op.name)};
+    for (const auto& var : vars) argv.push_back(input_placeholder(var));
+    for (const auto& a : op.args) argv.push_back(op_word(a, op));
+  } else {
+    for (const auto& w : op.command) argv.push_back(op_word(w, op));
+    for (const auto& w : op.args) argv.push_back(op_word(w, op));
+  }
+  // Environment: literal values in the container's `env`; KFP v2 substitutes placeholders
+  // only in the command line, so a variable from a value is exported by a small `sh`
+  // prologue from an argument (`sh -c 'export A="$1"; shift 1; exec "$@"' pipec-env V CMD…`).
+  J env = J::array();
+  std::string exports;
+  std::vector<J> values;
+  for (const auto& [name, value] : op.env) {
+    if (value.is_literal()) {
+      std::string text = ir::literal_text(value.literal);
+      literal_ok(text, value.range);
+      env.push_back({{"name", name}, {"value", text}});
+      continue;
+    }
+    values.push_back(op_word(value, op));
+    exports += fmt::format(" {}=\"${}\"", name, values.size());
+  }
+  if (!env.empty()) container["env"] = std::move(env);
+  if (!values.empty()) {
+    if (op.command.empty())
+      error(op.range, "on the kfp-v2 target an op with an environment variable from a value needs a "
+                      "command (the variable is exported before the command runs)");
+    std::vector<J> wrapped = {"sh", "-c", fmt::format("export{}; shift {}; exec \"$@\"", exports, values.size()),
+                              "pipec-env"};
+    wrapped.insert(wrapped.end(), values.begin(), values.end());
+    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+    argv = std::move(wrapped);
+  }
+
+  if (!op.outputs.empty()) {
+    if (op.command.empty())
+      error(op.range, "on the kfp-v2 target an op with outputs needs a command (its outputs are "
+                      "copied to the files KFP names after it runs)");
+    std::vector<J> wrapped = {"sh", "-c", kOutputsWrapper, "pipec-outputs", std::to_string(op.outputs.size())};
+    for (const auto& out : op.outputs) {
+      wrapped.push_back(output_placeholder(out.name));
+      literal_ok(out.path, op.range);
+      wrapped.push_back(out.path);
+    }
+    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+    argv = std::move(wrapped);
+  }
+  if (!argv.empty()) {
+    if (op.command.empty()) container["args"] = J(argv);
+    else container["command"] = J(argv);
+  }
+
+  // Resources: requests = limits, as the Argo target writes them.
+  J resources = J::object();
+  std::string vendor = "nvidia.com/gpu";
+  for (const auto& [key, value] : op.resources)
+    if (key == "gpu_vendor" && value.is_literal()) {
+      std::string v = ir::literal_text(value.literal);
+      vendor = v.find('/') == std::string::npos ? v + ".com/gpu" : v;
+    }
+  for (const auto& [key, value] : op.resources) {
+    // A value known at run time: KFP v2 resolves a whole placeholder of a task input here.
+    std::string text;
+    if (value.is_literal()) {
+      text = ir::literal_text(value.literal);
+    } else if (const ir::Ref* r = ir::whole_ref(value); r && key != "gpu_vendor") {
+      text = input_placeholder(r->name);
+    } else if (value.kind == ir::Value::Kind::Interpolation && key != "gpu_vendor") {
+      // Text around values ("${mem}Gi"): each task computes it as an input of its own
+      // (a string the driver builds), which the executor names whole.
+      std::string input = resource_input(key);
+      comp_inputs[input] = {{"parameterType", "STRING"}};
+      text = input_placeholder(input);
+    } else {
+      error(value.range, fmt::format("on the kfp-v2 target resource '{}' must be a literal or come "
+                                     "from the op's parameters",
+                                     key));
+      continue;
+    }
+    if (key == "cpu") {
+      resources["resourceCpuLimit"] = text;
+      resources["resourceCpuRequest"] = text;
+    } else if (key == "memory") {
+      resources["resourceMemoryLimit"] = text;
+      resources["resourceMemoryRequest"] = text;
+    } else if (key == "gpus" && text != "0") {
+      resources["accelerator"] = {{"resourceType", vendor}, {"resourceCount", text}};
+    }
+  }
+  if (!resources.empty()) container["resources"] = std::move(resources);
+  executors_[executor] = {{"container", std::move(container)}};
+  J comp = {{"executorLabel", executor}};
+  if (!comp_inputs.empty()) comp["inputDefinitions"] = {{"parameters", std::move(comp_inputs)}};
+  if (!outputs.empty()) comp["outputDefinitions"] = {{"parameters", std::move(outputs)}};
+  components_[component] = std::move(comp);
+  if (op.timeout_seconds)
+    platform_[executor]["activeDeadlineSeconds"] = std::to_string(*op.timeout_seconds);
+  return component;
+}
+
+std::string SpecWriter::training_component(const ir::Step& step, kubeflow::LauncherCall& call) {
+  kubeflow::JobOptions job;
+  job.mpi_v1 = options_.mpi_v1;
+  job.params = &p_.params;
+  if (!kubeflow::build_launcher_call(step, job, call, diags_)) {
+    ok_ = false;
+    return "";
+  }
+  std::string base = name_of(step.name, step.range, "step");
+  std::string component = "comp-" + base, executor = "exec-" + base;
+  claim_component(component, step.range, "training step '" + step.name + "'");
+  J inputs = J::object();
+  std::set<std::string> names;
+  for (const auto& [input, value] : call.inputs) {
+    inputs[input] = {{"parameterType", parameter_type(value.type)}};
+    names.insert(input);
+  }
+  // The launcher's arguments with KFP v2's placeholders: each value a whole word (or the
+  // text after `NAME=` of a --value word), the job's name from the pod (POD_NAME).
+  J args = J::array();
+  for (std::size_t i = 0; i < call.args.size(); ++i) {
+    const std::string& a = call.args[i];
+    if (a == "--step-name" && i + 1 < call.args.size() && call.args[i + 1] == "{{pod.name}}") {
+      ++i;
+      continue;
+    }
+    if (a == "{{workflow.name}}") {
+      args.push_back("{{$.pipeline_job_name}}");
+      continue;
+    }
+    bool done = false;
+    for (const auto& n : names) {
+      if (a == "{{inputs.parameters." + n + "}}") {
+        args.push_back(input_placeholder(n));
+        done = true;
+      } else if (a == n + "={{inputs.parameters." + n + "}}") {
+        args.push_back(n + "=" + input_placeholder(n));
+        done = true;
+      }
+      if (done) break;
+    }
+    if (done) continue;
+    literal_ok(a, step.range);
+    args.push_back(a);
+  }
+  J comp = {{"executorLabel", executor}};
+  if (!inputs.empty()) comp["inputDefinitions"] = {{"parameters", std::move(inputs)}};
+  components_[component] = std::move(comp);
+  executors_[executor] = {{"container",
+                           {{"image", options_.launcher_image},
+                            {"command", J::array({"pipec-launcher"})},
+                            {"args", std::move(args)}}}};
+  platform_[executor]["fieldPathAsEnv"] = J::array({{{"name", "POD_UID"}, {"fieldPath", "metadata.uid"}},
+                                                    {{"name", "POD_NAME"}, {"fieldPath", "metadata.name"}}});
+  return component;
+}
+
+bool SpecWriter::run(std::string& out) {
+  std::string name = name_of(p_.name, p_.range, "pipeline");
+  Scope root;
+  root.root = true;
+  J tasks = J::object();
+  if (p_.exit_handler.empty()) {
+    prefill(p_.dag, root);
+    dag(p_.dag, root, tasks);
+  } else {
+    Scope main;
+    main.parent = &root;
+    prefill(p_.dag, main);
+    J main_tasks = J::object();
+    dag(p_.dag, main, main_tasks);
+    claim_component("comp-exit-handler-1", p_.range, "the pipeline's main DAG");
+    J comp = {{"dag", {{"tasks", std::move(main_tasks)}}}};
+    if (J in = component_inputs(main); !in.empty()) comp["inputDefinitions"] = {{"parameters", std::move(in)}};
+    components_["comp-exit-handler-1"] = std::move(comp);
+    J task = {{"componentRef", {{"name", "comp-exit-handler-1"}}}, {"taskInfo", {{"name", "exit-handler-1"}}}};
+    std::set<std::string> deps;
+    pass_imports(main, root, task, deps);
+    claim_task(root, "exit-handler-1", p_.range);
+    tasks["exit-handler-1"] = std::move(task);
+    // The `finally` steps: a DAG of their own run after the main one, whatever its end
+    // (ALL_UPSTREAM_TASKS_COMPLETED), inside which they keep their own order, as Argo's
+    // onExit runs them.
+    Scope fin;
+    fin.parent = &root;
+    prefill(p_.exit_handler, fin);
+    J fin_tasks = J::object();
+    dag(p_.exit_handler, fin, fin_tasks);
+    claim_component("comp-finally", p_.range, "the 'finally' block");
+    J fin_comp = {{"dag", {{"tasks", std::move(fin_tasks)}}}};
+    if (J in = component_inputs(fin); !in.empty()) fin_comp["inputDefinitions"] = {{"parameters", std::move(in)}};
+    components_["comp-finally"] = std::move(fin_comp);
+    J fin_task = {{"componentRef", {{"name", "comp-finally"}}},
+                  {"dependentTasks", J::array({"exit-handler-1"})},
+                  {"taskInfo", {{"name", "finally"}}},
+                  {"triggerPolicy", {{"strategy", "ALL_UPSTREAM_TASKS_COMPLETED"}}}};
+    std::set<std::string> fin_deps;
+    pass_imports(fin, root, fin_task, fin_deps);
+    claim_task(root, "finally", p_.range);
+    tasks["finally"] = std::move(fin_task);
+  }
+
+  J params = J::object();
+  for (const auto& param : p_.params) {
+    J spec = {{"parameterType", parameter_type(param.type)}};
+    if (param.default_value) {
+      spec["defaultValue"] = literal_json(*param.default_value);
+      spec["isOptional"] = true;
+    }
+    if (!param.doc.empty()) spec["description"] = param.doc;
+    params[param.name] = std::move(spec);
+  }
+  if (!ok_) return false;
+
+  J spec = J::object();
+  if (!components_.empty()) spec["components"] = std::move(components_);
+  spec["deploymentSpec"] = {{"executors", std::move(executors_)}};
+  spec["pipelineInfo"] = {{"name", name}};
+  if (!p_.description.empty()) spec["pipelineInfo"]["description"] = p_.description;
+  spec["root"] = {{"dag", {{"tasks", std::move(tasks)}}}};
+  if (!params.empty()) spec["root"]["inputDefinitions"] = {{"parameters", std::move(params)}};
+  spec["schemaVersion"] = "2.1.0";
+  spec["sdkVersion"] = options_.sdk_version;
+
+  out.clear();
+  argo::append_yaml(out, nlohmann::ordered_json::parse(spec.dump()));
+  if (!platform_.empty()) {
+    J platforms = {{"platforms", {{"kubernetes", {{"deploymentSpec", {{"executors", std::move(platform_)}}}}}}}};
+    out += "---\n";
+    argo::append_yaml(out, nlohmann::ordered_json::parse(platforms.dump()));
+  }
+  return true;
+}
+
+}  // namespace
+
+bool write_pipeline_spec(const ir::Pipeline& pipeline, const WriteOptions& options, std::string& out,
+                         Diagnostics& diags) {
+  return SpecWriter(pipeline, options, diags).run(out);
+}
+
+}  // namespace pipec::emit::kfpv2
