@@ -27,6 +27,7 @@ namespace kfp = client::kfp;
 
 struct KfpOptions {
   std::string target;
+  std::string build_target = "kfp-v1";  // what a .pipe file is built to: kfp-v1 or kfp-v2
   kfp::ConnectionFlags connection;
   CommonOptions common;
   kfp::UploadArgs upload;
@@ -69,16 +70,37 @@ std::optional<kfp::LocalPackage> load_target(const KfpOptions& options, int& exi
   if (ends_with(options.target, ".pipe")) {
     SourceManager sources;
     Diagnostics diags;
-    auto yaml = compile_to_yaml(sources, options.target, emit::argo::WriteOptions{}, diags);
+    std::string error;
+    FileId main = sources.load(options.target, error);
+    std::optional<ir::Pipeline> pipeline;
+    std::string workflow, spec;
+    if (main == kNoFile) {
+      diags.error({}, fmt::format("cannot read '{}': {}", options.target, error));
+    } else {
+      pipeline = compile(sources, main, diags);
+      // The Argo workflow always: its pipec.dev/parameters annotation has the enumerations
+      // and ranges the overrides are checked against, which a v2 spec cannot hold.
+      if (pipeline && !emit::argo::write_workflow(*pipeline, {}, workflow, diags)) pipeline.reset();
+      if (pipeline && options.build_target == "kfp-v2" &&
+          !write_target("kfp-v2", *pipeline, {}, spec, diags))
+        pipeline.reset();
+    }
     print_diagnostics(diags, sources, options.common);
-    if (!yaml || diags.has_errors()) {
+    if (!pipeline || diags.has_errors()) {
       exit_code = kExitErrors;
       return std::nullopt;
     }
     std::string stem = options.target.substr(0, options.target.size() - 5);
     stem = stem.substr(stem.find_last_of('/') + 1);
-    Status status = kfp::load_package_bytes(package::make_package(package::Format::TarGz, *yaml),
-                                            stem + ".tar.gz", package);
+    Status status = spec.empty()
+                        ? kfp::load_package_bytes(package::make_package(package::Format::TarGz, workflow),
+                                                  stem + ".tar.gz", package)
+                        : kfp::load_package_bytes(spec, stem + ".yaml", package);
+    if (status && package.v2) {
+      kfp::Signature typed;
+      std::string problem;
+      if (kfp::read_signature(workflow, typed, problem)) package.signature.params = typed.params;
+    }
     if (!status) {
       std::cerr << "pipec: error: " << status.message() << '\n';
       exit_code = kExitErrors;
@@ -137,6 +159,7 @@ int run_run(KfpOptions options) {
     package = load_target(options, exit_code);
     if (!package) return exit_code;
   }
+  options.run.v2 = options.build_target == "kfp-v2";
   client::CurlTransport transport(connection.transport);
   return kfp::run_command(package, looks_like_file ? std::string() : options.target, options.run,
                           connection, transport, std::cout, std::cerr);
@@ -150,6 +173,11 @@ void add_kfp_commands(CLI::App& app, int& exit_code) {
       "upload", "Upload a package (building a .pipe first); adds a version if the pipeline exists");
   up->add_option("package", upload->target, "A .pipe file, or a package (.tar.gz, .tgz, .zip, .yaml)")
       ->required();
+  up->add_option("--target", upload->build_target,
+                 "What a .pipe file is built to: kfp-v1 (Argo, v1beta1 API; default) or kfp-v2 "
+                 "(pipeline spec, v2beta1 API); a package file says what it is")
+      ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
+      ->default_str("kfp-v1");
   up->add_option("--name", upload->upload.name, "Pipeline name (default: the pipeline's own)");
   up->add_option("--description", upload->upload.description, "Pipeline or version description");
   up->add_option("--version", upload->upload.version,
@@ -164,6 +192,12 @@ void add_kfp_commands(CLI::App& app, int& exit_code) {
   rn->add_option("pipeline", run->target,
                  "A .pipe file, a package, or the id of a pipeline on the server")
       ->required();
+  rn->add_option("--target", run->build_target,
+                 "kfp-v1 (Argo, v1beta1 API; default) or kfp-v2 (pipeline spec, v2beta1 API): what "
+                 "a .pipe file is built to, or what the pipeline of an id is; a package file says "
+                 "what it is")
+      ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
+      ->default_str("kfp-v1");
   rn->add_option("-p,--param", run->run.params,
                  "Override a parameter: NAME=VALUE (checked against its declared type)")
       ->allow_extra_args(false);

@@ -15,8 +15,6 @@
 #include "compiler/driver/compile.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/driver/summary.hpp"
-#include "compiler/emit/kfpv2/pipeline_spec_writer.hpp"
-#include "pipec_version.hpp"
 #include "compiler/package/package.hpp"
 
 namespace pipec::driver {
@@ -37,19 +35,6 @@ struct BuildOptions {
   CommonOptions common;
   emit::argo::WriteOptions write;
 };
-
-// The chosen back end: the Argo Workflow (kfp-v1) or the KFP v2 pipeline spec (kfp-v2).
-bool write_target(const std::string& target, const ir::Pipeline& pipeline,
-                  const emit::argo::WriteOptions& write, std::string& out, Diagnostics& diags) {
-  if (target == "kfp-v2") {
-    emit::kfpv2::WriteOptions v2;
-    v2.launcher_image = write.launcher_image;
-    v2.mpi_v1 = write.mpi_v1;
-    v2.sdk_version = std::string("pipec-") + PIPEC_VERSION;
-    return emit::kfpv2::write_pipeline_spec(pipeline, v2, out, diags);
-  }
-  return emit::argo::write_workflow(pipeline, write, out, diags);
-}
 
 // `dir/name.pipe` -> `dir/name.tar.gz`; a program from standard input goes to stdout.
 std::string default_output(const std::string& input) {

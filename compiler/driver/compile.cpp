@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "compiler/emit/kfpv2/pipeline_spec_writer.hpp"
 #include "compiler/ir/lower.hpp"
+#include "pipec_version.hpp"
 #include "compiler/sema/check.hpp"
 
 namespace pipec::driver {
@@ -27,6 +29,18 @@ std::optional<std::string> compile_to_yaml(SourceManager& sources, const std::st
   std::string yaml;
   if (!emit::argo::write_workflow(*pipeline, options, yaml, diags)) return std::nullopt;
   return yaml;
+}
+
+bool write_target(const std::string& target, const ir::Pipeline& pipeline,
+                  const emit::argo::WriteOptions& write, std::string& out, Diagnostics& diags) {
+  if (target == "kfp-v2") {
+    emit::kfpv2::WriteOptions v2;
+    v2.launcher_image = write.launcher_image;
+    v2.mpi_v1 = write.mpi_v1;
+    v2.sdk_version = std::string("pipec-") + PIPEC_VERSION;
+    return emit::kfpv2::write_pipeline_spec(pipeline, v2, out, diags);
+  }
+  return emit::argo::write_workflow(pipeline, write, out, diags);
 }
 
 }  // namespace pipec::driver

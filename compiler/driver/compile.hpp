@@ -20,4 +20,9 @@ std::optional<std::string> compile_to_yaml(SourceManager& sources, const std::st
                                            const emit::argo::WriteOptions& options,
                                            Diagnostics& diags);
 
+/// The chosen back end writes `pipeline`: "kfp-v1" the Argo Workflow (KFP v1), "kfp-v2"
+/// the KFP v2 pipeline spec (docs/kfp-v2.md). Returns false if it reported an error.
+bool write_target(const std::string& target, const ir::Pipeline& pipeline,
+                  const emit::argo::WriteOptions& write, std::string& out, Diagnostics& diags);
+
 }  // namespace pipec::driver

@@ -196,5 +196,41 @@ TEST_F(ClientCli, RunAPipelineByIdAndBadPackages) {
   EXPECT_EQ(r.err, "pipec: error: cannot read 'missing.tar.gz': No such file or directory\n");
 }
 
+// `--target kfp-v2`: the .pipe is built to a v2 spec and run through v2beta1; overrides are
+// still checked against the ranges and enumerations the source declares (which a v2 spec
+// cannot hold), before any request.
+TEST_F(ClientCli, RunTargetKfpV2BuildsTheSpecAndChecksOverridesAsForV1) {
+  Result bad = pipec({"run", "--target", "kfp-v2", example("constraints.pipe"), "--host", fake_.url(),
+                      "-p", "workers=100", "-p", "optimizer=rmsprop"});
+  EXPECT_EQ(bad.exit, 1) << bad.err;
+  EXPECT_NE(bad.err.find("workers"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("optimizer"), std::string::npos) << bad.err;
+  EXPECT_TRUE(fake_.requests().empty());
+
+  Result r = pipec({"run", "--target", "kfp-v2", example("constraints.pipe"), "--host", fake_.url(),
+                    "-p", "workers=8", "-p", "validation_split=0.2", "--run-name", "r2", "--wait",
+                    "--poll", "10ms"});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  json body = fake_.last_run_request();
+  EXPECT_EQ(body["runtime_config"]["parameters"], json::parse(R"({"workers": 8, "validation_split": 0.2})"));
+  EXPECT_EQ(fake_.count("POST /apis/v1beta1"), 0);
+  auto versions = fake_.versions(body["pipeline_version_reference"]["pipeline_id"]);
+  ASSERT_EQ(versions.size(), 1u);
+  EXPECT_EQ(versions[0].filename, "constraints.yaml");
+  EXPECT_NE(versions[0].yaml.find("schemaVersion: '2.1.0'"), std::string::npos);
+}
+
+TEST_F(ClientCli, UploadTargetKfpV2AndAV2PackageFileUseTheV2Api) {
+  Result up = pipec({"upload", "--target", "kfp-v2", example("constraints.pipe"), "--host", fake_.url()});
+  ASSERT_EQ(up.exit, 0) << up.err;
+  EXPECT_EQ(fake_.count("POST /apis/v2beta1/pipelines/upload?"), 1);
+  std::string spec = (dir_ / "typed.yaml").string();
+  std::filesystem::copy_file(data("typed_v2.yaml"), spec);
+  Result file = pipec({"upload", spec, "--host", fake_.url()});
+  ASSERT_EQ(file.exit, 0) << file.err;
+  EXPECT_EQ(fake_.count("POST /apis/v2beta1/pipelines/upload?"), 2);
+  EXPECT_EQ(fake_.count("POST /apis/v1beta1"), 0);
+}
+
 }  // namespace
 }  // namespace pipec::client

@@ -333,5 +333,83 @@ TEST(ClientDuration, Parses) {
   EXPECT_FALSE(parse_duration("m", d));
 }
 
+// A KFP v2 pipeline spec goes through the v2beta1 API only, and its run takes typed
+// values: numbers as numbers, lists and maps as JSON, strings exactly as given.
+TEST_F(ClientCommands, AV2SpecIsUploadedAndRunThroughV2beta1WithTypedValues) {
+  std::string spec = read_data("typed_v2.yaml");
+  LocalPackage package = package_from(spec, "train.yaml");
+  ASSERT_TRUE(package.v2);
+  EXPECT_EQ(package.signature.name, "train");
+  ASSERT_NE(package.signature.find("layers"), nullptr);
+  EXPECT_EQ(package.signature.find("layers")->type.kind, ParamKind::List);
+  EXPECT_EQ(package.signature.find("epochs")->default_value, "3");
+
+  RunArgs args;
+  args.params = {"lr=0.5", "layers=[3, 4]", "epochs=7", "dry=true", "flags={\"x\": \"y\"}",
+                 "message=it's \"$(id)\"\n{{workflow.uid}} {{$.inputs.parameters['lr']}}"};
+  args.run_name = "v2 run";
+  args.wait = true;
+  ASSERT_EQ(run(package, "", args), 0) << err_.str();
+  json body = fake_.last_run_request();
+  EXPECT_EQ(body["display_name"], "v2 run");
+  EXPECT_EQ(body["runtime_config"]["parameters"],
+            json::parse(R"({"lr": 0.5, "layers": [3, 4], "epochs": 7, "dry": true,
+                            "flags": {"x": "y"},
+                            "message": "it's \"$(id)\"\n{{workflow.uid}} {{$.inputs.parameters['lr']}}"})"));
+  EXPECT_FALSE(body["pipeline_version_reference"].value("pipeline_version_id", "").empty());
+  EXPECT_FALSE(body.value("experiment_id", "").empty());
+  EXPECT_EQ(fake_.experiments().at(0)["display_name"], "Default");
+  EXPECT_EQ(fake_.count("POST /apis/v1beta1"), 0);
+  EXPECT_EQ(fake_.count("GET /apis/v1beta1"), 0);
+  EXPECT_NE(out_.str().find("run state: SUCCEEDED"), std::string::npos) << out_.str();
+
+  // As on v1: the same content again becomes a version named after it (the first version
+  // is named after the pipeline); a third time that version is found, nothing is uploaded.
+  ASSERT_EQ(run(package, "", args), 0) << err_.str();
+  std::string pipeline_id = fake_.last_run_request()["pipeline_version_reference"]["pipeline_id"];
+  auto versions = fake_.versions(pipeline_id);
+  ASSERT_EQ(versions.size(), 2u);
+  EXPECT_EQ(versions[1].name, content_version_name(package));
+  EXPECT_EQ(fake_.last_run_request()["pipeline_version_reference"]["pipeline_version_id"], versions[1].id);
+  int uploads = fake_.count("POST /apis/v2beta1/pipelines/upload");
+  ASSERT_EQ(run(package, "", args), 0) << err_.str();
+  EXPECT_EQ(fake_.count("POST /apis/v2beta1/pipelines/upload"), uploads);
+  EXPECT_NE(out_.str().find("has this content already"), std::string::npos) << out_.str();
+  EXPECT_EQ(fake_.last_run_request()["pipeline_version_reference"]["pipeline_version_id"], versions[1].id);
+}
+
+TEST_F(ClientCommands, AV2PipelineByIdIsCheckedAgainstItsNewestVersionsSpec) {
+  std::string id = fake_.add_pipeline("train", read_data("typed_v2.yaml"));
+  RunArgs args;
+  args.v2 = true;
+  args.params = {"epochs=many", "lr=0.25"};
+  EXPECT_EQ(run(std::nullopt, id, args), 1);
+  EXPECT_NE(err_.str().find("epochs"), std::string::npos) << err_.str();
+  EXPECT_EQ(fake_.count("POST"), 0);
+
+  args.params = {"epochs=12", "lr=0.25"};
+  ASSERT_EQ(run(std::nullopt, id, args), 0) << err_.str();
+  EXPECT_EQ(fake_.last_run_request()["runtime_config"]["parameters"],
+            json::parse(R"({"epochs": 12, "lr": 0.25})"));
+}
+
+TEST_F(ClientCommands, AFailedV2RunSaysWhyAndExits4) {
+  fake_.script_runs({"Running", "Failed"}, json::array(), "task train failed: exit 1");
+  RunArgs args;
+  args.wait = true;
+  EXPECT_EQ(run(package_from(read_data("typed_v2.yaml"), "train.yaml"), "", args), kExitRunFailed);
+  EXPECT_NE(err_.str().find("FAILED: task train failed: exit 1"), std::string::npos) << err_.str();
+}
+
+TEST_F(ClientCommands, AServerWithoutTheV2ApiGetsOneClearMessage) {
+  fake_.legacy = true;  // KFP 1.8: no /apis/v2beta1 routes
+  EXPECT_EQ(run(package_from(read_data("typed_v2.yaml"), "train.yaml"), "", RunArgs{}), 1);
+  EXPECT_NE(err_.str().find("has no KFP v2 API (/apis/v2beta1 answered HTTP 404)"), std::string::npos)
+      << err_.str();
+  EXPECT_NE(err_.str().find("needs a KFP 2.x server"), std::string::npos);
+  EXPECT_EQ(err_.str().find("Not Found"), std::string::npos) << err_.str();
+  EXPECT_EQ(fake_.count("GET /apis/v2beta1/pipelines"), 1);  // a 404 is not retried
+}
+
 }  // namespace
 }  // namespace pipec::client::kfp

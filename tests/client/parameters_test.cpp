@@ -92,15 +92,57 @@ TEST(ClientParameters, FallsBackToTheWorkflowArguments) {
             "parameter 'color': 'gren' is not one of 'red', 'green'; did you mean 'green'?\n");
 }
 
-TEST(ClientParameters, RefusesWhatIsNotAnArgoWorkflow) {
+TEST(ClientParameters, RefusesWhatIsNeitherAnArgoWorkflowNorAV2Spec) {
   Signature s;
   std::string error;
-  EXPECT_FALSE(read_signature("pipelineInfo:\n  name: v2\nroot: {}\n", s, error));
+  EXPECT_FALSE(read_signature("apiVersion: batch/v1\nkind: Job\n", s, error));
   EXPECT_EQ(error,
-            "not an Argo Workflow (apiVersion argoproj.io/v1alpha1, kind Workflow); pipec runs "
-            "KFP v1 (Argo) pipelines");
+            "neither an Argo Workflow (apiVersion argoproj.io/v1alpha1, kind Workflow) nor a "
+            "KFP v2 pipeline spec (pipelineInfo, root); pipec runs KFP v1 (Argo) and v2 pipelines");
   EXPECT_FALSE(read_signature("a: [", s, error));
   EXPECT_EQ(error.rfind("the workflow is not valid YAML", 0), 0u) << error;
+}
+
+// A KFP v2 spec's root.inputDefinitions: typed, with defaults as canonical texts; the
+// platform spec after it is ignored. Values for its runs are JSON values of those types.
+TEST(ClientParameters, ReadsAV2SpecsInputDefinitionsAndTypesItsValues) {
+  Signature s;
+  std::string error;
+  ASSERT_TRUE(read_signature(R"(pipelineInfo: {name: train, description: d}
+root:
+  inputDefinitions:
+    parameters:
+      n: {parameterType: NUMBER_INTEGER, defaultValue: 3, isOptional: true}
+      x: {parameterType: NUMBER_DOUBLE, defaultValue: 0.5, isOptional: true, description: rate}
+      s: {parameterType: STRING, defaultValue: '007', isOptional: true}
+      l: {parameterType: LIST, defaultValue: [1, "a"], isOptional: true}
+      m: {parameterType: STRUCT, defaultValue: {k: v}, isOptional: true}
+      b: {parameterType: BOOLEAN}
+schemaVersion: 2.1.0
+---
+platforms: {kubernetes: {}}
+)",
+                             s, error))
+      << error;
+  EXPECT_EQ(s.source, SignatureSource::KfpV2PipelineSpec);
+  EXPECT_EQ(s.name, "train");
+  ASSERT_EQ(s.params.size(), 6u);
+  EXPECT_EQ(s.find("n")->default_value, "3");
+  EXPECT_EQ(s.find("x")->description, "rate");
+  EXPECT_EQ(s.find("s")->default_value, "007");
+  EXPECT_EQ(s.find("l")->default_value, R"([1,"a"])");
+  EXPECT_EQ(s.find("m")->default_value, R"({"k":"v"})");
+  EXPECT_TRUE(s.find("b")->required());
+  EXPECT_EQ(s.find("b")->type.kind, ParamKind::Bool);
+  EXPECT_TRUE(is_v2_pipeline_spec("pipelineInfo: {name: a}\nroot: {}\n"));
+  EXPECT_FALSE(is_v2_pipeline_spec("kind: Workflow\npipelineInfo: {}\nroot: {}\n"));
+
+  EXPECT_EQ(typed_json_value(s.find("n")->type, "12"), "12");
+  EXPECT_EQ(typed_json_value(s.find("x")->type, "0.25"), "0.25");
+  EXPECT_EQ(typed_json_value(s.find("s")->type, "007"), R"("007")");
+  EXPECT_EQ(typed_json_value(s.find("b")->type, "true"), "true");
+  EXPECT_EQ(typed_json_value(s.find("l")->type, "[1,2]"), "[1,2]");
+  EXPECT_EQ(typed_json_value(ParamType{}, "it's \"$(id)\"\n"), R"("it's \"$(id)\"\n")");
 }
 
 TEST(ClientParameters, SplitsAtTheFirstEquals) {

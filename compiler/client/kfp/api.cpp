@@ -43,7 +43,38 @@ const json* find_named(const std::string& body, std::string_view key, std::strin
   if (!list.is_array()) return nullptr;
   for (const json& item : list)
     if (text_of(item, "name") == name) return &item;
+  for (const json& item : list)  // v2beta1 answers may hold only display_name
+    if (text_of(item, "name").empty() && text_of(item, "display_name") == name) return &item;
   return nullptr;
+}
+
+// v2beta1 objects name things `pipeline_id`, `display_name`, ...; `name` may be absent.
+std::string name_of(const json& object) {
+  std::string name = text_of(object, "name");
+  return name.empty() ? text_of(object, "display_name") : name;
+}
+
+PipelineInfo read_pipeline_v2(const json& object) {
+  PipelineInfo info;
+  info.id = text_of(object, "pipeline_id");
+  info.name = name_of(object);
+  return info;
+}
+
+VersionInfo read_version_v2(const json& object) {
+  return VersionInfo{text_of(object, "pipeline_version_id"), name_of(object)};
+}
+
+// A v2beta1Run: `state` is SUCCEEDED, FAILED, ...; `error.message` says why it failed.
+// The v2 API reports no metrics in a run (they are artifacts in ML Metadata).
+RunInfo read_run_v2(const json& run) {
+  RunInfo info;
+  info.id = text_of(run, "run_id");
+  info.name = text_of(run, "display_name");
+  info.status = text_of(run, "state");
+  if (info.status == "RUNTIME_STATE_UNSPECIFIED") info.status.clear();
+  info.message = text_of(member(run, "error"), "message");
+  return info;
 }
 
 std::string reason_phrase(long status) {
@@ -136,8 +167,9 @@ std::pair<std::string, std::string> server_message(std::string_view body) {
   return {one_line(message), one_line(details)};
 }
 
-std::string equals_filter(std::string_view key, std::string_view value) {
-  json filter = {{"predicates", json::array({{{"op", "EQUALS"},
+std::string equals_filter(std::string_view key, std::string_view value, ApiVersion version) {
+  const char* op = version == ApiVersion::V2beta1 ? "operation" : "op";
+  json filter = {{"predicates", json::array({{{op, "EQUALS"},
                                               {"key", std::string(key)},
                                               {"string_value", std::string(value)}}})}};
   return url_encode(filter.dump(-1, ' ', false, json::error_handler_t::replace));
@@ -212,6 +244,18 @@ ApiStatus KfpApi::failure(const std::string& what, const HttpRequest& request,
                ? "the identity may not do this; in a multi-user install give --namespace"
                : fmt::format("the identity may not do this in namespace '{}'",
                              connection_.namespace_name);
+  } else if (version_ == ApiVersion::V2beta1 &&
+             (response.status == 501 ||
+              (response.status == 404 &&
+               (message.empty() || message == "Not Found" || message == "404 page not found") &&
+               request.url.find("/apis/v2beta1/") != std::string::npos))) {
+    // KFP 1.x has no v2beta1 routes: say that, not the HTTP details.
+    status.message = redact_secrets(fmt::format(
+        "{}: the server at '{}' has no KFP v2 API (/apis/v2beta1 answered HTTP {})\n  hint: a "
+        "KFP v2 pipeline spec needs a KFP 2.x server; for a KFP 1.x server build the Argo "
+        "package (--target kfp-v1, the default)",
+        what, connection_.host, response.status));
+    return status;
   } else if (response.status == 404 && message.empty()) {
     hint = fmt::format("nothing answers at '{}'; check --host (a path prefix such as /pipeline?)",
                        connection_.host);
@@ -219,7 +263,6 @@ ApiStatus KfpApi::failure(const std::string& what, const HttpRequest& request,
     hint = "the package is too large for the server or a proxy in front of it";
   }
   if (!hint.empty()) text += "\n  hint: " + hint;
-  (void)request;
   status.message = redact_secrets(std::move(text));
   return status;
 }
@@ -273,6 +316,28 @@ ApiStatus KfpApi::post(const std::string& what, HttpRequest request, std::string
 
 ApiStatus KfpApi::find_pipeline(std::string_view name, std::optional<PipelineInfo>& out) {
   out.reset();
+  if (version_ == ApiVersion::V2beta1) {
+    std::string path = "/apis/v2beta1/pipelines?page_size=100&filter=" +
+                       equals_filter("name", name, version_);
+    if (!connection_.namespace_name.empty())
+      path += "&namespace=" + url_encode(connection_.namespace_name);
+    std::string body;
+    if (ApiStatus status = get(fmt::format("cannot look up pipeline '{}'", name), path, body);
+        !status)
+      return status;
+    json answer;
+    const json* item = find_named(body, "pipelines", name, answer);
+    if (!item) return ApiStatus::success();
+    PipelineInfo found = read_pipeline_v2(*item);
+    std::optional<VersionInfo> newest;
+    if (ApiStatus status = latest_version(found.id, newest); !status) return status;
+    if (newest) {
+      found.default_version_id = newest->id;
+      found.default_version_name = newest->name;
+    }
+    out = found;
+    return ApiStatus::success();
+  }
   std::string path = "/apis/v1beta1/pipelines?page_size=100&filter=" + equals_filter("name", name);
   if (!connection_.namespace_name.empty())
     path += "&resource_reference_key.type=NAMESPACE&resource_reference_key.id=" +
@@ -287,6 +352,21 @@ ApiStatus KfpApi::find_pipeline(std::string_view name, std::optional<PipelineInf
 
 ApiStatus KfpApi::get_pipeline(std::string_view id, PipelineInfo& out) {
   std::string body;
+  if (version_ == ApiVersion::V2beta1) {
+    if (ApiStatus status = get(fmt::format("cannot get pipeline '{}'", id),
+                               "/apis/v2beta1/pipelines/" + url_encode(id), body);
+        !status)
+      return status;
+    out = read_pipeline_v2(json::parse(body, nullptr, false));
+    if (out.id.empty()) out.id = std::string(id);
+    std::optional<VersionInfo> newest;
+    if (ApiStatus status = latest_version(out.id, newest); !status) return status;
+    if (newest) {
+      out.default_version_id = newest->id;
+      out.default_version_name = newest->name;
+    }
+    return ApiStatus::success();
+  }
   if (ApiStatus status = get(fmt::format("cannot get pipeline '{}'", id),
                              "/apis/v1beta1/pipelines/" + url_encode(id), body);
       !status)
@@ -296,9 +376,39 @@ ApiStatus KfpApi::get_pipeline(std::string_view id, PipelineInfo& out) {
   return ApiStatus::success();
 }
 
+ApiStatus KfpApi::latest_version(std::string_view pipeline_id, std::optional<VersionInfo>& out) {
+  out.reset();
+  std::string body;
+  if (ApiStatus status = get(fmt::format("cannot list the versions of pipeline '{}'", pipeline_id),
+                             "/apis/v2beta1/pipelines/" + url_encode(pipeline_id) +
+                                 "/versions?page_size=1&sort_by=" + url_encode("created_at desc"),
+                             body);
+      !status)
+    return status;
+  json answer = json::parse(body, nullptr, false);
+  const json& list = member(answer, "pipeline_versions");
+  if (list.is_array() && !list.empty()) out = read_version_v2(list.front());
+  return ApiStatus::success();
+}
+
 ApiStatus KfpApi::find_version(std::string_view pipeline_id, std::string_view name,
                                std::optional<VersionInfo>& out) {
   out.reset();
+  if (version_ == ApiVersion::V2beta1) {
+    std::string body;
+    if (ApiStatus status = get(fmt::format("cannot look up version '{}' of pipeline '{}'", name,
+                                           pipeline_id),
+                               "/apis/v2beta1/pipelines/" + url_encode(pipeline_id) +
+                                   "/versions?page_size=100&filter=" +
+                                   equals_filter("name", name, version_),
+                               body);
+        !status)
+      return status;
+    json answer;
+    if (const json* item = find_named(body, "pipeline_versions", name, answer))
+      out = read_version_v2(*item);
+    return ApiStatus::success();
+  }
   std::string path = "/apis/v1beta1/pipeline_versions?resource_key.type=PIPELINE&resource_key.id=" +
                      url_encode(pipeline_id) + "&page_size=100&filter=" + equals_filter("name", name);
   std::string body;
@@ -315,6 +425,15 @@ ApiStatus KfpApi::find_version(std::string_view pipeline_id, std::string_view na
 
 ApiStatus KfpApi::get_pipeline_template(std::string_view pipeline_id, std::string& yaml) {
   std::string body;
+  if (version_ == ApiVersion::V2beta1) {
+    std::optional<VersionInfo> newest;
+    if (ApiStatus status = latest_version(pipeline_id, newest); !status) return status;
+    if (!newest) {
+      yaml.clear();
+      return ApiStatus::success();
+    }
+    return get_version_template(newest->id, yaml, pipeline_id);
+  }
   if (ApiStatus status =
           get(fmt::format("cannot get the workflow of pipeline '{}'", pipeline_id),
               "/apis/v1beta1/pipelines/" + url_encode(pipeline_id) + "/templates", body);
@@ -324,8 +443,21 @@ ApiStatus KfpApi::get_pipeline_template(std::string_view pipeline_id, std::strin
   return ApiStatus::success();
 }
 
-ApiStatus KfpApi::get_version_template(std::string_view version_id, std::string& yaml) {
+ApiStatus KfpApi::get_version_template(std::string_view version_id, std::string& yaml,
+                                       std::string_view pipeline_id) {
   std::string body;
+  if (version_ == ApiVersion::V2beta1) {
+    if (ApiStatus status = get(fmt::format("cannot get the spec of pipeline version '{}'", version_id),
+                               "/apis/v2beta1/pipelines/" + url_encode(pipeline_id) + "/versions/" +
+                                   url_encode(version_id),
+                               body);
+        !status)
+      return status;
+    json answer = json::parse(body, nullptr, false);
+    const json& spec = member(answer, "pipeline_spec");
+    yaml = spec.is_object() ? spec.dump(-1, ' ', false, json::error_handler_t::replace) : std::string();
+    return ApiStatus::success();
+  }
   if (ApiStatus status =
           get(fmt::format("cannot get the workflow of pipeline version '{}'", version_id),
               "/apis/v1beta1/pipeline_versions/" + url_encode(version_id) + "/templates", body);
@@ -336,7 +468,10 @@ ApiStatus KfpApi::get_version_template(std::string_view version_id, std::string&
 }
 
 ApiStatus KfpApi::upload_pipeline(const PackageUpload& package, PipelineInfo& out) {
-  std::string path = "/apis/v1beta1/pipelines/upload?name=" + url_encode(package.name);
+  bool v2 = version_ == ApiVersion::V2beta1;
+  std::string path = fmt::format("/apis/{}/pipelines/upload?name=", v2 ? "v2beta1" : "v1beta1") +
+                     url_encode(package.name);
+  if (v2) path += "&display_name=" + url_encode(package.name);
   if (!package.description.empty()) path += "&description=" + url_encode(package.description);
   if (!connection_.namespace_name.empty())
     path += "&namespace=" + url_encode(connection_.namespace_name);
@@ -347,14 +482,31 @@ ApiStatus KfpApi::upload_pipeline(const PackageUpload& package, PipelineInfo& ou
                               std::move(request), body);
       !status)
     return status;
-  out = read_pipeline(json::parse(body, nullptr, false));
+  if (!v2) {
+    out = read_pipeline(json::parse(body, nullptr, false));
+    return ApiStatus::success();
+  }
+  // A v2beta1Pipeline names no version: the upload made one, which a listing finds.
+  out = read_pipeline_v2(json::parse(body, nullptr, false));
+  std::optional<VersionInfo> first;
+  if (ApiStatus status = latest_version(out.id, first); !status) {
+    status.message += fmt::format("\n  (pipeline '{}' was created, id {})", package.name, out.id);
+    return status;
+  }
+  if (first) {
+    out.default_version_id = first->id;
+    out.default_version_name = first->name;
+  }
   return ApiStatus::success();
 }
 
 ApiStatus KfpApi::upload_version(std::string_view pipeline_id, const PackageUpload& package,
                                  VersionInfo& out) {
-  std::string path = "/apis/v1beta1/pipelines/upload_version?name=" + url_encode(package.name) +
-                     "&pipelineid=" + url_encode(pipeline_id);
+  bool v2 = version_ == ApiVersion::V2beta1;
+  std::string path = fmt::format("/apis/{}/pipelines/upload_version?name=",
+                                 v2 ? "v2beta1" : "v1beta1") +
+                     url_encode(package.name) + "&pipelineid=" + url_encode(pipeline_id);
+  if (v2) path += "&display_name=" + url_encode(package.name);
   if (!package.description.empty()) path += "&description=" + url_encode(package.description);
   HttpRequest request = make_request("POST", path);
   request.file = FilePart{"uploadfile", package.filename, std::string(package.bytes)};
@@ -365,12 +517,26 @@ ApiStatus KfpApi::upload_version(std::string_view pipeline_id, const PackageUplo
       !status)
     return status;
   json version = json::parse(body, nullptr, false);
-  out = VersionInfo{text_of(version, "id"), text_of(version, "name")};
+  out = v2 ? read_version_v2(version) : VersionInfo{text_of(version, "id"), text_of(version, "name")};
   return ApiStatus::success();
 }
 
 ApiStatus KfpApi::find_experiment(std::string_view name, std::optional<ExperimentInfo>& out) {
   out.reset();
+  if (version_ == ApiVersion::V2beta1) {
+    std::string path = "/apis/v2beta1/experiments?page_size=100&filter=" +
+                       equals_filter("display_name", name, version_);
+    if (!connection_.namespace_name.empty())
+      path += "&namespace=" + url_encode(connection_.namespace_name);
+    std::string body;
+    if (ApiStatus status = get(fmt::format("cannot look up experiment '{}'", name), path, body);
+        !status)
+      return status;
+    json answer;
+    if (const json* item = find_named(body, "experiments", name, answer))
+      out = ExperimentInfo{text_of(*item, "experiment_id"), name_of(*item)};
+    return ApiStatus::success();
+  }
   std::string path = "/apis/v1beta1/experiments?page_size=100&filter=" + equals_filter("name", name);
   if (!connection_.namespace_name.empty())
     path += "&resource_reference_key.type=NAMESPACE&resource_reference_key.id=" +
@@ -386,13 +552,16 @@ ApiStatus KfpApi::find_experiment(std::string_view name, std::optional<Experimen
 }
 
 ApiStatus KfpApi::create_experiment(std::string_view name, ExperimentInfo& out) {
-  json experiment = {{"name", std::string(name)}};
-  if (!connection_.namespace_name.empty()) {
+  bool v2 = version_ == ApiVersion::V2beta1;
+  json experiment = {{v2 ? "display_name" : "name", std::string(name)}};
+  if (v2 && !connection_.namespace_name.empty()) {
+    experiment["namespace"] = connection_.namespace_name;
+  } else if (!connection_.namespace_name.empty()) {
     experiment["resource_references"] = json::array(
         {{{"key", {{"type", "NAMESPACE"}, {"id", connection_.namespace_name}}},
           {"relationship", "OWNER"}}});
   }
-  HttpRequest request = make_request("POST", "/apis/v1beta1/experiments");
+  HttpRequest request = make_request("POST", v2 ? "/apis/v2beta1/experiments" : "/apis/v1beta1/experiments");
   request.content_type = "application/json";
   request.body = experiment.dump(-1, ' ', false, json::error_handler_t::replace);
   std::string body;
@@ -401,11 +570,36 @@ ApiStatus KfpApi::create_experiment(std::string_view name, ExperimentInfo& out) 
       !status)
     return status;
   json created = json::parse(body, nullptr, false);
-  out = ExperimentInfo{text_of(created, "id"), text_of(created, "name")};
+  out = v2 ? ExperimentInfo{text_of(created, "experiment_id"), name_of(created)}
+           : ExperimentInfo{text_of(created, "id"), text_of(created, "name")};
   return ApiStatus::success();
 }
 
 ApiStatus KfpApi::create_run(const RunRequest& run, RunInfo& out) {
+  if (version_ == ApiVersion::V2beta1) {
+    json parameters = json::object();
+    for (const auto& [name, value] : run.json_parameters) {
+      json parsed = json::parse(value, nullptr, false);
+      parameters[name] = parsed.is_discarded() ? json(value) : parsed;
+    }
+    json reference = {{"pipeline_id", run.pipeline_id}};
+    if (!run.version_id.empty()) reference["pipeline_version_id"] = run.version_id;
+    json body_json = {{"display_name", run.name},
+                      {"pipeline_version_reference", reference},
+                      {"runtime_config", {{"parameters", parameters}}}};
+    if (!run.experiment_id.empty()) body_json["experiment_id"] = run.experiment_id;
+    if (!run.description.empty()) body_json["description"] = run.description;
+    HttpRequest request = make_request("POST", "/apis/v2beta1/runs");
+    request.content_type = "application/json";
+    request.body = body_json.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::string body;
+    if (ApiStatus status =
+            post(fmt::format("cannot create run '{}'", run.name), std::move(request), body);
+        !status)
+      return status;
+    out = read_run_v2(json::parse(body, nullptr, false));
+    return ApiStatus::success();
+  }
   json parameters = json::array();
   for (const auto& [name, value] : run.parameters)
     parameters.push_back({{"name", name}, {"value", value}});
@@ -435,6 +629,14 @@ ApiStatus KfpApi::create_run(const RunRequest& run, RunInfo& out) {
 
 ApiStatus KfpApi::get_run(std::string_view run_id, RunInfo& out) {
   std::string body;
+  if (version_ == ApiVersion::V2beta1) {
+    if (ApiStatus status = get(fmt::format("cannot get run '{}'", run_id),
+                               "/apis/v2beta1/runs/" + url_encode(run_id), body);
+        !status)
+      return status;
+    out = read_run_v2(json::parse(body, nullptr, false));
+    return ApiStatus::success();
+  }
   if (ApiStatus status = get(fmt::format("cannot get run '{}'", run_id),
                              "/apis/v1beta1/runs/" + url_encode(run_id), body);
       !status)

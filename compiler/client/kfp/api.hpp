@@ -17,6 +17,10 @@
 
 namespace pipec::client::kfp {
 
+/// Which REST API the calls use: v1beta1 for Argo (v1) pipelines, v2beta1 for KFP v2
+/// pipeline specs (runs with typed `runtime_config.parameters`).
+enum class ApiVersion { V1beta1, V2beta1 };
+
 struct PipelineInfo {
   std::string id;
   std::string name;
@@ -64,6 +68,8 @@ struct RunRequest {
   std::string pipeline_id;
   std::string version_id;
   std::vector<std::pair<std::string, std::string>> parameters;  // canonical text values
+  /// v2beta1 only: the same values as JSON texts (typed_json_value), in the same order.
+  std::vector<std::pair<std::string, std::string>> json_parameters;
 };
 
 /// The outcome of one API call. A failure's message is ready to print: what was being
@@ -94,6 +100,8 @@ class KfpApi {
          Sleep sleep = {});
 
   const Connection& connection() const { return connection_; }
+  void set_api_version(ApiVersion version) { version_ = version; }
+  ApiVersion api_version() const { return version_; }
 
   /// The pipeline called `name` (in --namespace, if set), or nullopt in `out`.
   ApiStatus find_pipeline(std::string_view name, std::optional<PipelineInfo>& out);
@@ -101,9 +109,14 @@ class KfpApi {
   /// The version called `name` of a pipeline, or nullopt in `out`.
   ApiStatus find_version(std::string_view pipeline_id, std::string_view name,
                          std::optional<VersionInfo>& out);
-  /// The workflow YAML of a pipeline's default version, or of one version.
+  /// v2beta1: the newest version of a pipeline (v2beta1 pipelines name no default
+  /// version), or nullopt in `out`.
+  ApiStatus latest_version(std::string_view pipeline_id, std::optional<VersionInfo>& out);
+  /// The workflow YAML (v2beta1: the pipeline spec as JSON) of a pipeline's default
+  /// version, or of one version.
   ApiStatus get_pipeline_template(std::string_view pipeline_id, std::string& yaml);
-  ApiStatus get_version_template(std::string_view version_id, std::string& yaml);
+  ApiStatus get_version_template(std::string_view version_id, std::string& yaml,
+                                 std::string_view pipeline_id = {});
 
   ApiStatus upload_pipeline(const PackageUpload& package, PipelineInfo& out);
   ApiStatus upload_version(std::string_view pipeline_id, const PackageUpload& package,
@@ -129,13 +142,16 @@ class KfpApi {
   Connection connection_;
   RetryPolicy retry_;
   Sleep sleep_;
+  ApiVersion version_ = ApiVersion::V1beta1;
 };
 
 /// The server's message from an error body: `message`, else `error`, else
 /// `error_message` (upload), and the details (`error_details`, or those inside `details`).
 std::pair<std::string, std::string> server_message(std::string_view body);
 
-/// The filter query value (URL-encoded JSON) matching `key` EQUALS `value`.
-std::string equals_filter(std::string_view key, std::string_view value);
+/// The filter query value (URL-encoded JSON) matching `key` EQUALS `value`; v2beta1
+/// spells the predicate's operator `operation`, v1beta1 `op`.
+std::string equals_filter(std::string_view key, std::string_view value,
+                          ApiVersion version = ApiVersion::V1beta1);
 
 }  // namespace pipec::client::kfp

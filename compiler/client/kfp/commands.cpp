@@ -90,6 +90,7 @@ int upload_command(const LocalPackage& package, const UploadArgs& args,
                    const Connection& connection, HttpTransport& transport, std::ostream& out,
                    std::ostream& err, const RetryPolicy& retry) {
   KfpApi api(transport, connection, retry);
+  if (package.v2) api.set_api_version(ApiVersion::V2beta1);
   UploadResult result;
   if (ApiStatus status = upload(api, package, {args.name, args.description, args.version}, result);
       !status) {
@@ -109,6 +110,10 @@ int run_command(const std::optional<LocalPackage>& package, const std::string& p
   if (package && !check(package->signature, overrides, values, err)) return kExitErrors;
 
   KfpApi api(transport, connection, args.retry);
+  const bool v2 = package ? package->v2 : args.v2;
+  if (v2) api.set_api_version(ApiVersion::V2beta1);
+  Signature signature;  // of what runs, to type the values the v2 API takes
+  if (package) signature = package->signature;
   std::string pipeline_name;
   std::string run_pipeline_id;
   std::string version_id;
@@ -146,12 +151,11 @@ int run_command(const std::optional<LocalPackage>& package, const std::string& p
     }
     std::string yaml;
     ApiStatus fetched = version_id.empty() ? api.get_pipeline_template(pipeline.id, yaml)
-                                           : api.get_version_template(version_id, yaml);
+                                           : api.get_version_template(version_id, yaml, pipeline.id);
     if (!fetched) {
       print_error(err, fetched.message);
       return kExitErrors;
     }
-    Signature signature;
     std::string error;
     if (!read_signature(yaml, signature, error)) {
       print_error(err, fmt::format("pipeline '{}' (id {}): {}", pipeline.name, pipeline.id, error));
@@ -182,6 +186,11 @@ int run_command(const std::optional<LocalPackage>& package, const std::string& p
   request.pipeline_id = run_pipeline_id;
   request.version_id = version_id;
   request.parameters = values;
+  for (const auto& [name, value] : values) {
+    const DeclaredParam* declared = signature.find(name);
+    request.json_parameters.emplace_back(
+        name, typed_json_value(declared ? declared->type : ParamType{}, value));
+  }
   RunInfo run;
   if (ApiStatus status = api.create_run(request, run); !status) {
     print_error(err, status.message);

@@ -36,6 +36,7 @@ struct RunArgs {
   std::chrono::milliseconds timeout{0};  // with wait; 0 = none
   std::chrono::milliseconds poll{5000};
   RetryPolicy retry;
+  bool v2 = false;  // a pipeline given by id is a KFP v2 one: use the v2beta1 API
 };
 
 /// Uploads (or adds a version) and prints the ids and a UI link to `out`; errors go to

@@ -55,6 +55,7 @@ Status load(std::string bytes, std::string filename, const std::string& shown, L
   std::string error;
   if (!read_signature(out.workflow_yaml, out.signature, error))
     return Status::error(fmt::format("'{}': {}", shown, error));
+  out.v2 = out.signature.source == SignatureSource::KfpV2PipelineSpec;
   return Status::ok();
 }
 

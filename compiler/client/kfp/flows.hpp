@@ -19,8 +19,9 @@ namespace pipec::client::kfp {
 struct LocalPackage {
   std::string bytes;
   std::string filename;  // base name sent to the server
-  std::string workflow_yaml;
+  std::string workflow_yaml;  // the Argo Workflow, or the KFP v2 pipeline spec
   Signature signature;
+  bool v2 = false;  // a KFP v2 pipeline spec: uploaded and run through the v2beta1 API
 };
 
 /// Reads a package file (.tar.gz/.tgz/.zip/.yaml/.yml/.json), finds the workflow as the

@@ -232,7 +232,79 @@ bool read_pipec_annotation(const std::string& text, Signature& out, std::string&
   return true;
 }
 
+bool is_v2_pipeline_spec(const YAML::Node& root) {
+  return root.IsMap() && root["pipelineInfo"] && root["root"] && !root["kind"];
+}
+
+ParamType v2_type(const std::string& name) {
+  ParamType type;
+  if (name == "STRING") type.kind = ParamKind::String;
+  if (name == "NUMBER_INTEGER") type.kind = ParamKind::Int;
+  if (name == "NUMBER_DOUBLE") type.kind = ParamKind::Float;
+  if (name == "BOOLEAN") type.kind = ParamKind::Bool;
+  if (name == "LIST") type = ParamType{ParamKind::List, {ParamType{}}};
+  if (name == "STRUCT") type = ParamType{ParamKind::Map, {ParamType{}}};
+  return type;
+}
+
+// root.inputDefinitions.parameters of a KFP v2 pipeline spec: typed, with defaults and
+// descriptions (the spec has no enumerations or ranges).
+bool read_v2_signature(const YAML::Node& root, Signature& out) {
+  YAML::Node info = root["pipelineInfo"];
+  out.name = info.IsMap() ? scalar_text(info["name"]) : std::string();
+  out.description = info.IsMap() ? scalar_text(info["description"]) : std::string();
+  YAML::Node inputs = root["root"].IsMap() ? root["root"]["inputDefinitions"] : YAML::Node();
+  YAML::Node parameters = inputs && inputs.IsMap() ? inputs["parameters"] : YAML::Node();
+  if (parameters && parameters.IsMap()) {
+    for (const auto& item : parameters) {
+      DeclaredParam param;
+      param.name = scalar_text(item.first);
+      const YAML::Node& definition = item.second;
+      if (definition.IsMap()) {
+        param.type = v2_type(scalar_text(definition["parameterType"]));
+        if (YAML::Node value = definition["defaultValue"]; value && !value.IsNull()) {
+          json as_json = yaml_to_json(value);
+          param.default_value = canonical_json(param.type, as_json)
+                                    .value_or(as_json.is_string() ? as_json.get<std::string>()
+                                                                  : dump(as_json));
+        }
+        param.description = scalar_text(definition["description"]);
+      }
+      out.params.push_back(std::move(param));
+    }
+  }
+  out.source = SignatureSource::KfpV2PipelineSpec;
+  return true;
+}
+
 }  // namespace
+
+bool is_v2_pipeline_spec(std::string_view yaml) {
+  try {
+    std::vector<YAML::Node> documents = YAML::LoadAll(std::string(yaml));
+    return !documents.empty() && is_v2_pipeline_spec(documents.front());
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
+std::string typed_json_value(const ParamType& type, const std::string& canonical) {
+  switch (type.kind) {
+    case ParamKind::Int:
+    case ParamKind::Float:
+    case ParamKind::Bool:
+    case ParamKind::List:
+    case ParamKind::Map: {
+      json value = json::parse(canonical, nullptr, false);
+      if (!value.is_discarded()) return dump(value);
+      break;
+    }
+    case ParamKind::String:
+    case ParamKind::Any:
+      break;
+  }
+  return dump(json(canonical));
+}
 
 std::string ParamType::spelling() const {
   switch (kind) {
@@ -282,15 +354,18 @@ bool read_signature(std::string_view workflow_yaml, Signature& out, std::string&
   out = Signature{};
   YAML::Node root;
   try {
-    root = YAML::Load(std::string(workflow_yaml));
+    // A KFP v2 file may hold a second document (the platform spec): the first one counts.
+    std::vector<YAML::Node> documents = YAML::LoadAll(std::string(workflow_yaml));
+    if (!documents.empty()) root = documents.front();
   } catch (const YAML::Exception& e) {
     error = fmt::format("the workflow is not valid YAML: {}", e.what());
     return false;
   }
+  if (is_v2_pipeline_spec(root)) return read_v2_signature(root, out);
   if (!root.IsMap() || scalar_text(root["kind"]) != "Workflow" ||
       scalar_text(root["apiVersion"]).rfind("argoproj.io/", 0) != 0) {
-    error = "not an Argo Workflow (apiVersion argoproj.io/v1alpha1, kind Workflow); pipec runs "
-            "KFP v1 (Argo) pipelines";
+    error = "neither an Argo Workflow (apiVersion argoproj.io/v1alpha1, kind Workflow) nor a "
+            "KFP v2 pipeline spec (pipelineInfo, root); pipec runs KFP v1 (Argo) and v2 pipelines";
     return false;
   }
   YAML::Node metadata = root["metadata"];

@@ -44,6 +44,7 @@ enum class SignatureSource {
   PipecParameters,     // annotation pipec.dev/parameters (typed, with enums and ranges)
   KfpPipelineSpec,     // annotation pipelines.kubeflow.org/pipeline_spec (KFP SDK types)
   WorkflowArguments,   // spec.arguments.parameters only (untyped)
+  KfpV2PipelineSpec,   // root.inputDefinitions of a KFP v2 pipeline spec (typed, no enums)
 };
 
 /// The name and parameters of a compiled pipeline.
@@ -56,11 +57,19 @@ struct Signature {
   const DeclaredParam* find(std::string_view name) const;
 };
 
-/// Reads the signature of an Argo workflow (KFP v1). Prefers pipec.dev/parameters, then
-/// pipelines.kubeflow.org/pipeline_spec, then spec.arguments.parameters.
-/// Returns false and sets `error` if the text is not an Argo Workflow.
+/// Reads the signature of an Argo workflow (KFP v1): prefers pipec.dev/parameters, then
+/// pipelines.kubeflow.org/pipeline_spec, then spec.arguments.parameters. Or of a KFP v2
+/// pipeline spec: root.inputDefinitions.parameters.
+/// Returns false and sets `error` if the text is neither.
 [[nodiscard]] bool read_signature(std::string_view workflow_yaml, Signature& out,
                                   std::string& error);
+
+/// Whether the (first document of the) YAML is a KFP v2 pipeline spec.
+bool is_v2_pipeline_spec(std::string_view yaml);
+
+/// The JSON value a KFP v2 run takes for a checked value (canonical text): numbers and
+/// bools as JSON scalars, lists and maps as JSON, strings (and untyped values) as strings.
+std::string typed_json_value(const ParamType& type, const std::string& canonical);
 
 /// One override as the user gave it.
 struct Override {
