@@ -736,6 +736,15 @@ bool Launcher::write_metrics() {
     error(why);
     return false;
   }
+  if (!o_.executor_input.empty()) {
+    // KFP v2 reads the metrics from the ExecutorOutput as the metrics artifact's metadata.
+    std::string file, output;
+    if (!scraper_->executor_output(o_.executor_input, file, output, why) ||
+        !write_file_atomically(file, output, why)) {
+      error(why);
+      return false;
+    }
+  }
   for (std::size_t i = 0; i < scraper_->specs().size(); ++i)
     if (!scraper_->value(i))
       warning(fmt::format("metric '{}' was not found in the log", scraper_->specs()[i].name));

@@ -350,6 +350,37 @@ std::string MetricScraper::metrics_json() const {
   return nlohmann::json{{"metrics", list}}.dump() + "\n";
 }
 
+bool MetricScraper::executor_output(std::string_view executor_input, std::string& output_file,
+                                    std::string& out, std::string& error) const {
+  using nlohmann::json;
+  json input = json::parse(executor_input, nullptr, false);
+  const json* outputs = input.is_object() && input.contains("outputs") ? &input["outputs"] : nullptr;
+  if (!outputs || !outputs->is_object() || !outputs->contains("outputFile") ||
+      !(*outputs)["outputFile"].is_string() || (*outputs)["outputFile"].get<std::string>().empty()) {
+    error = "--executor-input: not a KFP v2 executor input (a JSON object with outputs.outputFile)";
+    return false;
+  }
+  output_file = (*outputs)["outputFile"].get<std::string>();
+  json artifact;
+  if (outputs->contains("artifacts") && (*outputs)["artifacts"].is_object()) {
+    const json& artifacts = (*outputs)["artifacts"];
+    auto it = artifacts.find("metrics");
+    if (it != artifacts.end() && it->is_object() && it->contains("artifacts") &&
+        (*it)["artifacts"].is_array() && !(*it)["artifacts"].empty() && (*it)["artifacts"][0].is_object())
+      artifact = (*it)["artifacts"][0];
+  }
+  if (artifact.is_null()) {
+    out = "{}\n";
+    return true;
+  }
+  json metadata = json::object();
+  for (std::size_t i = 0; i < specs_.size(); ++i)
+    if (values_[i]) metadata[specs_[i].reported] = *values_[i];
+  artifact["metadata"] = std::move(metadata);
+  out = json{{"artifacts", {{"metrics", {{"artifacts", json::array({std::move(artifact)})}}}}}}.dump() + "\n";
+  return true;
+}
+
 bool write_file_atomically(const std::string& path, std::string_view content, std::string& error) {
   namespace fs = std::filesystem;
   fs::path target(path);

@@ -71,6 +71,14 @@ class MetricScraper {
   /// the metrics that have a value, in spec order.
   std::string metrics_json() const;
 
+  /// KFP v2: the ExecutorOutput JSON for `executor_input` (the task's `{{$}}`): its output
+  /// artifact `metrics` (system.Metrics) with the collected values as its metadata,
+  /// `{"artifacts":{"metrics":{"artifacts":[{...,"metadata":{"acc":0.9}}]}}}`, or `{}`
+  /// when the task has no such artifact. Sets `output_file` to where KFP reads it
+  /// (`outputs.outputFile`). Returns false with `error` set for an input of another shape.
+  bool executor_output(std::string_view executor_input, std::string& output_file,
+                       std::string& json, std::string& error) const;
+
  private:
   void scan(std::string_view region);
   bool worth_a_look(const char* begin, const char* sep) const;

@@ -7,6 +7,7 @@
 
 #include "runtime/job_render.hpp"
 #include "runtime/launcher.hpp"
+#include "runtime/metrics.hpp"
 
 namespace pipec::runtime {
 namespace {
@@ -28,6 +29,7 @@ constexpr std::string_view kUsage =
     "  --metrics-file PATH        default /tmp/outputs/mlpipeline-metrics.json\n"
     "  --ui-metadata-file PATH    default /tmp/outputs/mlpipeline-ui-metadata.json\n"
     "  --tensorboard PATH         a log directory inside a data volume\n"
+    "  --executor-input JSON      KFP v2's {{$}}: write the metrics into its ExecutorOutput too\n"
     "  --workflow-name NAME, --step-name NAME\n"
     "  --pending-timeout D, --running-timeout D   e.g. 90s, 30m, 4h, 2d; 0 = none\n"
     "  --keep-job                 do not delete the job after it ends\n"
@@ -59,7 +61,7 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
         "--manifest", "--bind", "--value", "--metric", "--metric-value", "--metrics-file",
         "--ui-metadata-file", "--tensorboard", "--workflow-name", "--step-name", "--namespace",
         "--kubeconfig", "--pending-timeout", "--running-timeout", "--poll-interval",
-        "--retry-delay", "--log-grace"};
+        "--retry-delay", "--log-grace", "--executor-input"};
     std::string value;
     auto eq = arg.find('=');
     if (!kValued.count(std::string_view(arg).substr(0, arg.rfind("--", 0) == 0 ? eq : std::string::npos))) {
@@ -91,6 +93,7 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
     else if (arg == "--metrics-file") o.metrics_file = value;
     else if (arg == "--ui-metadata-file") o.ui_metadata_file = value;
     else if (arg == "--tensorboard") o.tensorboard = value;
+    else if (arg == "--executor-input") o.executor_input = value;
     else if (arg == "--workflow-name") o.workflow_name = value;
     else if (arg == "--step-name") o.step_name = value;
     else if (arg == "--namespace") o.namespace_name = value;
@@ -110,6 +113,11 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
     // The kfp-v2 target gives no --step-name: the pod's name comes from the downward API.
     if (const char* pod = std::getenv("POD_NAME"); pod && *pod) o.step_name = pod;
     else error = "missing --step-name (and POD_NAME is not set)";
+  }
+  if (error.empty() && !o.executor_input.empty()) {
+    // Refused now rather than after the training ran: the same reader writes it at the end.
+    std::string file, json;
+    (void)MetricScraper({}).executor_output(o.executor_input, file, json, error);
   }
   if (!error.empty()) return std::nullopt;
   return o;

@@ -181,6 +181,51 @@ TEST_F(RuntimeLauncher, MpiJobSucceedsWithLauncherLogAndMetrics) {
   EXPECT_LT(r.took, 5s);
 }
 
+// KFP v2: with the task's executor input ({{$}}), the metrics also go into the
+// ExecutorOutput file it names, as the `metrics` artifact's metadata (what kfp's
+// Metrics.log_metric produces), the artifact's own fields kept.
+TEST_F(RuntimeLauncher, KfpV2ExecutorOutputCarriesTheMetricsAsArtifactMetadata) {
+  auto o = options(kMpiJob);
+  o.metric_args = {"loss:RAW:min", "Final Cost"};
+  json input = {{"inputs", json::object()},
+                {"outputs",
+                 {{"artifacts",
+                   {{"metrics",
+                     {{"artifacts",
+                       json::array({{{"name", "metrics"},
+                                     {"type", {{"schemaTitle", "system.Metrics"}}},
+                                     {"uri", "minio://mlpipeline/v2/artifacts/p/r/train/metrics"}}})}}}}},
+                  {"outputFile", (dir_ / "kfp" / "output_metadata.json").string()}}}};
+  o.executor_input = input.dump();
+  auto r = run(o, [&](const std::string& job) {
+    wait_for([&] { return kube_.count("GET /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs?") >= 1; });
+    kube_.add_pod(job + "-launcher", job, "launcher", 0);
+    kube_.set_condition(job, "Running");
+    kube_.log(job + "-launcher", "loss=0.9 Final Cost: 0.5333");
+    kube_.log(job + "-launcher", "loss=0.4");
+    kube_.end_pod(job + "-launcher", 0);
+    kube_.set_condition(job, "Succeeded", "MPIJobSucceeded");
+  });
+  ASSERT_EQ(r.code, kExitSucceeded) << r.err;
+  json output = json::parse(read(dir_ / "kfp" / "output_metadata.json"));
+  EXPECT_EQ(output, json::parse(R"({"artifacts":{"metrics":{"artifacts":[{"name":"metrics",
+      "type":{"schemaTitle":"system.Metrics"},"uri":"minio://mlpipeline/v2/artifacts/p/r/train/metrics",
+      "metadata":{"loss":0.4,"Final-Cost":0.5333}}]}}})"));
+  EXPECT_NE(read(dir_ / "out" / "metrics.json").find(R"("name":"Final-Cost")"), std::string::npos);
+}
+
+// An executor input of another shape is refused before anything runs (exit 2).
+TEST(RuntimeLauncherOptions, ExecutorInputMustNameItsOutputFile) {
+  std::string error, help;
+  EXPECT_FALSE(parse_options({"--manifest", "{}", "--step-name", "s", "--executor-input", "{\"outputs\":{}}"},
+                             error, help));
+  EXPECT_NE(error.find("outputs.outputFile"), std::string::npos) << error;
+  EXPECT_TRUE(parse_options({"--manifest", "{}", "--step-name", "s", "--executor-input",
+                             "{\"outputs\":{\"outputFile\":\"/tmp/o.json\"}}"},
+                            error, help))
+      << error;
+}
+
 // stdout is the pod's log byte for byte: CRLF lines and a progress bar's '\r' redraws are
 // copied as printed, and the metrics are read from every redraw.
 TEST_F(RuntimeLauncher, CarriageReturnsReachStdoutAsPrinted) {

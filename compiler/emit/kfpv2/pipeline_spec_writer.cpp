@@ -842,6 +842,21 @@ std::string SpecWriter::training_component(const ir::Step& step, kubeflow::Launc
   }
   J comp = {{"executorLabel", executor}};
   if (!inputs.empty()) comp["inputDefinitions"] = {{"parameters", std::move(inputs)}};
+  // Metrics the KFP v2 way: an output artifact `metrics` (system.Metrics) whose metadata
+  // the launcher writes into the ExecutorOutput named in the executor input ({{$}}), as
+  // kfp's Metrics.log_metric does; the artifact's file gets the metrics document.
+  bool has_metrics = std::any_of(call.args.begin(), call.args.end(), [](const std::string& a) {
+    return a == "--metric" || a == "--metric-value" || a == "--metric-list-value";
+  });
+  if (has_metrics) {
+    comp["outputDefinitions"] = {
+        {"artifacts",
+         {{"metrics", {{"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}}}}}};
+    args.push_back("--metrics-file");
+    args.push_back("{{$.outputs.artifacts['metrics'].path}}");
+    args.push_back("--executor-input");
+    args.push_back("{{$}}");
+  }
   components_[component] = std::move(comp);
   executors_[executor] = {{"container",
                            {{"image", options_.launcher_image},
