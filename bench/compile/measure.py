@@ -16,7 +16,7 @@ the N - 1 further steps took, and that is what the flatness target is checked on
 end-to-end figure T(N) / N is printed beside it. A row "start" times `pipec --version`.
 
 usage: measure.py PIPEC WORKDIR --runstat RUNSTAT [--sizes 10,100,...] [--cpu 0]
-                  [--reps R] [--validate VALIDATOR]
+                  [--reps R] [--validate VALIDATOR] [--target kfp-v1|kfp-v2]
 Exits 1 when a target of issue 3 is missed. Python stdlib only.
 """
 import argparse
@@ -75,6 +75,7 @@ def main():
     ap.add_argument("--validate", default="")
     ap.add_argument("--runstat", required=True)
     ap.add_argument("--reps", type=int, default=0, help="runs per N (default 7, 5, 3 by size)")
+    ap.add_argument("--target", default="kfp-v1", help="pipec build --target (kfp-v1 or kfp-v2)")
     args = ap.parse_args()
     global RUNSTAT, CPU
     RUNSTAT, CPU = os.path.abspath(args.runstat), args.cpu
@@ -97,13 +98,15 @@ def main():
 
     base_src = source(1)
     base_out = os.path.join(args.workdir, "gen_1.yaml")
-    base_argv = [pipec, "build", base_src, "-o", base_out, "-q"]
+    target = ["--target", args.target]
+    print("target: %s" % args.target)
+    base_argv = [pipec, "build", base_src, "-o", base_out, "-q"] + target
     run_once(base_argv)  # warm the page cache
     base_runs = []
     for n in sizes:
         src = source(n)
         yaml_out = os.path.join(args.workdir, "gen_%d.yaml" % n)
-        argv = [pipec, "build", src, "-o", yaml_out, "-q"]
+        argv = [pipec, "build", src, "-o", yaml_out, "-q"] + target
         run_once(argv)
         reps = args.reps or repetitions(n)
         runs, diffs = [], []
@@ -117,7 +120,7 @@ def main():
         median = statistics.median(r[0] for r in runs)
         cpu = min(r[2] for r in runs)
         tgz_out = os.path.join(args.workdir, "gen_%d.tar.gz" % n)
-        (twall, trss, _), _ = best_of([pipec, "build", src, "-o", tgz_out, "-q"],
+        (twall, trss, _), _ = best_of([pipec, "build", src, "-o", tgz_out, "-q"] + target,
                                       max(1, min(reps, 10) // 2))
         rows.append(dict(n=n, reps=reps, wall=wall, median=median, rss=rss, cpu=cpu,
                          extra=statistics.median(diffs),
@@ -185,8 +188,20 @@ def main():
               " %.2f at N=%d" % (base_wall * 1e3, a["wall"] / a["n"] * 1e6, a["n"],
                                   b["wall"] / b["n"] * 1e6, b["n"]))
 
+    # kfp 2.17's IR for the same shape (shared/reference/kfp-v2-compiled/README.md "Sizes"):
+    # one component and one executor per task.
+    kfp2_bytes = {10: 10812, 100: 106126, 1000: 1067334, 5000: 5375332}
+    if args.target == "kfp-v2":
+        for r in rows:
+            if r["n"] in kfp2_bytes:
+                print("  N=%d: pipec %.3f MB, kfp 2.17 %.3f MB (%.1fx)"
+                      % (r["n"], r["yaml"] / 1e6, kfp2_bytes[r["n"]] / 1e6,
+                         kfp2_bytes[r["n"]] / r["yaml"]))
+
     if args.validate and TARGET_N in by_n:
-        for out in ("gen_%d.yaml" % TARGET_N, "gen_%d.tar.gz" % TARGET_N):
+        outs = ("gen_%d.yaml" % TARGET_N,) if args.target == "kfp-v2" else \
+            ("gen_%d.yaml" % TARGET_N, "gen_%d.tar.gz" % TARGET_N)
+        for out in outs:
             path = os.path.join(args.workdir, out)
             p = subprocess.run([args.validate, path], capture_output=True, text=True)
             text = (p.stdout + p.stderr).strip().replace(args.workdir + "/", "")

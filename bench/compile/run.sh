@@ -9,6 +9,7 @@
 #   REPS=R                 runs per N (default 7 up to 1,000 steps, 5 up to 10,000, 3 above)
 #   CPU=0                  the core to pin to (-1: not pinned)
 #   TMPDIR=/dev/shm        where sources and outputs go (default /tmp; tmpfs takes fsync out)
+#   TARGET=kfp-v2          build the KFP v2 pipeline spec instead of the Argo workflow
 #   KEEP=1                 keep the generated .pipe/.yaml/.tar.gz files (printed at the end)
 # BUILD_DIR defaults to build-bench; it is configured (RelWithDebInfo, no tests) if new and
 # only the pipec target is built.
@@ -36,9 +37,13 @@ trap 'exit 130' INT TERM
 
 cc -O2 -Wall -o "$work/runstat" "$here/runstat.c"
 
-validator=$root/../shared/tools/validate-workflow/validate
+if [ "${TARGET:-kfp-v1}" = kfp-v2 ]; then
+  validator=$root/../shared/tools/kfp-v2-validate/validate
+else
+  validator=$root/../shared/tools/validate-workflow/validate
+fi
 [ -x "$validator" ] || validator=
 
 echo "machine: $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), load $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 "$here/measure.py" "$PIPEC" "$work" \
-  --sizes "${SIZES:-10,100,1000,5000,10000,50000}" --cpu "${CPU:-0}" --runstat "$work/runstat" --reps "${REPS:-0}" ${validator:+--validate "$validator"}
+  --sizes "${SIZES:-10,100,1000,5000,10000,50000}" --cpu "${CPU:-0}" --runstat "$work/runstat" --reps "${REPS:-0}" --target "${TARGET:-kfp-v1}" ${validator:+--validate "$validator"}
