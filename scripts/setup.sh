@@ -16,6 +16,8 @@ packages=(
   python3-tabulate python3-six python3-certifi python3-dateutil python3-click
   python3-click-option-group
   help2man pandoc lintian file zsh
+  # pipec run --local: the sandbox of container steps, and the peers its tests train with
+  bubblewrap openmpi-bin python3-mpi4py python3-torch
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -201,6 +201,9 @@ void add_kfp_commands(CLI::App& app, int& exit_code) {
   rn->add_option("-p,--param", run->run.params,
                  "Override a parameter: NAME=VALUE (checked against its declared type)")
       ->allow_extra_args(false);
+  // Listed only: `run --local` is parsed before this command (cmd_local.cpp).
+  static bool local = false;
+  rn->add_flag("--local", local, "Run on this machine instead (see 'pipec run --local --help')");
   rn->add_option("--params-file", run->run.params_file,
                  "YAML or JSON mapping of parameter names to values (-p wins)");
   rn->add_option("--experiment", run->run.experiment, "Experiment, created if missing")

@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 
 #include "compiler/base/spellcheck.hpp"
+#include "compiler/driver/cmd_local.hpp"
 #include "compiler/driver/commands.hpp"
 #include "compiler/driver/completion.hpp"
 #include "compiler/driver/options.hpp"
@@ -66,6 +67,8 @@ int program_main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Print this help and every command's options");
   app.require_subcommand(1);
   app.fallthrough(false);
+  // `run --local` runs here, in both programs: it needs no Kubeflow client.
+  if (is_local_run(argc, argv)) return run_local_command(argc, argv);
   int exit_code = kExitOk;
   add_check_command(app, exit_code);
   add_build_command(app, exit_code);

@@ -1,0 +1,173 @@
+// `pipec run --local FILE.pipe`: the pipeline run on this machine (compiler/local,
+// docs/local.md). Overrides are checked by the same code as `pipec run` (pipec_params)
+// against the signature of the workflow the same build would upload.
+#include "compiler/driver/cmd_local.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "compiler/base/source_manager.hpp"
+#include "compiler/client/kfp/parameters.hpp"
+#include "compiler/driver/compile.hpp"
+#include "compiler/driver/options.hpp"
+#include "compiler/local/local_run.hpp"
+
+namespace pipec::driver {
+
+namespace {
+
+struct LocalOptions {
+  std::string input;
+  std::vector<std::string> params;
+  std::string params_file;
+  int jobs = 0;
+  std::string run_dir;
+  bool local = false;
+  CommonOptions common;
+};
+
+std::string default_run_dir(const std::string& pipeline) {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  std::string base = "pipec-runs/" + pipeline + "-" + stamp;
+  std::string dir = base;
+  for (int n = 2; std::filesystem::exists(dir); ++n) dir = base + "-" + std::to_string(n);
+  return dir;
+}
+
+int run_local(const LocalOptions& options) {
+  namespace kfp = client::kfp;
+  SourceManager sources;
+  Diagnostics diags;
+  std::string error;
+  FileId main = sources.load(options.input, error);
+  std::optional<ir::Pipeline> pipeline;
+  std::string yaml;
+  bool cluster_only = false;  // compiles, but needs what only a cluster has
+  if (main == kNoFile) {
+    diags.error({}, fmt::format("cannot read '{}': {}", options.input, error));
+  } else {
+    pipeline = compile(sources, main, diags);
+    // Everything `build` checks, and the workflow whose signature `pipec run` checks.
+    if (pipeline && !emit::argo::write_workflow(*pipeline, emit::argo::WriteOptions{}, yaml, diags))
+      pipeline.reset();
+    if (pipeline && !local::check_local(*pipeline, diags)) {
+      cluster_only = true;
+      pipeline.reset();
+    }
+  }
+  print_diagnostics(diags, sources, options.common);
+  if (cluster_only) return local::kLocalUsage;
+  if (!pipeline || diags.has_errors()) return kExitErrors;
+
+  // Overrides: the same parsing and checks as `pipec run` (compiler/client/kfp/parameters).
+  std::vector<std::string> errors;
+  std::vector<kfp::Override> overrides;
+  if (!options.params_file.empty()) {
+    std::ifstream in(options.params_file, std::ios::binary);
+    if (!in) {
+      errors.push_back(fmt::format("cannot read '{}': {}", options.params_file, std::strerror(errno)));
+    } else {
+      std::ostringstream text;
+      text << in.rdbuf();
+      (void)kfp::read_params_file(text.str(), options.params_file, overrides, errors);
+    }
+  }
+  for (const auto& argument : options.params) {
+    kfp::Override o;
+    if (kfp::parse_override(argument, o, error)) overrides.push_back(std::move(o));
+    else errors.push_back(error);
+  }
+  kfp::Signature signature;
+  std::vector<std::pair<std::string, std::string>> values;
+  if (errors.empty()) {
+    if (!kfp::read_signature(yaml, signature, error)) errors.push_back(error);
+    else (void)kfp::check_overrides(signature, overrides, values, errors);
+  }
+  if (!errors.empty()) {
+    for (const auto& e : errors) std::cerr << "pipec: error: " << e << '\n';
+    std::cerr << fmt::format("pipec: nothing was run: {} problem{} with the parameters\n", errors.size(),
+                             errors.size() == 1 ? "" : "s");
+    return local::kLocalUsage;
+  }
+
+  local::RunOptions run;
+  for (const auto& param : pipeline->params)
+    if (param.default_value) run.params[param.name] = ir::literal_text(*param.default_value);
+  for (const auto& [name, text] : values) run.params[name] = text;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  run.jobs = options.jobs > 0 ? options.jobs : static_cast<int>(cores > 0 ? cores : 1);
+  run.progress = isatty(STDOUT_FILENO) != 0;
+  // Container steps run under bubblewrap: say so before anything starts if it cannot.
+  if (std::system("bwrap --ro-bind / / /bin/true >/dev/null 2>&1") != 0) {
+    std::cerr << "pipec: error: run --local needs bubblewrap to sandbox the steps, and 'bwrap "
+                 "--ro-bind / / /bin/true' failed: install the Debian package 'bubblewrap' (and "
+                 "allow unprivileged user namespaces when not root)\n";
+    return local::kLocalUsage;
+  }
+  std::string dir = options.run_dir.empty() ? default_run_dir(pipeline->name) : options.run_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    std::cerr << fmt::format("pipec: error: cannot create the run dir '{}': {}\n", dir, ec.message());
+    return local::kLocalUsage;
+  }
+  run.run_dir = std::filesystem::canonical(dir, ec).string();
+  std::cout << fmt::format("pipec: running {} locally in {} ({} at a time)\n", pipeline->name,
+                           run.run_dir, run.jobs);
+  std::cout.flush();
+  return local::run_pipeline(*pipeline, run, std::cout, std::cerr);
+}
+
+}  // namespace
+
+bool is_local_run(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "run") != 0) return false;
+  for (int i = 2; i < argc; ++i)
+    if (std::strcmp(argv[i], "--local") == 0) return true;
+  return false;
+}
+
+int run_local_command(int argc, char** argv) {
+  auto options = std::make_shared<LocalOptions>();
+  CLI::App app{"Run a pipeline on this machine: container steps as sandboxed processes, training "
+               "steps as local replicas (docs/local.md)",
+               "pipec run --local"};
+  app.add_flag("--local", options->local, "Run on this machine instead of Kubeflow Pipelines")->required();
+  app.add_option("file", options->input, "The .pipe file")->required();
+  app.add_option("-p,--param", options->params,
+                 "Override a parameter: NAME=VALUE (checked against its declared type)")
+      ->allow_extra_args(false);
+  app.add_option("--params-file", options->params_file,
+                 "YAML or JSON mapping of parameter names to values (-p wins)");
+  app.add_option("-j,--jobs", options->jobs, "Steps and loop items running at once (default: the cores)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--run-dir", options->run_dir,
+                 "Where logs, outputs and metrics go (default: pipec-runs/<pipeline>-<UTC time>)");
+  add_common_options(app, options->common);
+  try {
+    app.parse(argc - 1, argv + 1);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "pipec: error: " << e.what() << "\nTry 'pipec run --local --help' for more information.\n";
+    return kExitUsage;
+  }
+  return run_local(*options);
+}
+
+}  // namespace pipec::driver

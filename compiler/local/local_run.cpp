@@ -1,0 +1,1182 @@
+// `pipec run --local` (local_run.hpp): the IR executed on this machine.
+#include "compiler/local/local_run.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "compiler/base/names.hpp"
+#include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "compiler/emit/shell/shell_script.hpp"
+#include "runtime/job_render.hpp"
+#include "runtime/metrics.hpp"
+
+namespace pipec::local {
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// --- what cannot run locally ----------------------------------------------------------
+
+const ir::Value* arg_of(const ir::Step& step, const std::string& name) {
+  for (const auto& [n, v] : step.args)
+    if (n == name) return &v;
+  return nullptr;
+}
+
+bool empty_literal(const ir::Value& v) {
+  if (!v.is_literal()) return false;
+  const auto& l = v.literal;
+  return l.is_null() || (l.is_string() && l.get<std::string>().empty()) ||
+         (l.is_array() && l.empty()) || (l.is_object() && l.empty()) ||
+         (l.is_number() && l == 0) || (l.is_boolean() && !l.get<bool>());
+}
+
+void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes, Diagnostics& diags) {
+  for (const auto& node : nodes) {
+    if (const auto* loop = std::get_if<ir::Loop>(&node)) {
+      check_nodes(p, loop->body, diags);
+      continue;
+    }
+    const auto& step = std::get<ir::Step>(node);
+    auto at = [&](const ir::Value& v) { return v.range.valid() ? v.range : step.range; };
+    if (step.kind == ir::OpKind::Container) {
+      for (const auto& op : p.ops)
+        if (op.name == step.op && op.command.empty())
+          diags.error(step.range, fmt::format("step '{}' cannot run locally: op '{}' has no "
+                                              "command and relies on its image's ENTRYPOINT, "
+                                              "which a local run does not know (images are not "
+                                              "pulled); give the op a command",
+                                              step.name, op.name));
+      continue;
+    }
+    if (const ir::Value* v = arg_of(step, "data"); v && !empty_literal(*v))
+      diags.error(at(*v), fmt::format("step '{}' cannot run locally: 'data' mounts "
+                                      "PersistentVolumeClaims, which exist only in the cluster",
+                                      step.name));
+    if (const ir::Value* v = arg_of(step, "sync_source"); v && !empty_literal(*v))
+      diags.error(at(*v), fmt::format("step '{}' cannot run locally: 'sync_source' clones code "
+                                      "into the pods with git-sync, which only the cluster runs",
+                                      step.name));
+    if (const ir::Value* v = arg_of(step, "gpus"); v && !empty_literal(*v))
+      diags.note(at(*v), fmt::format("step '{}': GPUs are ignored by a local run", step.name));
+    if (const ir::Value* v = arg_of(step, "tensorboard"); v && !empty_literal(*v))
+      diags.note(at(*v), fmt::format("step '{}': no TensorBoard is started by a local run", step.name));
+  }
+}
+
+// --- run-time values ------------------------------------------------------------------
+
+struct EvalError {
+  std::string message;
+};
+
+enum class Outcome { Pending, Running, Succeeded, Failed, Skipped, Omitted, Stopped };
+
+const char* outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::Pending: return "pending";
+    case Outcome::Running: return "running";
+    case Outcome::Succeeded: return "succeeded";
+    case Outcome::Failed: return "failed";
+    case Outcome::Skipped: return "skipped";
+    case Outcome::Omitted: return "not run";
+    case Outcome::Stopped: return "stopped";
+  }
+  return "?";
+}
+
+/// The values visible to a DAG: loop variables and the outputs of its steps, then its
+/// parent's.
+struct Scope {
+  const Scope* parent = nullptr;
+  std::string suffix;  // ".0", ".0.2": the loop items this scope is in
+  std::string var;     // the loop variable this scope binds, if any
+  ir::Literal item;
+  std::map<std::string, std::map<std::string, std::string>> outputs;  // guarded by Runner::mu_
+};
+
+/// One step's record for the table and summary.json.
+struct Record {
+  std::string name;  // with the loop suffix
+  std::string kind;
+  Outcome outcome = Outcome::Pending;
+  double seconds = 0;
+  std::string metrics;  // "loss=0.1 acc=0.9"
+  std::string message;
+};
+
+/// One process of a step: a container, or one replica of a training job.
+struct Proc {
+  std::string label;  // "[step]" prefix text: "step" or "step/worker-1"
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // NAME=VALUE
+  std::string dir;                // the step's directory (host)
+  std::vector<std::string> output_dirs;  // directories (in the sandbox) mapped into dir/fs
+  bool stop_when_others_end = false;     // a TF parameter server
+  runtime::MetricScraper* scraper = nullptr;  // the leader's log is scraped
+  // Run-time state.
+  pid_t pid = -1;
+  bool done = false;
+  int status = 0;
+};
+
+std::atomic<int> g_stop{0};  // 1: stop the main DAG; 2: stop everything (second signal)
+
+std::string trim_one_newline(std::string s) {
+  if (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  socklen_t len = sizeof a;
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  close(fd);
+  return port;
+}
+
+class Runner {
+ public:
+  Runner(const ir::Pipeline& p, const RunOptions& o, std::ostream& out, std::ostream& err)
+      : p_(p), o_(o), out_(out), err_(err) {}
+
+  int run();
+
+ private:
+  // Values.
+  std::string ref_text(const ir::Ref& r, const Scope& s, const std::map<std::string, std::string>* op_args);
+  std::string text(const ir::Value& v, const Scope& s, const std::map<std::string, std::string>* op_args = nullptr);
+  bool condition(const ir::Condition& c, const Scope& s);
+
+  // DAGs.
+  Outcome run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int phase);
+  Outcome run_step(const ir::Step& step, Scope& scope, int phase);
+  Outcome run_loop(const ir::Loop& loop, Scope& scope, int phase);
+  Outcome run_container(const ir::Step& step, Scope& scope, int phase, Record& rec);
+  Outcome run_training(const ir::Step& step, Scope& scope, int phase, Record& rec);
+
+  // Processes.
+  std::vector<std::string> sandbox_argv(const Proc& p);
+  bool start(Proc& p, std::string& error);
+  /// Waits for the processes; stops the others when a needed one fails, stops parameter
+  /// servers when the rest have ended, and everything on a stop or a timeout.
+  Outcome wait_all(std::vector<std::unique_ptr<Proc>>& procs, int phase, long long timeout_s,
+                   std::string& message);
+  void print_line(const std::string& label, std::string_view line);
+  void progress_locked();
+  void finish_record(std::size_t index, const Record& rec);
+  std::size_t new_record(Record rec);
+
+  // Job slots (-j).
+  void acquire() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return slots_used_ < o_.jobs; });
+    ++slots_used_;
+  }
+  void release() {
+    {
+      std::lock_guard lock(mu_);
+      --slots_used_;
+    }
+    cv_.notify_all();
+  }
+
+  const ir::Pipeline& p_;
+  const RunOptions& o_;
+  std::ostream& out_;
+  std::ostream& err_;
+
+  std::mutex mu_;  // records, scope outputs, slots
+  std::condition_variable cv_;
+  int slots_used_ = 0;
+  std::vector<Record> records_;
+  int running_ = 0, done_ = 0;
+  std::mutex out_mu_;  // the terminal
+  bool progress_shown_ = false;
+};
+
+// --- values ----------------------------------------------------------------------------
+
+std::string Runner::ref_text(const ir::Ref& r, const Scope& s,
+                             const std::map<std::string, std::string>* op_args) {
+  switch (r.kind) {
+    case ir::Ref::Kind::Param: {
+      auto it = o_.params.find(r.name);
+      if (it == o_.params.end()) throw EvalError{"parameter '" + r.name + "' has no value"};
+      return it->second;
+    }
+    case ir::Ref::Kind::OpParam: {
+      if (op_args) {
+        auto it = op_args->find(r.name);
+        if (it != op_args->end()) return it->second;
+      }
+      throw EvalError{"op parameter '" + r.name + "' has no value"};
+    }
+    case ir::Ref::Kind::LoopItem:
+      for (const Scope* sc = &s; sc; sc = sc->parent) {
+        if (sc->var != r.name) continue;
+        if (r.field.empty()) return ir::literal_text(sc->item);
+        if (sc->item.is_object() && sc->item.contains(r.field)) return ir::literal_text(sc->item[r.field]);
+        throw EvalError{fmt::format("item {} of '{}' has no field '{}'", ir::literal_text(sc->item),
+                                    r.name, r.field)};
+      }
+      throw EvalError{"loop variable '" + r.name + "' is not bound"};
+    case ir::Ref::Kind::StepOutput: {
+      std::lock_guard lock(mu_);
+      for (const Scope* sc = &s; sc; sc = sc->parent) {
+        auto it = sc->outputs.find(r.name);
+        if (it == sc->outputs.end()) continue;
+        auto o = it->second.find(r.field);
+        if (o != it->second.end()) return o->second;
+      }
+      throw EvalError{fmt::format("output '{}' of step '{}' is not available (the step did not run)",
+                                  r.field, r.name)};
+    }
+  }
+  return "";
+}
+
+std::string Runner::text(const ir::Value& v, const Scope& s, const std::map<std::string, std::string>* op_args) {
+  switch (v.kind) {
+    case ir::Value::Kind::Literal: return ir::literal_text(v.literal);
+    case ir::Value::Kind::Ref: return ref_text(*v.ref, s, op_args);
+    case ir::Value::Kind::Interpolation: {
+      std::string t;
+      for (const auto& part : v.parts) t += part.ref ? ref_text(*part.ref, s, op_args) : part.text;
+      return t;
+    }
+    case ir::Value::Kind::List: {
+      ir::Literal a = ir::Literal::array();
+      for (const auto& item : v.items) {
+        if (item.is_literal()) a.push_back(item.literal);
+        else a.push_back(text(item, s, op_args));
+      }
+      return a.dump();
+    }
+    case ir::Value::Kind::Map: {
+      ir::Literal m = ir::Literal::object();
+      for (const auto& [k, item] : v.entries) {
+        if (item.is_literal()) m[k] = item.literal;
+        else m[k] = text(item, s, op_args);
+      }
+      return m.dump();
+    }
+  }
+  return "";
+}
+
+// As the Argo expressions (workflow_writer.cpp, expr_condition): two ints compare as
+// 64-bit integers, other numbers as floats, bools by their text "true", the rest as text.
+long long as_int(const std::string& t) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(t, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != t.size()) throw EvalError{"'" + t + "' is not an integer"};
+  return v;
+}
+
+double as_float(const std::string& t) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != t.size()) throw EvalError{"'" + t + "' is not a number"};
+  return v;
+}
+
+bool is_numeric(const ir::Type& t) { return t.kind == ir::TypeKind::Int || t.kind == ir::TypeKind::Float; }
+
+bool Runner::condition(const ir::Condition& c, const Scope& s) {
+  using Op = ir::Condition::Op;
+  switch (c.op) {
+    case Op::Leaf: return text(*c.value, s) == "true";
+    case Op::And: return condition(c.operands[0], s) && condition(c.operands[1], s);
+    case Op::Or: return condition(c.operands[0], s) || condition(c.operands[1], s);
+    case Op::Not: return !condition(c.operands[0], s);
+    default: break;
+  }
+  const ir::Value& a = *c.operands[0].value;
+  const ir::Value& b = *c.operands[1].value;
+  std::string ta = text(a, s), tb = text(b, s);
+  int cmp = 0;
+  if (is_numeric(a.type) && is_numeric(b.type)) {
+    if (a.type.kind == ir::TypeKind::Int && b.type.kind == ir::TypeKind::Int) {
+      long long x = as_int(ta), y = as_int(tb);
+      cmp = x < y ? -1 : x > y ? 1 : 0;
+    } else {
+      double x = as_float(ta), y = as_float(tb);
+      cmp = x < y ? -1 : x > y ? 1 : 0;
+    }
+  } else if (a.type.kind == ir::TypeKind::Bool) {
+    cmp = (ta == "true") == (tb == "true") ? 0 : 1;
+  } else {
+    cmp = ta.compare(tb);
+  }
+  switch (c.op) {
+    case Op::Eq: return cmp == 0;
+    case Op::Ne: return cmp != 0;
+    case Op::Lt: return cmp < 0;
+    case Op::Le: return cmp <= 0;
+    case Op::Gt: return cmp > 0;
+    default: return cmp >= 0;
+  }
+}
+
+// --- output ----------------------------------------------------------------------------
+
+void Runner::progress_locked() {
+  if (!o_.progress) return;
+  int running, done;
+  {
+    std::lock_guard lock(mu_);
+    running = running_;
+    done = done_;
+  }
+  out_ << fmt::format("\r\033[K-- {} done, {} running", done, running) << std::flush;
+  progress_shown_ = true;
+}
+
+void Runner::print_line(const std::string& label, std::string_view line) {
+  std::lock_guard lock(out_mu_);
+  if (progress_shown_) out_ << "\r\033[K";
+  out_ << '[' << label << "] " << line << '\n';
+  progress_locked();
+  if (!o_.progress) out_.flush();
+}
+
+std::size_t Runner::new_record(Record rec) {
+  std::lock_guard lock(mu_);
+  records_.push_back(std::move(rec));
+  return records_.size() - 1;
+}
+
+void Runner::finish_record(std::size_t index, const Record& rec) {
+  std::lock_guard lock(mu_);
+  records_[index] = rec;
+}
+
+// --- processes -------------------------------------------------------------------------
+
+// The sandbox (bubblewrap): an empty writable root holding the host's top-level
+// directories read-only, so `mkdir /data` works and stays private; /tmp, the output
+// directories and the working directory are the step's own (under its dir/fs and
+// dir/work, kept after the run).
+std::vector<std::string> Runner::sandbox_argv(const Proc& p) {
+  std::vector<std::string> a = {o_.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc",
+                                "--tmpfs", "/"};
+  std::error_code ec;
+  std::vector<fs::directory_entry> top;
+  for (const auto& e : fs::directory_iterator("/", ec)) top.push_back(e);
+  std::sort(top.begin(), top.end(), [](const auto& x, const auto& y) { return x.path() < y.path(); });
+  for (const auto& e : top) {
+    std::string path = e.path().string();
+    if (path == "/proc" || path == "/dev" || path == "/tmp") continue;
+    if (e.is_symlink(ec)) {
+      a.insert(a.end(), {"--symlink", fs::read_symlink(e.path(), ec).string(), path});
+    } else if (e.is_directory(ec)) {
+      a.insert(a.end(), {"--ro-bind", path, path});
+    }
+  }
+  a.insert(a.end(), {"--dev", "/dev", "--proc", "/proc", "--bind", p.dir + "/fs/tmp", "/tmp"});
+  for (const auto& d : p.output_dirs) {
+    if (d == "/tmp" || d.rfind("/tmp/", 0) == 0) continue;  // inside dir/fs/tmp already
+    a.insert(a.end(), {"--bind", p.dir + "/fs" + d, d});
+  }
+  a.insert(a.end(), {"--bind", p.dir + "/work", p.dir + "/work", "--chdir", p.dir + "/work", "--"});
+  a.insert(a.end(), p.argv.begin(), p.argv.end());
+  return a;
+}
+
+bool Runner::start(Proc& p, std::string& error) {
+  std::error_code ec;
+  fs::create_directories(p.dir + "/fs/tmp", ec);
+  fs::create_directories(p.dir + "/work", ec);
+  for (const auto& d : p.output_dirs) fs::create_directories(p.dir + "/fs" + d, ec);
+  std::vector<std::string> argv = sandbox_argv(p);
+  std::vector<char*> cargv, cenv;
+  for (auto& s : argv) cargv.push_back(s.data());
+  cargv.push_back(nullptr);
+  for (auto& s : p.env) cenv.push_back(s.data());
+  cenv.push_back(nullptr);
+  std::string log_path = p.dir + "/" + (p.label.find('/') == std::string::npos
+                                             ? std::string("log")
+                                             : p.label.substr(p.label.find('/') + 1) + ".log");
+  int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fds[2];
+  if (log_fd < 0 || pipe2(fds, O_CLOEXEC) != 0) {
+    error = fmt::format("cannot create the log of {}: {}", p.label, std::strerror(errno));
+    if (log_fd >= 0) close(log_fd);
+    return false;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    error = fmt::format("cannot start {}: {}", p.label, std::strerror(errno));
+    close(fds[0]);
+    close(fds[1]);
+    close(log_fd);
+    return false;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    signal(SIGPIPE, SIG_DFL);
+    int null = open("/dev/null", O_RDONLY);
+    dup2(null, 0);
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    execvpe(cargv[0], cargv.data(), cenv.data());
+    dprintf(2, "pipec: cannot run %s: %s\n", cargv[0], std::strerror(errno));
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  close(fds[1]);
+  p.pid = pid;
+  // The log: raw bytes to the file, lines prefixed to the terminal, the leader's to the
+  // metric scraper; then the exit status.
+  std::thread([this, &p, in = fds[0], log_fd] {
+    std::string partial;
+    char buf[16384];
+    for (;;) {
+      ssize_t n = read(in, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      std::string_view chunk(buf, static_cast<std::size_t>(n));
+      for (std::size_t off = 0; off < chunk.size();) {
+        ssize_t w = write(log_fd, chunk.data() + off, chunk.size() - off);
+        if (w <= 0) break;
+        off += static_cast<std::size_t>(w);
+      }
+      if (p.scraper) {
+        std::lock_guard lock(mu_);
+        p.scraper->feed(chunk);
+      }
+      partial.append(chunk);
+      std::size_t start = 0, nl;
+      while ((nl = partial.find('\n', start)) != std::string::npos) {
+        print_line(p.label, std::string_view(partial).substr(start, nl - start));
+        start = nl + 1;
+      }
+      partial.erase(0, start);
+    }
+    if (!partial.empty()) print_line(p.label, partial);
+    if (p.scraper) {
+      std::lock_guard lock(mu_);
+      p.scraper->finish();
+    }
+    close(in);
+    close(log_fd);
+    int status = 0;
+    while (waitpid(p.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    std::lock_guard lock(mu_);
+    p.status = status;
+    p.done = true;
+    cv_.notify_all();
+  }).detach();
+  return true;
+}
+
+std::string exit_text(int status) {
+  if (WIFEXITED(status)) return fmt::format("exit code {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
+  return "ended";
+}
+
+bool exit_ok(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+Outcome Runner::wait_all(std::vector<std::unique_ptr<Proc>>& procs, int phase, long long timeout_s,
+                         std::string& message) {
+  auto started = Clock::now();
+  std::optional<Clock::time_point> term_sent;
+  bool stopped = false, timed_out = false, failed = false;
+  auto signal_all = [&](int sig, bool only_ps) {
+    for (auto& p : procs)
+      if (!p->done && p->pid > 0 && (!only_ps || p->stop_when_others_end)) kill(-p->pid, sig);
+  };
+  std::unique_lock lock(mu_);
+  for (;;) {
+    bool all_done = true, others_done = true;
+    for (auto& p : procs) {
+      if (!p->done) all_done = false;
+      if (!p->done && !p->stop_when_others_end) others_done = false;
+      if (p->done && !p->stop_when_others_end && !exit_ok(p->status) && !failed && !term_sent) {
+        failed = true;
+        message = fmt::format("{}: {}", p->label, exit_text(p->status));
+      }
+    }
+    if (all_done) break;
+    bool stop_now = g_stop.load() >= (phase == 0 ? 1 : 2);
+    if (!term_sent && (stop_now || failed || others_done ||
+                       (timeout_s > 0 && Clock::now() - started > std::chrono::seconds(timeout_s)))) {
+      if (stop_now) stopped = true;
+      else if (!failed && !others_done) timed_out = true;
+      lock.unlock();
+      signal_all(SIGTERM, others_done && !stop_now && !failed && !timed_out);
+      lock.lock();
+      term_sent = Clock::now();
+    } else if (term_sent && Clock::now() - *term_sent > std::chrono::seconds(5)) {
+      lock.unlock();
+      signal_all(SIGKILL, false);
+      lock.lock();
+      term_sent = Clock::now() + std::chrono::hours(1);
+    }
+    cv_.wait_for(lock, std::chrono::milliseconds(100));
+  }
+  if (stopped) {
+    message = "stopped";
+    return Outcome::Stopped;
+  }
+  if (timed_out) {
+    message = fmt::format("timed out after {} s", timeout_s);
+    return Outcome::Failed;
+  }
+  if (failed) return Outcome::Failed;
+  for (auto& p : procs)
+    if (!p->stop_when_others_end && !exit_ok(p->status)) {
+      message = fmt::format("{}: {}", p->label, exit_text(p->status));
+      return Outcome::Failed;
+    }
+  return Outcome::Succeeded;
+}
+
+// The environment of a container: only what it declares, with the PATH and HOME an image
+// usually has (the host's PATH, e.g. a pyenv shim, is not the container's).
+std::vector<std::string> base_env(const std::string& home) {
+  return {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + home};
+}
+
+void set_env(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  for (auto& e : env)
+    if (e.compare(0, name.size() + 1, name + "=") == 0) {
+      e = name + "=" + value;
+      return;
+    }
+  env.push_back(name + "=" + value);
+}
+
+// --- steps -----------------------------------------------------------------------------
+
+Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Record& rec) {
+  const ir::ContainerOp* op = nullptr;
+  for (const auto& o : p_.ops)
+    if (o.name == step.op) op = &o;
+  if (!op) throw EvalError{"op '" + step.op + "' is not known"};
+  std::map<std::string, std::string> args;
+  for (const auto& [name, value] : step.args) args[name] = text(value, scope);
+
+  std::string name = step.name + scope.suffix;
+  auto proc = std::make_unique<Proc>();
+  proc->label = name;
+  proc->dir = o_.run_dir + "/steps/" + name;
+  proc->env = base_env(proc->dir + "/work");
+  std::vector<std::string> script_vars;
+  if (op->shell) {
+    // The script the Argo writer gives `sh -c` (one rule: emit/shell), each value in an
+    // environment variable PIPEC_<param>.
+    std::vector<ir::Part> parts;
+    for (const auto& cmd : op->command) {
+      if (cmd.kind == ir::Value::Kind::Literal) parts.push_back(ir::Part{ir::literal_text(cmd.literal), {}});
+      else if (cmd.kind == ir::Value::Kind::Ref) parts.push_back(ir::Part{{}, cmd.ref});
+      else parts.insert(parts.end(), cmd.parts.begin(), cmd.parts.end());
+    }
+    std::string script;
+    Diagnostics diags;
+    if (!emit::shell::write_script(
+            parts,
+            [&](const ir::Ref& r) {
+              if (std::find(script_vars.begin(), script_vars.end(), r.name) == script_vars.end())
+                script_vars.push_back(r.name);
+              return "PIPEC_" + r.name;
+            },
+            op->range, script, diags))
+      throw EvalError{"the op's script cannot be written"};
+    proc->argv = {"sh", "-c", script, to_dns1123(op->name)};
+    for (const auto& a : op->args) proc->argv.push_back(text(a, scope, &args));
+  } else {
+    for (const auto& w : op->command) proc->argv.push_back(text(w, scope, &args));
+    for (const auto& w : op->args) proc->argv.push_back(text(w, scope, &args));
+  }
+  for (const auto& [k, v] : op->env) set_env(proc->env, k, text(v, scope, &args));
+  for (const auto& var : script_vars) set_env(proc->env, "PIPEC_" + var, args.count(var) ? args[var] : "");
+  for (const auto& out : op->outputs) {
+    std::string d = fs::path(out.path).parent_path().string();
+    if (std::find(proc->output_dirs.begin(), proc->output_dirs.end(), d) == proc->output_dirs.end())
+      proc->output_dirs.push_back(d);
+  }
+  std::sort(proc->output_dirs.begin(), proc->output_dirs.end());
+
+  std::error_code ec;
+  fs::create_directories(proc->dir, ec);
+  {
+    Json info = {{"step", name}, {"op", op->name}, {"image", text(op->image, scope, &args)},
+                 {"argv", proc->argv}, {"env", proc->env}};
+    std::ofstream(proc->dir + "/process.json") << info.dump(2) << '\n';
+  }
+  print_line(name, fmt::format("image {} (not pulled: runs on this host)", text(op->image, scope, &args)));
+  int attempts = 1 + static_cast<int>(op->retries.value_or(0));
+  Outcome outcome = Outcome::Failed;
+  for (int attempt = 1; attempt <= attempts; ++attempt) {
+    if (attempt > 1) {
+      print_line(name, fmt::format("retry {} of {}", attempt - 1, attempts - 1));
+      proc->done = false;
+      proc->pid = -1;
+    }
+    std::string error;
+    if (!start(*proc, error)) {
+      rec.message = error;
+      return Outcome::Failed;
+    }
+    std::vector<std::unique_ptr<Proc>> procs;
+    procs.push_back(std::move(proc));
+    outcome = wait_all(procs, phase, op->timeout_seconds.value_or(0), rec.message);
+    proc = std::move(procs[0]);
+    if (outcome != Outcome::Failed) break;
+  }
+  if (outcome != Outcome::Succeeded) return outcome;
+  // Outputs: the files the op declares, one trailing newline dropped (as Argo does).
+  std::map<std::string, std::string> values;
+  fs::create_directories(proc->dir + "/outputs", ec);
+  for (const auto& out : op->outputs) {
+    std::ifstream in(proc->dir + "/fs" + out.path, std::ios::binary);
+    if (!in) {
+      rec.message = fmt::format("output '{}' was not written to {}", out.name, out.path);
+      return Outcome::Failed;
+    }
+    std::ostringstream s;
+    s << in.rdbuf();
+    values[out.name] = trim_one_newline(s.str());
+    std::ofstream(proc->dir + "/outputs/" + out.name, std::ios::binary) << values[out.name];
+  }
+  std::lock_guard lock(mu_);
+  scope.outputs[step.name] = std::move(values);
+  return Outcome::Succeeded;
+}
+
+// A word of the launcher's call with `{{inputs.parameters.X}}` replaced by X's text.
+std::string fill_inputs(const std::string& word, const std::map<std::string, std::string>& inputs) {
+  std::string out;
+  for (std::size_t i = 0; i < word.size();) {
+    static const std::string open = "{{inputs.parameters.";
+    if (word.compare(i, open.size(), open) == 0) {
+      std::size_t end = word.find("}}", i);
+      if (end != std::string::npos) {
+        std::string name = word.substr(i + open.size(), end - i - open.size());
+        auto it = inputs.find(name);
+        if (it != inputs.end()) {
+          out += it->second;
+          i = end + 2;
+          continue;
+        }
+      }
+    }
+    out += word[i++];
+  }
+  return out;
+}
+
+Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Record& rec) {
+  // The launcher's own call and rendering (one implementation): the job the operator
+  // would get, with this run's values.
+  emit::kubeflow::LauncherCall call;
+  emit::kubeflow::JobOptions job_options;
+  job_options.params = &p_.params;
+  Diagnostics diags;
+  if (!emit::kubeflow::build_launcher_call(step, job_options, call, diags))
+    throw EvalError{"the training job cannot be built"};
+  std::map<std::string, std::string> inputs;
+  for (const auto& [name, value] : call.inputs) inputs[name] = text(value, scope);
+  std::string manifest;
+  std::vector<std::string> binds, values, metric_specs;
+  long long timeout_s = 0;
+  for (std::size_t i = 0; i + 1 < call.args.size(); ++i) {
+    const std::string& flag = call.args[i];
+    std::string word = fill_inputs(call.args[i + 1], inputs);
+    if (flag == "--manifest") manifest = word, ++i;
+    else if (flag == "--bind") binds.push_back(word), ++i;
+    else if (flag == "--value") values.push_back(word), ++i;
+    else if (flag == "--metric") metric_specs.push_back(word), ++i;
+    else if (flag == "--metric-value") metric_specs.push_back(inputs[call.args[i + 1]]), ++i;
+    else if (flag == "--metric-list-value") {
+      Json list = Json::parse(inputs[call.args[i + 1]], nullptr, false);
+      if (!list.is_array()) throw EvalError{"the metrics value is not a JSON list"};
+      for (const auto& m : list) metric_specs.push_back(m.is_string() ? m.get<std::string>() : m.dump());
+      ++i;
+    } else if (flag == "--running-timeout") {
+      if (!word.empty()) {
+        auto d = runtime::parse_duration(word);
+        if (!d) throw EvalError{"timeout '" + word + "' is not a duration"};
+        timeout_s = std::max<long long>(1, std::chrono::duration_cast<std::chrono::seconds>(*d).count());
+        if (d->count() == 0) timeout_s = 0;
+      }
+      ++i;
+    }
+  }
+  runtime::RenderResult rendered = runtime::render_job_from_args(manifest, binds, values);
+  if (!rendered.ok) throw EvalError{rendered.error};
+  Json job = Json::parse(rendered.job);
+  std::vector<runtime::MetricSpec> specs;
+  for (const auto& s : metric_specs) {
+    std::string error;
+    auto spec = runtime::parse_metric_spec(s, error);
+    if (!spec) throw EvalError{error};
+    specs.push_back(*spec);
+  }
+  auto scraper = std::make_unique<runtime::MetricScraper>(specs);
+
+  std::string name = step.name + scope.suffix;
+  std::string dir = o_.run_dir + "/steps/" + name;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::ofstream(dir + "/job.json") << job.dump(2) << '\n';
+  std::string kind = job["kind"].get<std::string>();
+  const char* map_key = kind == "MPIJob" ? "mpiReplicaSpecs" : kind == "TFJob" ? "tfReplicaSpecs" : "pytorchReplicaSpecs";
+  const Json& replicas = job["spec"][map_key];
+  auto count = [&](const char* type) -> int {
+    return replicas.contains(type) ? replicas[type].value("replicas", 1) : 0;
+  };
+  auto container_of = [&](const char* type) -> const Json& {
+    return replicas[type]["template"]["spec"]["containers"][0];
+  };
+
+  std::vector<std::unique_ptr<Proc>> procs;
+  auto add = [&](const char* type, int index, const std::string& role_label) {
+    const Json& c = container_of(type);
+    auto p = std::make_unique<Proc>();
+    p->label = name + "/" + role_label + "-" + std::to_string(index);
+    p->dir = dir;
+    std::string home = dir + "/work";
+    p->env = base_env(home);
+    if (c.contains("env"))
+      for (const auto& e : c["env"]) set_env(p->env, e.value("name", ""), e.value("value", ""));
+    for (const char* key : {"command", "args"})
+      if (c.contains(key))
+        for (const auto& w : c[key]) p->argv.push_back(w.get<std::string>());
+    procs.push_back(std::move(p));
+    return procs.back().get();
+  };
+
+  if (kind == "TFJob") {
+    // TF_CONFIG as the TFJob operator writes it, with loopback ports.
+    Json cluster = Json::object();
+    std::vector<std::pair<const char*, const char*>> roles = {
+        {"Chief", "chief"}, {"PS", "ps"}, {"Worker", "worker"}, {"Evaluator", "evaluator"}};
+    for (auto [type, key] : roles) {
+      if (std::string(key) == "evaluator") continue;
+      for (int i = 0; i < count(type); ++i) cluster[key].push_back(fmt::format("127.0.0.1:{}", free_port()));
+    }
+    for (auto [type, key] : roles)
+      for (int i = 0; i < count(type); ++i) {
+        Proc* p = add(type, i, key);
+        Json tf = {{"cluster", cluster}, {"task", {{"type", key}, {"index", i}}}, {"environment", "cloud"}};
+        set_env(p->env, "TF_CONFIG", tf.dump());
+        p->stop_when_others_end = std::string(key) == "ps";
+        if ((count("Chief") > 0 && std::string(key) == "chief") ||
+            (count("Chief") == 0 && std::string(key) == "worker" && i == 0))
+          p->scraper = scraper.get();
+      }
+  } else if (kind == "PyTorchJob") {
+    // As the PyTorchJob operator: one process per replica, MASTER_ADDR/MASTER_PORT of the
+    // master, WORLD_SIZE the replicas, RANK the master 0 and worker i i+1; torchrun's
+    // PET_* too.
+    int world = count("Master") + count("Worker");
+    int port = free_port();
+    int rank = 0;
+    std::string nproc = job["spec"].contains("nprocPerNode") ? ir::literal_text(job["spec"]["nprocPerNode"]) : "1";
+    for (auto [type, key] : {std::pair{"Master", "master"}, std::pair{"Worker", "worker"}})
+      for (int i = 0; i < count(type); ++i, ++rank) {
+        Proc* p = add(type, i, key);
+        for (auto [k, v] : {std::pair<std::string, std::string>{"MASTER_ADDR", "127.0.0.1"},
+                            {"MASTER_PORT", std::to_string(port)},
+                            {"WORLD_SIZE", std::to_string(world)},
+                            {"RANK", std::to_string(rank)},
+                            {"LOCAL_RANK", "0"},
+                            {"PET_MASTER_ADDR", "127.0.0.1"},
+                            {"PET_MASTER_PORT", std::to_string(port)},
+                            {"PET_NNODES", std::to_string(world)},
+                            {"PET_NODE_RANK", std::to_string(rank)},
+                            {"PET_NPROC_PER_NODE", nproc}})
+          set_env(p->env, k, v);
+        if (rank == 0) p->scraper = scraper.get();
+      }
+  } else {
+    // MPIJob: the launcher runs the command; its mpirun finds `workers` x slotsPerWorker
+    // slots on localhost in the hostfile (the mpi-operator's OMPI_MCA_orte_default_hostfile).
+    int slots = count("Worker") * job["spec"].value("slotsPerWorker", 1);
+    std::string hostfile = dir + "/hostfile";
+    std::ofstream(hostfile) << "localhost slots=" << slots << '\n';
+    Proc* p = add("Launcher", 0, "launcher");
+    for (auto [k, v] : {std::pair<std::string, std::string>{"OMPI_MCA_orte_default_hostfile", hostfile},
+                        {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
+                        {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
+                        {"OMPI_MCA_rmaps_base_oversubscribe", "1"},
+                        {"OMPI_MCA_btl_vader_single_copy_mechanism", "none"}})
+      set_env(p->env, k, v);
+    p->scraper = scraper.get();
+  }
+  {
+    Json info = Json::array();
+    for (auto& p : procs) info.push_back({{"process", p->label}, {"argv", p->argv}, {"env", p->env}});
+    std::ofstream(dir + "/process.json") << info.dump(2) << '\n';
+  }
+  print_line(name, fmt::format("{} with {} local process{} (image {} not pulled)", kind, procs.size(),
+                               procs.size() == 1 ? "" : "es", container_of(kind == "MPIJob" ? "Launcher" : kind == "TFJob" ? (count("Chief") ? "Chief" : "Worker") : "Master").value("image", "")));
+  for (auto& p : procs) {
+    std::string error;
+    if (!start(*p, error)) {
+      rec.message = error;
+      for (auto& q : procs)
+        if (q->pid > 0) kill(-q->pid, SIGKILL);
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] {
+        return std::all_of(procs.begin(), procs.end(), [](auto& q) { return q->pid <= 0 || q->done; });
+      });
+      return Outcome::Failed;
+    }
+  }
+  Outcome outcome = wait_all(procs, phase, timeout_s, rec.message);
+  {
+    std::lock_guard lock(mu_);
+    std::string error;
+    if (!specs.empty()) {
+      std::ofstream(dir + "/mlpipeline-metrics.json") << scraper->metrics_json() << '\n';
+      for (std::size_t i = 0; i < specs.size(); ++i)
+        if (auto v = scraper->value(i)) {
+          if (!rec.metrics.empty()) rec.metrics += ' ';
+          rec.metrics += fmt::format("{}={}", specs[i].reported, *v);
+        }
+    }
+  }
+  return outcome;
+}
+
+Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase) {
+  Record rec;
+  rec.name = step.name + scope.suffix;
+  rec.kind = step.kind == ir::OpKind::Container ? step.op
+             : step.kind == ir::OpKind::MpiJob  ? "mpi_job"
+             : step.kind == ir::OpKind::TfJob   ? "tf_job"
+                                                : "pytorch_job";
+  std::size_t index = new_record(rec);
+  try {
+    if (step.when && !condition(*step.when, scope)) {
+      rec.outcome = Outcome::Skipped;
+      rec.message = "condition false";
+      finish_record(index, rec);
+      print_line(rec.name, "skipped: its condition is false");
+      return Outcome::Skipped;
+    }
+  } catch (const EvalError& e) {
+    rec.outcome = Outcome::Failed;
+    rec.message = "condition: " + e.message;
+    finish_record(index, rec);
+    print_line(rec.name, "failed: " + rec.message);
+    return Outcome::Failed;
+  }
+  acquire();
+  if (g_stop.load() >= (phase == 0 ? 1 : 2)) {
+    release();
+    rec.outcome = Outcome::Omitted;
+    rec.message = "stopped before it started";
+    finish_record(index, rec);
+    return Outcome::Omitted;
+  }
+  {
+    std::lock_guard lock(mu_);
+    ++running_;
+    records_[index].outcome = Outcome::Running;
+  }
+  auto t0 = Clock::now();
+  Outcome o;
+  try {
+    o = step.kind == ir::OpKind::Container ? run_container(step, scope, phase, rec)
+                                           : run_training(step, scope, phase, rec);
+  } catch (const EvalError& e) {
+    o = Outcome::Failed;
+    rec.message = e.message;
+  }
+  rec.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  rec.outcome = o;
+  {
+    std::lock_guard lock(mu_);
+    --running_;
+    ++done_;
+  }
+  finish_record(index, rec);
+  release();
+  print_line(rec.name, fmt::format("{} in {:.1f} s{}{}", outcome_name(o), rec.seconds,
+                                   rec.message.empty() ? "" : ": ", rec.message));
+  return o;
+}
+
+Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
+  std::string label = loop.name + scope.suffix;
+  ir::Literal items;
+  try {
+    if (loop.when && !condition(*loop.when, scope)) {
+      print_line(label, "skipped: its condition is false");
+      return Outcome::Skipped;
+    }
+    if (loop.items->is_literal()) {
+      items = loop.items->literal;
+    } else {
+      std::string t = text(*loop.items, scope);
+      items = ir::Literal::parse(t, nullptr, false);
+      if (!items.is_array()) throw EvalError{"the items of '" + loop.var + "' are not a JSON list: " + t};
+    }
+  } catch (const EvalError& e) {
+    print_line(label, "failed: " + e.message);
+    Record rec{label, "for", Outcome::Failed, 0, "", e.message};
+    new_record(rec);
+    return Outcome::Failed;
+  }
+  // Items run up to -j at a time, each body a DAG of its own.
+  std::vector<std::unique_ptr<Scope>> scopes;
+  std::vector<Outcome> results(items.size(), Outcome::Pending);
+  std::mutex m;
+  std::condition_variable cv;
+  int active = 0;
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    auto s = std::make_unique<Scope>();
+    s->parent = &scope;
+    s->suffix = scope.suffix + "." + std::to_string(i);
+    s->var = loop.var;
+    s->item = items[i];
+    {
+      std::unique_lock lock(m);
+      cv.wait(lock, [&] { return active < o_.jobs; });
+      ++active;
+    }
+    Scope* sp = s.get();
+    scopes.push_back(std::move(s));
+    threads.emplace_back([&, sp, i] {
+      results[i] = run_dag(loop.body, *sp, phase);
+      {
+        std::lock_guard lock(m);
+        --active;
+      }
+      cv.notify_all();
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (Outcome o : results)
+    if (o != Outcome::Succeeded && o != Outcome::Skipped) return o == Outcome::Stopped ? o : Outcome::Failed;
+  return Outcome::Succeeded;
+}
+
+Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int phase) {
+  auto name_of = [](const ir::Node& n) -> const std::string& {
+    if (const auto* s = std::get_if<ir::Step>(&n)) return s->name;
+    return std::get<ir::Loop>(n).name;
+  };
+  auto depends_of = [](const ir::Node& n) -> const std::vector<std::string>& {
+    if (const auto* s = std::get_if<ir::Step>(&n)) return s->depends;
+    return std::get<ir::Loop>(n).depends;
+  };
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < nodes.size(); ++i) index[name_of(nodes[i])] = i;
+  std::vector<Outcome> state(nodes.size(), Outcome::Pending);
+  std::vector<bool> started(nodes.size(), false);
+  std::mutex m;
+  std::condition_variable cv;
+  std::vector<std::thread> threads;
+  bool failed = false;
+  std::unique_lock lock(m);
+  for (;;) {
+    bool progress = false, running = false;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (started[i]) {
+        if (state[i] == Outcome::Running) running = true;
+        continue;
+      }
+      bool ready = true, blocked = false;
+      for (const auto& d : depends_of(nodes[i])) {
+        auto it = index.find(d);
+        if (it == index.end()) continue;
+        Outcome ds = state[it->second];
+        if (ds == Outcome::Pending || ds == Outcome::Running) ready = false;
+        else if (ds != Outcome::Succeeded && ds != Outcome::Skipped) blocked = true;
+      }
+      if (!ready) continue;
+      started[i] = true;
+      progress = true;
+      if (blocked || failed || g_stop.load() >= (phase == 0 ? 1 : 2)) {
+        state[i] = Outcome::Omitted;
+        if (const auto* s = std::get_if<ir::Step>(&nodes[i])) {
+          Record rec{s->name + scope.suffix, s->kind == ir::OpKind::Container ? s->op : "training",
+                     Outcome::Omitted, 0, "", blocked ? "a step it depends on did not succeed"
+                                                      : "the pipeline was stopping"};
+          new_record(rec);
+        }
+        continue;
+      }
+      state[i] = Outcome::Running;
+      running = true;
+      threads.emplace_back([&, i] {
+        Outcome o;
+        if (const auto* s = std::get_if<ir::Step>(&nodes[i])) o = run_step(*s, scope, phase);
+        else o = run_loop(std::get<ir::Loop>(nodes[i]), scope, phase);
+        {
+          std::lock_guard l(m);
+          state[i] = o;
+          if (o == Outcome::Failed || o == Outcome::Stopped) failed = true;
+        }
+        cv.notify_all();
+      });
+    }
+    if (progress) continue;
+    if (!running) break;
+    cv.wait(lock);
+  }
+  lock.unlock();
+  for (auto& t : threads) t.join();
+  Outcome result = Outcome::Succeeded;
+  for (Outcome o : state) {
+    if (o == Outcome::Stopped) return Outcome::Stopped;
+    if (o == Outcome::Failed || o == Outcome::Omitted) result = Outcome::Failed;
+  }
+  if (result == Outcome::Failed && g_stop.load() >= (phase == 0 ? 1 : 2)) return Outcome::Stopped;
+  return result;
+}
+
+// SIGINT and SIGTERM: the first stops the main DAG (finally still runs), the second stops
+// everything.
+void signal_thread(std::atomic<bool>& quit) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  timespec tick{0, 200 * 1000 * 1000};
+  while (!quit.load()) {
+    int sig = sigtimedwait(&set, nullptr, &tick);
+    if (sig == SIGINT || sig == SIGTERM) g_stop.fetch_add(1);
+  }
+}
+
+int Runner::run() {
+  std::error_code ec;
+  fs::create_directories(o_.run_dir + "/steps", ec);
+  if (ec) {
+    err_ << fmt::format("pipec: error: cannot create the run dir '{}': {}\n", o_.run_dir, ec.message());
+    return kLocalUsage;
+  }
+  {
+    Json params = Json::object();
+    for (const auto& [k, v] : o_.params) params[k] = v;
+    std::ofstream(o_.run_dir + "/parameters.json") << params.dump(2) << '\n';
+  }
+  auto t0 = Clock::now();
+  Scope main;
+  Outcome result = run_dag(p_.dag, main, 0);
+  Outcome final_result = Outcome::Succeeded;
+  if (!p_.exit_handler.empty()) {
+    Scope fin;
+    final_result = run_dag(p_.exit_handler, fin, 1);
+  }
+  double total = std::chrono::duration<double>(Clock::now() - t0).count();
+  bool stopped = g_stop.load() > 0;
+
+  std::lock_guard out_lock(out_mu_);
+  if (progress_shown_) out_ << "\r\033[K";
+  // The table.
+  std::size_t w_name = 4, w_kind = 4;
+  for (const auto& r : records_) w_name = std::max(w_name, r.name.size()), w_kind = std::max(w_kind, r.kind.size());
+  out_ << fmt::format("\n{:<{}}  {:<{}}  {:<9}  {:>8}  {}\n", "STEP", w_name, "KIND", w_kind, "OUTCOME", "TIME", "METRICS / MESSAGE");
+  Json summary = Json::array();
+  int failures = 0;
+  for (const auto& r : records_) {
+    std::string tail = r.metrics;
+    if (!r.message.empty() && r.outcome != Outcome::Skipped) tail += (tail.empty() ? "" : "  ") + r.message;
+    out_ << fmt::format("{:<{}}  {:<{}}  {:<9}  {:>7.1f}s  {}\n", r.name, w_name, r.kind, w_kind,
+                        outcome_name(r.outcome), r.seconds, tail);
+    if (r.outcome != Outcome::Succeeded && r.outcome != Outcome::Skipped) ++failures;
+    summary.push_back({{"step", r.name}, {"kind", r.kind}, {"outcome", outcome_name(r.outcome)},
+                       {"seconds", r.seconds}, {"metrics", r.metrics}, {"message", r.message}});
+  }
+  bool ok = result == Outcome::Succeeded && final_result == Outcome::Succeeded && failures == 0 && !stopped;
+  std::string verdict = stopped ? "stopped" : ok ? "succeeded" : "failed";
+  out_ << fmt::format("\npipeline {} {} in {:.1f} s; logs, outputs and metrics in {}\n", p_.name, verdict,
+                      total, o_.run_dir);
+  out_.flush();
+  Json doc = {{"pipeline", p_.name}, {"outcome", verdict}, {"seconds", total}, {"steps", summary}};
+  std::ofstream(o_.run_dir + "/summary.json") << doc.dump(2) << '\n';
+  if (stopped) return kLocalInterrupted;
+  return ok ? kLocalOk : kLocalFailed;
+}
+
+}  // namespace
+
+bool check_local(const ir::Pipeline& pipeline, Diagnostics& diags) {
+  check_nodes(pipeline, pipeline.dag, diags);
+  check_nodes(pipeline, pipeline.exit_handler, diags);
+  return !diags.has_errors();
+}
+
+int run_pipeline(const ir::Pipeline& pipeline, const RunOptions& options, std::ostream& out,
+                 std::ostream& err) {
+  // Signals go to one thread only; children get an empty mask back.
+  sigset_t set, old;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, &old);
+  signal(SIGPIPE, SIG_IGN);
+  g_stop = 0;
+  std::atomic<bool> quit{false};
+  std::thread signals([&] { signal_thread(quit); });
+  int code = Runner(pipeline, options, out, err).run();
+  quit = true;
+  signals.join();
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return code;
+}
+
+}  // namespace pipec::local

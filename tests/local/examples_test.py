@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""Every dsl-examples/*.pipe under `pipec run --local` (tests/local/CMakeLists.txt).
+
+usage: examples_test.py PIPEC WORKDIR EXAMPLE.pipe
+The expectation of each example is written here with its reason; a new example must be
+added. Steps that fetch use a file:// URL (curl reads it without a network).
+"""
+import json
+import os
+import subprocess
+import sys
+
+PIPEC, WORK, EXAMPLE = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+NAME = os.path.basename(EXAMPLE)[:-5]
+URL = ["-p", "url=file:///etc/hostname"]
+
+# name -> (arguments, exit status, the outcomes of some steps or a text of the output)
+EXPECT = {
+    # Runs: fetch reads a local file, every condition and the finally are evaluated.
+    "conditions": (URL, 0, {"fetch": "succeeded", "announce_quick": "succeeded", "announce_full": "skipped"}),
+    "exit_handler": (URL, 0, {"done": "succeeded", "cleanup": "succeeded", "notify": "succeeded"}),
+    # Runs; each item's fetch needs https://example.com (no network in CI: it may fail),
+    # the withItems loop does not.
+    "loops": ([], None, {"start": "succeeded", "announce.0": "succeeded", "announce.1": "succeeded"}),
+    # Runs, and fails as it would on a cluster: count reads fetch's file from fetch's own
+    # container (/data is private to each step).
+    "outputs": (URL, 1, {"fetch": "succeeded", "count": "failed", "report": "not run"}),
+    # Run; their commands need programs only their images have (python -m trainer,
+    # train.py): images are not pulled, so the step fails with the shell's message.
+    "container_op": ([], 1, {"train": "failed", "publish": "not run"}),
+    "constraints": ([], 1, {"train": "failed"}),
+    # Need PersistentVolumeClaims (`data`) or git-sync (`sync_source`): a located error,
+    # nothing runs.
+    "helm_tf_training": ([], 2, "helm_tf_training.pipe:25:11: error: step 'train' cannot run locally: 'data'"),
+    "mnist_tf": ([], 2, "mnist_tf.pipe:21:11: error: step 'train' cannot run locally: 'data'"),
+    "mpi_run": ([], 2, "mpi_run.pipe:22:11: error: step 'all_reduce' cannot run locally: 'data'"),
+    "ps_worker_tf": ([], 2, "ps_worker_tf.pipe:35:13: error: step 'train' cannot run locally: 'data'"),
+    "pytorch_ddp": ([], 2, "pytorch_ddp.pipe:21:18: error: step 'train' cannot run locally: 'sync_source'"),
+    "uai_train_tf": ([], 2, "uai_train_tf.pipe:41:11: error: step 'train' cannot run locally: 'data'"),
+    "use_file": ([], 2, "use_file.pipe:13:11: error: step 'train' cannot run locally: 'data'"),
+}
+
+if NAME not in EXPECT:
+    print(f"FAIL: {NAME} has no expectation in {__file__}")
+    sys.exit(1)
+args, status, text = EXPECT[NAME]
+run_dir = os.path.join(WORK, NAME)
+subprocess.run(["rm", "-rf", run_dir])
+p = subprocess.run([PIPEC, "run", "--local", EXAMPLE, "--run-dir", run_dir, *args],
+                   capture_output=True, text=True, timeout=120)
+out = p.stdout + p.stderr
+print(out)
+if status is not None and p.returncode != status:
+    print(f"FAIL: exit {p.returncode}, expected {status}")
+    sys.exit(1)
+if status is None and p.returncode not in (0, 1):
+    print(f"FAIL: exit {p.returncode}")
+    sys.exit(1)
+if isinstance(text, str) and text not in out:
+    print(f"FAIL: no {text!r} in the output")
+    sys.exit(1)
+if isinstance(text, dict):
+    steps = {s["step"]: s["outcome"] for s in json.load(open(os.path.join(run_dir, "summary.json")))["steps"]}
+    for step, outcome in text.items():
+        if steps.get(step) != outcome:
+            print(f"FAIL: step {step} {steps.get(step)}, expected {outcome}")
+            sys.exit(1)
+if status == 2 and os.path.exists(os.path.join(run_dir, "steps")):
+    print("FAIL: a step ran")
+    sys.exit(1)
+if status in (0, 1) and json.load(open(os.path.join(run_dir, "summary.json")))["pipeline"] != NAME:
+    print("FAIL: summary.json")
+    sys.exit(1)
+print("ok")

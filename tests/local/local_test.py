@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""pipec run --local against real processes (tests/local/CMakeLists.txt).
+
+usage: local_test.py PIPEC WORKDIR SCENARIO
+Each scenario runs the real binary on a pipeline beside this file and checks what the
+processes did: output files, logs, the summary, the exit status.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PIPEC, WORK, SCENARIO = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+RUN = os.path.join(WORK, SCENARIO)
+# Quotes, $(...), backticks, a newline, Argo's braces, a shell variable: literal text.
+HOSTILE = "a \"q\" 'b' $(touch /tmp/pwned) `id` {{workflow.name}}\nline2 ${HOME} \\ end"
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def run(*args, expect):
+    subprocess.run(["rm", "-rf", RUN])
+    p = subprocess.run([PIPEC, "run", "--local", *args, "--run-dir", RUN],
+                       capture_output=True, text=True, timeout=240)
+    print(p.stdout)
+    print(p.stderr, file=sys.stderr)
+    if p.returncode != expect:
+        fail(f"exit {p.returncode}, expected {expect}")
+    return p
+
+
+def read(path):
+    with open(os.path.join(RUN, path), encoding="utf-8") as f:
+        return f.read()
+
+
+def outcomes():
+    return {s["step"]: s["outcome"] for s in json.loads(read("summary.json"))["steps"]}
+
+
+def params_file(values):
+    path = os.path.join(WORK, SCENARIO + ".params.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(values, f)
+    return path
+
+
+def container():
+    p = run(os.path.join(HERE, "pipeline.pipe"), "--params-file", params_file({"msg": HOSTILE}),
+            "-p", "n=3", expect=0)
+    got = outcomes()
+    want = {"g": "succeeded", "first": "succeeded", "big": "succeeded", "small": "skipped",
+            "bye": "succeeded"}
+    for i in range(3):
+        want[f"each.{i}"] = want[f"verify.{i}"] = "succeeded"
+    if got != want:
+        fail(f"outcomes {got}")
+    # The value reached a shell script (first), an argv word and an env variable (big, via
+    # first's output), exactly.
+    if read("steps/first/outputs/copy") != HOSTILE:
+        fail("shell-form value changed: " + repr(read("steps/first/outputs/copy")))
+    if read("steps/big/outputs/argv") != HOSTILE or read("steps/big/outputs/env") != HOSTILE:
+        fail("exec-form or env value changed")
+    # The loop ran over gen's list output.
+    for i in range(3):
+        if read(f"steps/each.{i}/outputs/argv") != f"item s{i}":
+            fail(f"item {i}: " + read(f"steps/each.{i}/outputs/argv"))
+    if read("steps/bye/outputs/copy") != "bye " + HOSTILE:
+        fail("finally did not get the value")
+    # Logs are prefixed per step and kept raw in the run dir.
+    if "[big] got: a \"q\"" not in p.stdout or not read("steps/big/log").startswith("got: " + HOSTILE):
+        fail("log not prefixed or not kept")
+    # The $(touch /tmp/pwned) never ran, and /data stayed private to the step.
+    if os.path.exists(os.path.join(RUN, "steps/first/fs/tmp/pwned")) or os.path.exists("/data/x/f"):
+        fail("a value ran as code, or a step wrote the host's /data")
+    # A condition false: n=1 skips big and runs small.
+    run(os.path.join(HERE, "pipeline.pipe"), "-p", "n=1", expect=0)
+    got = outcomes()
+    if got["big"] != "skipped" or got["small"] != "succeeded" or "each.1" in got:
+        fail(f"n=1 outcomes {got}")
+
+
+def failure():
+    run(os.path.join(HERE, "pipeline.pipe"), "-p", "fail_item=s1", expect=1)
+    got = outcomes()
+    if got["verify.1"] != "failed" or got["bye"] != "succeeded":
+        fail(f"outcomes {got}")
+    if "failing on s1" not in read("steps/verify.1/log"):
+        fail("log of the failed step")
+
+
+def interrupt():
+    subprocess.run(["rm", "-rf", RUN])
+    p = subprocess.Popen([PIPEC, "run", "--local", os.path.join(HERE, "interrupt.pipe"), "--run-dir", RUN],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and not os.path.exists(os.path.join(RUN, "steps/long/log")):
+        time.sleep(0.05)
+    while time.time() < deadline and "sleeping" not in open(os.path.join(RUN, "steps/long/log")).read():
+        time.sleep(0.05)
+    t0 = time.time()
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=30)
+    print(out)
+    if p.returncode != 130:
+        fail(f"exit {p.returncode}, expected 130")
+    if time.time() - t0 > 8:
+        fail("the sleeping step was not stopped")
+    got = outcomes()
+    if got.get("long") != "stopped" or got.get("later") != "not run" or got.get("cleanup") != "succeeded":
+        fail(f"outcomes {got}")
+    if read("steps/cleanup/outputs/copy") != "cleaned" or "woke" in read("steps/long/log"):
+        fail("finally did not run, or the step was not stopped")
+
+
+def params():
+    p = run(os.path.join(HERE, "pipeline.pipe"), "-p", "n=three", "-p", "nn=1", expect=2)
+    if "parameter 'n' (int)" not in p.stderr or "did you mean 'n'" not in p.stderr:
+        fail("override errors")
+    if os.path.exists(os.path.join(RUN, "steps")):
+        fail("something ran")
+
+
+def training(which, leader, metric):
+    p = run(os.path.join(HERE, "training.pipe"), "-p", "dir=" + HERE, "-p", "which=" + which,
+            "--params-file", params_file({"msg": HOSTILE}), expect=0)
+    step = {"pytorch": "torch", "mpi": "mpi", "tf": "tf"}[which]
+    if outcomes()[step] != "succeeded":
+        fail(f"outcomes {outcomes()}")
+    log = read(f"steps/{step}/{leader}.log")
+    if "arg=" + repr([HOSTILE]) not in log:
+        fail("the value did not reach the process exactly: " + log)
+    metrics = json.loads(read(f"steps/{step}/mlpipeline-metrics.json"))["metrics"]
+    if metrics != [metric]:
+        fail(f"metrics {metrics}")
+    return p, log
+
+
+def pytorch():
+    p, log = training("pytorch", "master-0", {"name": "allreduce_sum", "numberValue": 3.0, "format": "RAW"})
+    if "rank 0/2" not in log or "rank 1/2" not in read("steps/torch/worker-0.log"):
+        fail("two ranks")
+    if "[torch/worker-0] rank 1/2" not in p.stdout:
+        fail("worker log prefix")
+
+
+def mpi():
+    _, log = training("mpi", "launcher-0", {"name": "total", "numberValue": 3.0, "format": "RAW"})
+    if "rank 1 of 2 sum=3" not in log:
+        fail("two ranks")
+
+
+def tf():
+    _, log = training("tf", "worker-0", {"name": "reached", "numberValue": 1.0, "format": "RAW"})
+    if "worker 1 reached ['ps0']" not in read("steps/tf/worker-1.log"):
+        fail("worker 1 did not reach the ps")
+    tf_config = json.loads(read("steps/tf/process.json"))
+    if len(tf_config) != 3:
+        fail("replicas")
+
+
+os.makedirs(WORK, exist_ok=True)
+{"container": container, "failure": failure, "interrupt": interrupt, "params": params,
+ "pytorch": pytorch, "mpi": mpi, "tf": tf}[SCENARIO]()
+print("ok")
