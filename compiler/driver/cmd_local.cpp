@@ -127,6 +127,10 @@ int run_local(const LocalOptions& options) {
     return local::kLocalUsage;
   }
   run.run_dir = std::filesystem::canonical(dir, ec).string();
+  for (const auto& d : {std::filesystem::path(options.input).parent_path(), std::filesystem::current_path(ec)}) {
+    std::string visible = std::filesystem::weakly_canonical(std::filesystem::absolute(d, ec), ec).string();
+    if (!visible.empty()) run.visible_dirs.push_back(visible);
+  }
   std::cout << fmt::format("pipec: running {} locally in {} ({} at a time)\n", pipeline->name,
                            run.run_dir, run.jobs);
   std::cout.flush();

@@ -229,7 +229,7 @@ class Runner {
   std::condition_variable cv_;
   int slots_used_ = 0;
   std::vector<Record> records_;
-  int running_ = 0, done_ = 0;
+  int running_ = 0, done_ = 0, waiting_ = 0;  // steps; waiting: in a started DAG, not begun
   std::mutex out_mu_;  // the terminal
   bool progress_shown_ = false;
 };
@@ -372,13 +372,14 @@ bool Runner::condition(const ir::Condition& c, const Scope& s) {
 
 void Runner::progress_locked() {
   if (!o_.progress) return;
-  int running, done;
+  int running, done, waiting;
   {
     std::lock_guard lock(mu_);
     running = running_;
     done = done_;
+    waiting = waiting_;
   }
-  out_ << fmt::format("\r\033[K-- {} done, {} running", done, running) << std::flush;
+  out_ << fmt::format("\r\033[K-- {} done, {} running, {} waiting", done, running, waiting) << std::flush;
   progress_shown_ = true;
 }
 
@@ -428,6 +429,10 @@ std::vector<std::string> Runner::sandbox_argv(const Proc& p) {
     if (d == "/tmp" || d.rfind("/tmp/", 0) == 0) continue;  // inside dir/fs/tmp already
     a.insert(a.end(), {"--bind", p.dir + "/fs" + d, d});
   }
+  // The .pipe file's directory and the current directory stay visible (read-only) when
+  // they are under /tmp, which is the step's own: scripts beside a pipeline keep working.
+  for (const auto& d : o_.visible_dirs)
+    if (d.rfind("/tmp/", 0) == 0) a.insert(a.end(), {"--ro-bind", d, d});
   a.insert(a.end(), {"--bind", p.dir + "/work", p.dir + "/work", "--chdir", p.dir + "/work", "--"});
   a.insert(a.end(), p.argv.begin(), p.argv.end());
   return a;
@@ -447,7 +452,7 @@ bool Runner::start(Proc& p, std::string& error) {
   std::string log_path = p.dir + "/" + (p.label.find('/') == std::string::npos
                                              ? std::string("log")
                                              : p.label.substr(p.label.find('/') + 1) + ".log");
-  int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   int fds[2];
   if (log_fd < 0 || pipe2(fds, O_CLOEXEC) != 0) {
     error = fmt::format("cannot create the log of {}: {}", p.label, std::strerror(errno));
@@ -668,6 +673,10 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
       print_line(name, fmt::format("retry {} of {}", attempt - 1, attempts - 1));
       proc->done = false;
       proc->pid = -1;
+      // A new pod on a cluster: a fresh /tmp, output directories and working directory.
+      std::error_code rm;
+      fs::remove_all(proc->dir + "/fs", rm);
+      fs::remove_all(proc->dir + "/work", rm);
     }
     std::string error;
     if (!start(*proc, error)) {
@@ -1025,6 +1034,11 @@ Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int ph
   for (std::size_t i = 0; i < nodes.size(); ++i) index[name_of(nodes[i])] = i;
   std::vector<Outcome> state(nodes.size(), Outcome::Pending);
   std::vector<bool> started(nodes.size(), false);
+  auto is_step = [&](std::size_t i) { return std::holds_alternative<ir::Step>(nodes[i]); };
+  {
+    std::lock_guard l(mu_);
+    for (std::size_t i = 0; i < nodes.size(); ++i) waiting_ += is_step(i);
+  }
   std::mutex m;
   std::condition_variable cv;
   std::vector<std::thread> threads;
@@ -1048,6 +1062,10 @@ Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int ph
       if (!ready) continue;
       started[i] = true;
       progress = true;
+      {
+        std::lock_guard l(mu_);
+        waiting_ -= is_step(i);
+      }
       if (blocked || failed || g_stop.load() >= (phase == 0 ? 1 : 2)) {
         state[i] = Outcome::Omitted;
         if (const auto* s = std::get_if<ir::Step>(&nodes[i])) {
@@ -1103,6 +1121,7 @@ void signal_thread(std::atomic<bool>& quit) {
 
 int Runner::run() {
   std::error_code ec;
+  fs::remove_all(o_.run_dir + "/steps", ec);  // a run dir given again holds this run only
   fs::create_directories(o_.run_dir + "/steps", ec);
   if (ec) {
     err_ << fmt::format("pipec: error: cannot create the run dir '{}': {}\n", o_.run_dir, ec.message());

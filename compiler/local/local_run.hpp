@@ -19,6 +19,7 @@
 #include <iosfwd>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/ir/ir.hpp"
@@ -36,6 +37,7 @@ struct RunOptions {
   std::map<std::string, std::string> params;  // every parameter's run-time text
   std::string bwrap = "bwrap";                // the sandbox program
   bool progress = false;                      // a live progress line (on a terminal)
+  std::vector<std::string> visible_dirs;      // kept visible in the sandbox under /tmp
 };
 
 /// Exit statuses of `pipec run --local` (docs/local.md).

@@ -127,6 +127,66 @@ def params():
         fail("something ran")
 
 
+def limits():
+    t0 = time.time()
+    run(os.path.join(HERE, "limits.pipe"), expect=1)
+    if time.time() - t0 > 20:
+        fail("the timeout did not stop the step")
+    summary = {s["step"]: s for s in json.loads(read("summary.json"))["steps"]}
+    if summary["flaky"]["outcome"] != "failed" or summary["slow"]["outcome"] != "failed":
+        fail(f"outcomes {summary}")
+    if summary["slow"]["message"] != "timed out after 1 s" or "finished" in read("steps/slow/log"):
+        fail("timeout: " + summary["slow"]["message"])
+    log = read("steps/flaky/log")
+    if log.count("attempt") != 3 or "seen" in log:
+        fail("three attempts, each on a fresh /tmp: " + log)
+
+
+def progress():
+    import pty
+    subprocess.run(["rm", "-rf", RUN])
+    master, slave = pty.openpty()
+    p = subprocess.Popen([PIPEC, "run", "--local", os.path.join(HERE, "pipeline.pipe"), "--run-dir", RUN],
+                         stdout=slave, stderr=slave)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    p.wait()
+    text = out.decode()
+    print(text)
+    if p.returncode != 0 or "\r\x1b[K-- " not in text or " running, " not in text or " waiting" not in text:
+        fail("no progress line on a terminal")
+
+
+def tmpdir():
+    """A pipeline and its script in a directory under /tmp, run from there with the
+    default run dir: the script stays visible although /tmp is the step's own."""
+    import tempfile
+    with tempfile.TemporaryDirectory(dir="/tmp") as d:
+        with open(os.path.join(d, "hi.sh"), "w") as f:
+            f.write('echo "hi from $0" > /tmp/said\n')
+        with open(os.path.join(d, "t.pipe"), "w") as f:
+            f.write('op say(dir: string) -> (said: string) {\n  image "busybox:1.36"\n'
+                    '  command ["sh", "${dir}/hi.sh"]\n  outputs {said: "/tmp/said"}\n}\n'
+                    'pipeline t {\n  param dir: string\n  step say = say(dir: dir)\n}\n')
+        p = subprocess.run([PIPEC, "run", "--local", "t.pipe", "-p", "dir=" + d], cwd=d,
+                           capture_output=True, text=True, timeout=60)
+        print(p.stdout, p.stderr)
+        runs = os.listdir(os.path.join(d, "pipec-runs"))
+        if p.returncode != 0 or len(runs) != 1 or not runs[0].startswith("t-"):
+            fail("default run dir")
+        said = open(os.path.join(d, "pipec-runs", runs[0], "steps/say/outputs/said")).read()
+        if said != f"hi from {d}/hi.sh":
+            fail("said " + said)
+
+
 def training(which, leader, metric):
     p = run(os.path.join(HERE, "training.pipe"), "-p", "dir=" + HERE, "-p", "which=" + which,
             "--params-file", params_file({"msg": HOSTILE}), expect=0)
@@ -167,5 +227,5 @@ def tf():
 
 os.makedirs(WORK, exist_ok=True)
 {"container": container, "failure": failure, "interrupt": interrupt, "params": params,
- "pytorch": pytorch, "mpi": mpi, "tf": tf}[SCENARIO]()
+ "pytorch": pytorch, "mpi": mpi, "tf": tf, "limits": limits, "progress": progress, "tmpdir": tmpdir}[SCENARIO]()
 print("ok")
