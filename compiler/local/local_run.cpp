@@ -72,6 +72,12 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes, Diag
     auto at = [&](const ir::Value& v) { return v.range.valid() ? v.range : step.range; };
     if (step.kind == ir::OpKind::Container) {
       for (const auto& op : p.ops)
+        for (const auto& [key, value] : op.resources)
+          if (op.name == step.op && key == "gpus" && !empty_literal(value))
+            diags.note(step.range, fmt::format("step '{}': GPUs are ignored by a local run (op '{}' "
+                                               "asks for some)",
+                                               step.name, op.name));
+      for (const auto& op : p.ops)
         if (op.name == step.op && op.command.empty())
           diags.error(step.range, fmt::format("step '{}' cannot run locally: op '{}' has no "
                                               "command and relies on its image's ENTRYPOINT, "
@@ -666,6 +672,18 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
     std::ofstream(proc->dir + "/process.json") << info.dump(2) << '\n';
   }
   print_line(name, fmt::format("image {} (not pulled: runs on this host)", text(op->image, scope, &args)));
+  // A program only the image has: say so instead of bwrap's execvp error.
+  if (!proc->argv.empty() && proc->argv[0].find('/') == std::string::npos) {
+    bool found = false;
+    for (const char* d : {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"})
+      found = found || access((std::string(d) + "/" + proc->argv[0]).c_str(), X_OK) == 0;
+    if (!found) {
+      rec.message = fmt::format("'{}' is not installed on this host (it would come from the image {}, "
+                                "which a local run does not pull)",
+                                proc->argv[0], text(op->image, scope, &args));
+      return Outcome::Failed;
+    }
+  }
   int attempts = 1 + static_cast<int>(op->retries.value_or(0));
   Outcome outcome = Outcome::Failed;
   for (int attempt = 1; attempt <= attempts; ++attempt) {

@@ -27,7 +27,8 @@ EXPECT = {
     "outputs": (URL, 1, {"fetch": "succeeded", "count": "failed", "report": "not run"}),
     # Run; their commands need programs only their images have (python -m trainer,
     # train.py): images are not pulled, so the step fails with the shell's message.
-    "container_op": ([], 1, {"train": "failed", "publish": "not run"}),
+    "container_op": ([], 1, {"train": "failed", "publish": "not run"},
+                     "'python' is not installed on this host (it would come from the image python:3.11-slim"),
     "constraints": ([], 1, {"train": "failed"}),
     # Need PersistentVolumeClaims (`data`) or git-sync (`sync_source`): a located error,
     # nothing runs.
@@ -43,7 +44,7 @@ EXPECT = {
 if NAME not in EXPECT:
     print(f"FAIL: {NAME} has no expectation in {__file__}")
     sys.exit(1)
-args, status, text = EXPECT[NAME]
+args, status, text, *also = EXPECT[NAME]
 run_dir = os.path.join(WORK, NAME)
 subprocess.run(["rm", "-rf", run_dir])
 p = subprocess.run([PIPEC, "run", "--local", EXAMPLE, "--run-dir", run_dir, *args],
@@ -65,6 +66,10 @@ if isinstance(text, dict):
         if steps.get(step) != outcome:
             print(f"FAIL: step {step} {steps.get(step)}, expected {outcome}")
             sys.exit(1)
+for t in also:
+    if t not in out:
+        print(f"FAIL: no {t!r} in the output")
+        sys.exit(1)
 if status == 2 and os.path.exists(os.path.join(run_dir, "steps")):
     print("FAIL: a step ran")
     sys.exit(1)
