@@ -851,25 +851,34 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
       }
   } else if (kind == "PyTorchJob") {
     // As the PyTorchJob operator: one process per replica, MASTER_ADDR/MASTER_PORT of the
-    // master, WORLD_SIZE the replicas, RANK the master 0 and worker i i+1; torchrun's
-    // PET_* too.
+    // master, RANK the master 0 and worker i i+1; torchrun's PET_* too.
     int world = count("Master") + count("Worker");
     int port = free_port();
     int rank = 0;
     std::string nproc = job["spec"].contains("nprocPerNode") ? ir::literal_text(job["spec"]["nprocPerNode"]) : "1";
+    // WORLD_SIZE counts processes as the operator computes it: replicas x nprocPerNode
+    // (1 when that is not an integer, e.g. "auto").
+    int nproc_int = 1;
+    try {
+      std::size_t used = 0;
+      int n = std::stoi(nproc, &used);
+      if (used == nproc.size() && n > 0) nproc_int = n;
+    } catch (...) {
+    }
     for (auto [type, key] : {std::pair{"Master", "master"}, std::pair{"Worker", "worker"}})
       for (int i = 0; i < count(type); ++i, ++rank) {
         Proc* p = add(type, i, key);
         for (auto [k, v] : {std::pair<std::string, std::string>{"MASTER_ADDR", "127.0.0.1"},
                             {"MASTER_PORT", std::to_string(port)},
-                            {"WORLD_SIZE", std::to_string(world)},
+                            {"WORLD_SIZE", std::to_string(world * nproc_int)},
                             {"RANK", std::to_string(rank)},
                             {"LOCAL_RANK", "0"},
                             {"PET_MASTER_ADDR", "127.0.0.1"},
                             {"PET_MASTER_PORT", std::to_string(port)},
                             {"PET_NNODES", std::to_string(world)},
                             {"PET_NODE_RANK", std::to_string(rank)},
-                            {"PET_NPROC_PER_NODE", nproc}})
+                            {"PET_NPROC_PER_NODE", nproc},
+                            {"PYTHONUNBUFFERED", "0"}})
           set_env(p->env, k, v);
         if (rank == 0) p->scraper = scraper.get();
       }

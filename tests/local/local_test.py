@@ -208,6 +208,10 @@ def pytorch():
         fail("two ranks")
     if "[torch/worker-0] rank 1/2" not in p.stdout:
         fail("worker log prefix")
+    envs = [dict(e.split("=", 1) for e in proc["env"]) for proc in json.loads(read("steps/torch/process.json"))]
+    want = [("0", "2", "2", "1"), ("1", "2", "2", "1")]  # RANK, WORLD_SIZE, PET_NNODES, PET_NPROC_PER_NODE
+    if [(e["RANK"], e["WORLD_SIZE"], e["PET_NNODES"], e["PET_NPROC_PER_NODE"]) for e in envs] != want:
+        fail(f"operator environment {envs}")
 
 
 def mpi():
