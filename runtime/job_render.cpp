@@ -77,6 +77,8 @@ bool quantity_text(std::string_view s) {
   return true;
 }
 
+}  // namespace
+
 // DNS-1123 subdomain: what a PersistentVolumeClaim name must be.
 bool is_dns1123_subdomain(std::string_view s) {
   if (s.empty() || s.size() > 253) return false;
@@ -92,6 +94,8 @@ bool is_dns1123_subdomain(std::string_view s) {
     start = dot + 1;
   }
 }
+
+namespace {
 
 bool is_mount_path(std::string_view p) {
   if (p.empty() || p.front() != '/' || p.size() > 4096) return false;

@@ -37,6 +37,8 @@ enum class BindingKind {
 [[nodiscard]] std::optional<std::string> toleration_json(std::string_view spec);
 /// A resource name such as amd.com/gpu.
 [[nodiscard]] bool is_resource_name(std::string_view text);
+/// A DNS-1123 subdomain (a claim's or a runtime's name): lower-case labels of [a-z0-9-].
+[[nodiscard]] bool is_dns1123_subdomain(std::string_view text);
 /// "None", "Running", "All".
 [[nodiscard]] bool is_clean_pod_policy(std::string_view text);
 /// "" or "AllWorkers".

@@ -20,6 +20,7 @@
 #include "runtime/log_copy.hpp"
 #include "runtime/log_cursor.hpp"
 #include "runtime/metrics.hpp"
+#include "runtime/trainer_v2.hpp"
 
 namespace pipec::runtime {
 namespace {
@@ -118,6 +119,11 @@ struct JobKind {
   std::string replica_map; // mpiReplicaSpecs
   std::string leader_type; // launcher, chief, master, worker
   bool leader_index = false;  // select replica-index=0 too
+  // The pod labels naming the job, the replica type and its index: the training
+  // operator's, or JobSet's for a TrainJob (whose leader is job `node` index 0).
+  std::string job_label = "training.kubeflow.org/job-name";
+  std::string type_label = "training.kubeflow.org/replica-type";
+  std::string index_label = "training.kubeflow.org/replica-index";
 };
 
 class Launcher {
@@ -175,6 +181,8 @@ class Launcher {
   std::mutex err_mutex_;
 
   json job_;
+  json source_job_;                // as rendered (an operator's job), for the UI metadata
+  std::string source_replica_map_; // its replica-spec map
   std::string name_, ns_, api_version_;
   JobKind kind_;
   std::optional<MetricScraper> scraper_;
@@ -234,6 +242,21 @@ bool Launcher::prepare() {
     return false;
   }
   job_ = json::parse(rendered.job);
+  source_job_ = job_;
+  // Where it runs: the operator's CRD as rendered, or Trainer v2's TrainJob made from it.
+  const std::string source_kind = text(job_, "kind");
+  if (!is_training_runtime(source_kind, o_.runtime))
+    return error(fmt::format("--runtime '{}': expected 'operator' or, for a pytorch_job, "
+                             "'trainer-v2'", o_.runtime)),
+           false;
+  if (o_.runtime == "trainer-v2") {
+    if (!o_.trainer_runtime.empty() && !is_dns1123_subdomain(o_.trainer_runtime))
+      return error(fmt::format("--trainer-runtime '{}': not a Kubernetes name", o_.trainer_runtime)),
+             false;
+    auto train_job = pytorchjob_to_trainjob(rendered.job, o_.trainer_runtime);
+    if (!train_job.ok) return error(train_job.error), false;
+    job_ = json::parse(train_job.job);
+  }
   // Metrics: fixed specs, then specs given by run-time values.
   std::vector<MetricSpec> specs;
   std::string why;
@@ -284,9 +307,19 @@ bool Launcher::prepare() {
   // Where the job goes, what it is called, which pod speaks for it.
   api_version_ = job_["apiVersion"].get<std::string>();
   auto kind = job_["kind"].get<std::string>();
+  source_replica_map_ = kind == "MPIJob"       ? "mpiReplicaSpecs"
+                        : kind == "TFJob"      ? "tfReplicaSpecs"
+                        : kind == "PyTorchJob" ? "pytorchReplicaSpecs"
+                                               : "pytorchReplicaSpecs";
   if (kind == "MPIJob") kind_ = {"mpijobs", "mpiReplicaSpecs", "launcher", false};
   if (kind == "TFJob") kind_ = {"tfjobs", "tfReplicaSpecs", "worker", true};
   if (kind == "PyTorchJob") kind_ = {"pytorchjobs", "pytorchReplicaSpecs", "worker", true};
+  if (kind == "TrainJob") {
+    kind_ = {"trainjobs", "", "node", true};
+    kind_.job_label = "jobset.sigs.k8s.io/jobset-name";
+    kind_.type_label = "jobset.sigs.k8s.io/replicatedjob-name";
+    kind_.index_label = "jobset.sigs.k8s.io/job-index";
+  }
   const json& replicas = at(job_, "spec", kind_.replica_map.c_str());
   if (kind == "TFJob" && replicas.contains("Chief")) kind_.leader_type = "chief", kind_.leader_index = false;
   else if (kind != "MPIJob" && replicas.contains("Master")) kind_.leader_type = "master", kind_.leader_index = false;
@@ -317,8 +350,9 @@ bool Launcher::prepare() {
 
 bool Launcher::write_ui_metadata() {
   if (o_.tensorboard.empty()) return true;
-  // Find the data volume whose mount holds the log directory.
-  const json& replicas = at(job_, "spec", kind_.replica_map.c_str());
+  // Find the data volume whose mount holds the log directory (in the job as rendered,
+  // before any TrainJob was made of it: the same volumes).
+  const json& replicas = at(source_job_, "spec", source_replica_map_.c_str());
   for (const auto& [type, replica] : replicas.items()) {
     const json& spec = at(replica, "template", "spec");
     if (!spec.contains("containers")) continue;
@@ -403,6 +437,8 @@ std::string job_phase(const json& job, std::string* reason) {
   for (const auto& c : conds) {
     if (text(c, "status") != "True") continue;
     auto type = text(c, "type");
+    // A TrainJob (from its JobSet) says Complete where the operator's jobs say Succeeded.
+    if (type == "Complete") type = "Succeeded";
     if (type == "Failed" || type == "Succeeded") {
       if (reason) {
         auto why = text(c, "reason");
@@ -558,10 +594,9 @@ Launcher::Outcome Launcher::follow() {
 }
 
 std::optional<Launcher::LeaderPod> Launcher::find_leader_pod() {
-  std::string selector = fmt::format(
-      "training.kubeflow.org/job-name={},training.kubeflow.org/replica-type={}", name_,
-      kind_.leader_type);
-  if (kind_.leader_index) selector += ",training.kubeflow.org/replica-index=0";
+  std::string selector =
+      fmt::format("{}={},{}={}", kind_.job_label, name_, kind_.type_label, kind_.leader_type);
+  if (kind_.leader_index) selector += "," + kind_.index_label + "=0";
   auto r = client_->request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
                                               url_encode(selector)));
   if (!r.ok()) {
@@ -583,7 +618,7 @@ std::optional<Launcher::LeaderPod> Launcher::find_leader_pod() {
   if (containers.is_array()) {
     for (const auto& c : containers) {
       auto n = text(c, "name");
-      if (n == "tensorflow" || n == "pytorch") pod.container = n;
+      if (n == "tensorflow" || n == "pytorch" || n == "node") pod.container = n;
     }
     if (pod.container.empty() && !containers.empty()) pod.container = text(containers[0], "name");
   }
@@ -666,7 +701,7 @@ void Launcher::follow_log() {
 void Launcher::report_failure() {
   error(fmt::format("job {} failed{}", name_, failure_reason_.empty() ? "" : ": " + failure_reason_));
   auto r = client_->request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
-                                              url_encode("training.kubeflow.org/job-name=" + name_)));
+                                              url_encode(kind_.job_label + "=" + name_)));
   if (!r.ok()) return;
   json list = json::parse(r.body, nullptr, false);
   if (!at(list, "items").is_array()) return;
@@ -675,8 +710,7 @@ void Launcher::report_failure() {
   std::string container;
   bool previous = false;
   for (const auto& p : at(list, "items")) {
-    bool leader = text(at(p, "metadata", "labels"), "training.kubeflow.org/replica-type") ==
-                  kind_.leader_type;
+    bool leader = text(at(p, "metadata", "labels"), kind_.type_label.c_str()) == kind_.leader_type;
     // An init container (git-sync) that failed stops the pod before training starts.
     for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
       for (const auto& cs : at(p, "status", list)) {

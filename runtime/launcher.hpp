@@ -36,7 +36,9 @@ struct LauncherOptions {
   std::string metrics_file = "/tmp/outputs/mlpipeline-metrics.json";
   std::string ui_metadata_file = "/tmp/outputs/mlpipeline-ui-metadata.json";
   std::string tensorboard;
-  std::string executor_input;  ///< KFP v2's `{{$}}`: also write the ExecutorOutput (metrics)
+  std::string executor_input;
+  std::string runtime;          ///< `--runtime`: "" / "operator" or "trainer-v2" (a TrainJob)
+  std::string trainer_runtime;  ///< `--trainer-runtime`: the TrainJob's ClusterTrainingRuntime  ///< KFP v2's `{{$}}`: also write the ExecutorOutput (metrics)
   std::string workflow_name, step_name;
   std::string pod_uid;  ///< from $POD_UID
   std::chrono::milliseconds pending_timeout{0}, running_timeout{0};

@@ -29,6 +29,8 @@ constexpr std::string_view kUsage =
     "  --metrics-file PATH        default /tmp/outputs/mlpipeline-metrics.json\n"
     "  --ui-metadata-file PATH    default /tmp/outputs/mlpipeline-ui-metadata.json\n"
     "  --tensorboard PATH         a log directory inside a data volume\n"
+    "  --runtime R                operator (default) or trainer-v2 (a pytorch_job as a TrainJob)\n"
+    "  --trainer-runtime NAME     the TrainJob's ClusterTrainingRuntime (default torch-distributed)\n"
     "  --executor-input JSON      KFP v2's {{$}}: write the metrics into its ExecutorOutput too\n"
     "  --workflow-name NAME, --step-name NAME\n"
     "  --pending-timeout D, --running-timeout D   e.g. 90s, 30m, 4h, 2d; 0 = none\n"
@@ -61,7 +63,7 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
         "--manifest", "--bind", "--value", "--metric", "--metric-value", "--metrics-file",
         "--ui-metadata-file", "--tensorboard", "--workflow-name", "--step-name", "--namespace",
         "--kubeconfig", "--pending-timeout", "--running-timeout", "--poll-interval",
-        "--retry-delay", "--log-grace", "--executor-input"};
+        "--retry-delay", "--log-grace", "--executor-input", "--runtime", "--trainer-runtime"};
     std::string value;
     auto eq = arg.find('=');
     if (!kValued.count(std::string_view(arg).substr(0, arg.rfind("--", 0) == 0 ? eq : std::string::npos))) {
@@ -94,6 +96,8 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
     else if (arg == "--ui-metadata-file") o.ui_metadata_file = value;
     else if (arg == "--tensorboard") o.tensorboard = value;
     else if (arg == "--executor-input") o.executor_input = value;
+    else if (arg == "--runtime") o.runtime = value;
+    else if (arg == "--trainer-runtime") o.trainer_runtime = value;
     else if (arg == "--workflow-name") o.workflow_name = value;
     else if (arg == "--step-name") o.step_name = value;
     else if (arg == "--namespace") o.namespace_name = value;

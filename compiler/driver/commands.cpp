@@ -151,6 +151,12 @@ void add_build_command(CLI::App& app, int& exit_code) {
       ->default_str(options->write.launcher_image);
   cmd->add_flag("--mpi-v1", options->write.mpi_v1,
                 "Emit kubeflow.org/v1 MPIJobs (training-operator) instead of v2beta1 (mpi-operator)");
+  cmd->add_option("--training-runtime", options->write.training_runtime,
+                  "Where training steps that name no runtime run: operator (the training "
+                  "operator's CRDs, default) or trainer-v2 (a pytorch_job as a Kubeflow Trainer "
+                  "v2 TrainJob; other ops stay on the operator)")
+      ->check(CLI::IsMember({"operator", "trainer-v2"}))
+      ->default_str("operator");
   cmd->add_option("--target", options->target,
                   "kfp-v1: Argo Workflow for KFP v1 (default); kfp-v2: KFP v2 pipeline spec")
       ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))

@@ -37,6 +37,7 @@ bool write_target(const std::string& target, const ir::Pipeline& pipeline,
     emit::kfpv2::WriteOptions v2;
     v2.launcher_image = write.launcher_image;
     v2.mpi_v1 = write.mpi_v1;
+    v2.training_runtime = write.training_runtime;
     v2.sdk_version = std::string("pipec-") + PIPEC_VERSION;
     return emit::kfpv2::write_pipeline_spec(pipeline, v2, out, diags);
   }

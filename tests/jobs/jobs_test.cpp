@@ -3,10 +3,12 @@
 // schemas and operator rules (/work/shared/tools/validate-workflow/validate).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "runtime/trainer_v2.hpp"
 #include "tests/unit/emit_kubeflow/job_support.hpp"
 
 namespace pipec {
@@ -199,6 +201,54 @@ TEST(Jobs, PyTorchDdp) {
   EXPECT_EQ(specs["Worker"]["template"]["spec"]["containers"][0]["name"], "pytorch");
   EXPECT_EQ(specs["Worker"]["template"]["spec"]["volumes"].size(), 3u);  // 2 data + code
   EXPECT_EQ(jobs[0]["spec"]["runPolicy"]["backoffLimit"], 2);
+}
+
+// runtime "trainer-v2": the launcher renders the PyTorchJob, then makes the TrainJob of it
+// (runtime/trainer_v2.hpp); every TrainJob at the edges passes the Trainer v2 CRD schema.
+TEST(Jobs, PyTorchOnTrainerV2) {
+  auto out = build_example("pytorch_trainer_v2.pipe");
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  const std::vector<Case> cases = {
+      {"defaults", {}},
+      {"one-node-no-gpu", {{"workers", 1}, {"gpus", 0}}},
+      {"many", {{"workers", 63}, {"gpus", 8}, {"training_runtime", "torch-distributed-gpu"}}}};
+  std::vector<std::pair<std::string, std::string>> docs;
+  std::vector<nlohmann::json> jobs;
+  for (const auto& c : cases) {
+    auto r = render_with(out, c.values);
+    ASSERT_TRUE(r.ok) << c.name << ": " << r.error;
+    std::string runtime_name = "torch-distributed";
+    if (auto it = c.values.find("training_runtime"); it != c.values.end())
+      runtime_name = it->second.get<std::string>();
+    auto t = runtime::pytorchjob_to_trainjob(r.job, runtime_name);
+    ASSERT_TRUE(t.ok) << t.error;
+    docs.emplace_back(c.name, t.job);
+    jobs.push_back(nlohmann::json::parse(t.job));
+  }
+  auto v = testing::validate_jobs(docs);
+  EXPECT_EQ(v.code, 0) << v.output;
+  for (const auto& [name, text] : docs)
+    EXPECT_NE(v.output.find(name + ".json: ok"), std::string::npos) << name << "\n" << v.output;
+  // The launcher passes the runtime on.
+  auto& args = out.call.args;
+  auto flag = std::find(args.begin(), args.end(), "--runtime");
+  ASSERT_NE(flag, args.end());
+  EXPECT_EQ(*(flag + 1), "trainer-v2");
+  const auto& t = jobs[0]["spec"];
+  EXPECT_EQ(t["runtimeRef"]["name"], "torch-distributed");
+  EXPECT_EQ(t["trainer"]["numNodes"], 4);
+  EXPECT_EQ(t["trainer"]["numProcPerNode"], 2);
+  EXPECT_EQ(t["trainer"]["resourcesPerNode"]["limits"]["nvidia.com/gpu"], "2");
+  EXPECT_EQ(jobs[1]["spec"]["trainer"]["numNodes"], 2);
+  EXPECT_EQ(jobs[2]["spec"]["trainer"]["numNodes"], 64);
+  EXPECT_EQ(jobs[2]["spec"]["runtimeRef"]["name"], "torch-distributed-gpu");
+  const auto& pod = t["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]
+                     ["template"]["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["volumes"].size(), 2u);
+  EXPECT_EQ(pod["containers"][0]["name"], "node");
+  EXPECT_EQ(pod["containers"][0]["volumeMounts"].size(), 2u);
+  EXPECT_EQ(pod["nodeSelector"]["nvidia.com/gpu.product"], "NVIDIA-A100-SXM4-80GB");
+  EXPECT_EQ(pod["tolerations"][0]["key"], "nvidia.com/gpu");
 }
 
 TEST(Jobs, UaiTrainSeed) {

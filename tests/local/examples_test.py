@@ -39,6 +39,7 @@ EXPECT = {
     "mpi_run": ([], 2, "mpi_run.pipe:22:11: error: step 'all_reduce' cannot run locally: 'data'"),
     "ps_worker_tf": ([], 2, "ps_worker_tf.pipe:35:13: error: step 'train' cannot run locally: 'data'"),
     "pytorch_ddp": ([], 2, "pytorch_ddp.pipe:21:18: error: step 'train' cannot run locally: 'sync_source'"),
+    "pytorch_trainer_v2": ([], 2, "pytorch_trainer_v2.pipe:26:11: error: step 'train' cannot run locally: 'data'"),
     "uai_train_tf": ([], 2, "uai_train_tf.pipe:41:11: error: step 'train' cannot run locally: 'data'"),
     "use_file": ([], 2, "use_file.pipe:13:11: error: step 'train' cannot run locally: 'data'"),
 }

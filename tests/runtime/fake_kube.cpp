@@ -121,7 +121,9 @@ void FakeKube::routes() {
     return httplib::Server::HandlerResponse::Unhandled;
   });
 
-  const std::string jobs = R"(/apis/kubeflow\.org/(v1|v2beta1)/namespaces/([^/]+)/(mpijobs|tfjobs|pytorchjobs))";
+  // The training operator's jobs, and Kubeflow Trainer v2's TrainJobs.
+  const std::string jobs =
+      R"(/apis/(kubeflow\.org/v1|kubeflow\.org/v2beta1|trainer\.kubeflow\.org/v1alpha1)/namespaces/([^/]+)/(mpijobs|tfjobs|pytorchjobs|trainjobs))";
 
   s.Post(jobs, [this](const httplib::Request& req, httplib::Response& res) {
     std::string plural = req.matches[3], ns = req.matches[2];
@@ -370,6 +372,16 @@ void FakeKube::set_condition(const std::string& name, const std::string& type,
     conds.push_back({{"type", type}, {"status", "True"}, {"reason", reason}, {"message", message},
                      {"lastTransitionTime", rfc3339_nano(log_sec_, 0)}});
   emit("MODIFIED", job);
+}
+
+void FakeKube::add_jobset_pod(const std::string& pod, const std::string& trainjob,
+                              const std::string& replicated_job, int index) {
+  add_pod(pod, trainjob, replicated_job, index, "node");
+  std::lock_guard lock(mutex_);
+  pods_[pod].object["metadata"]["labels"] = {{"jobset.sigs.k8s.io/jobset-name", trainjob},
+                                             {"jobset.sigs.k8s.io/replicatedjob-name", replicated_job},
+                                             {"jobset.sigs.k8s.io/job-index", std::to_string(index)},
+                                             {"batch.kubernetes.io/job-completion-index", "0"}};
 }
 
 void FakeKube::add_pod(const std::string& pod, const std::string& job,

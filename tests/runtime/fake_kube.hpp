@@ -55,6 +55,9 @@ class FakeKube {
   /// Adds a pod of the job with the operators' labels.
   void add_pod(const std::string& pod, const std::string& job, const std::string& replica_type,
                int index, const std::string& container = "main");
+  /// Adds a pod of a TrainJob with JobSet's labels (replicated job, job index), container `node`.
+  void add_jobset_pod(const std::string& pod, const std::string& trainjob,
+                      const std::string& replicated_job, int index);
   /// Appends a log line; the timestamp advances by `step_ns` (0: same as the previous line).
   void log(const std::string& pod, const std::string& text, std::int64_t step_ns = 1'000'000);
   /// The container ended: a followed log stream completes; exit code in the pod status.

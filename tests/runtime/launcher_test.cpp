@@ -294,6 +294,70 @@ TEST_F(RuntimeLauncher, EachKindFollowsTheLeaderPod) {
   }
 }
 
+// --runtime trainer-v2: the PyTorchJob becomes a TrainJob (trainer.kubeflow.org), whose
+// node 0 pod (JobSet's labels) speaks; Complete is success; the TrainJob is deleted.
+TEST_F(RuntimeLauncher, TrainerV2RunsAPyTorchJobAsATrainJob) {
+  auto o = options(kPyTorchJob);
+  o.runtime = "trainer-v2";
+  o.metric_args = {"acc"};
+  json created;
+  auto r = run(o, [&](const std::string& job) {
+    created = *kube_.job(job);
+    kube_.add_jobset_pod(job + "-node-0-1-abcde", job, "node", 1);
+    kube_.log(job + "-node-0-1-abcde", "node 1 acc=0.1");
+    kube_.add_jobset_pod(job + "-node-0-0-fghij", job, "node", 0);
+    kube_.log(job + "-node-0-0-fghij", "node 0 acc=0.9");
+    kube_.end_pod(job + "-node-0-0-fghij", 0);
+    kube_.end_pod(job + "-node-0-1-abcde", 0);
+    kube_.set_condition(job, "Complete", "AllJobsCompleted", "jobset completed successfully");
+  });
+  ASSERT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_EQ(r.out, "node 0 acc=0.9\n");
+  EXPECT_EQ(created["apiVersion"], "trainer.kubeflow.org/v1alpha1");
+  EXPECT_EQ(created["kind"], "TrainJob");
+  EXPECT_EQ(created["spec"]["runtimeRef"]["name"], "torch-distributed");
+  EXPECT_EQ(created["spec"]["trainer"]["numNodes"], 4);
+  EXPECT_EQ(created["metadata"]["labels"]["pipelines.kubeflow.org/step"], "wf-train-123");
+  EXPECT_EQ(created["metadata"]["ownerReferences"][0]["uid"], "pod-uid-1");
+  EXPECT_EQ(kube_.count("POST /apis/trainer.kubeflow.org/v1alpha1/namespaces/team/trainjobs"), 1);
+  EXPECT_EQ(kube_.count("DELETE /apis/trainer.kubeflow.org/v1alpha1/namespaces/team/trainjobs/wf-train-123"), 1);
+  EXPECT_NE(read(dir_ / "out" / "metrics.json").find(R"("numberValue":0.9)"), std::string::npos);
+}
+
+TEST_F(RuntimeLauncher, AFailedTrainJobSaysWhyFromItsNodePod) {
+  auto o = options(kPyTorchJob);
+  o.runtime = "trainer-v2";
+  o.trainer_runtime = "my-torch";
+  o.failure_log_lines = 1;
+  json created;
+  auto r = run(o, [&](const std::string& job) {
+    created = *kube_.job(job);
+    kube_.add_jobset_pod(job + "-node-0-0-x", job, "node", 0);
+    kube_.log(job + "-node-0-0-x", "Traceback: CUDA out of memory");
+    kube_.end_pod(job + "-node-0-0-x", 1);
+    kube_.set_condition(job, "Failed", "FailedJobs", "jobset failed due to one or more job failures");
+  });
+  EXPECT_EQ(r.code, kExitFailed) << r.err;
+  EXPECT_EQ(created["spec"]["runtimeRef"]["name"], "my-torch");
+  EXPECT_NE(r.err.find("FailedJobs: jobset failed due to one or more job failures"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Traceback: CUDA out of memory"), std::string::npos) << r.err;
+}
+
+TEST_F(RuntimeLauncher, ARuntimeThatDoesNotFitStopsBeforeAnyRequest) {
+  auto o = options(kMpiJob);
+  o.runtime = "trainer-v2";
+  auto r = run(o);
+  EXPECT_EQ(r.code, kExitBadArguments);
+  EXPECT_NE(r.err.find("--runtime 'trainer-v2'"), std::string::npos) << r.err;
+  auto p = options(kPyTorchJob);
+  p.runtime = "Trainer";
+  EXPECT_EQ(run(p).code, kExitBadArguments);
+  p.runtime = "trainer-v2";
+  p.trainer_runtime = "Not A Name";
+  EXPECT_EQ(run(p).code, kExitBadArguments);
+  EXPECT_EQ(kube_.count("POST"), 0);
+}
+
 TEST_F(RuntimeLauncher, FailedJobReportsReasonAndLogTail) {
   auto o = options(kMpiJob);
   o.metric_args = {"accuracy"};

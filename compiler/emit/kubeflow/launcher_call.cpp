@@ -5,6 +5,7 @@
 #include "compiler/emit/shell/shell_script.hpp"
 #include "runtime/job_render.hpp"
 #include "runtime/metrics.hpp"
+#include "runtime/trainer_v2.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -204,6 +205,11 @@ class Builder {
   Json container(const Role& role, const std::string& base);
   Json replica(const Role& role, const std::string& base);
   std::string replica_spec_key() const;
+  const char* job_kind() const {
+    return step_.kind == ir::OpKind::MpiJob ? "MPIJob"
+           : step_.kind == ir::OpKind::TfJob ? "TFJob"
+                                             : "PyTorchJob";
+  }
 
   const ir::Step& step_;
   const JobOptions& options_;
@@ -265,7 +271,7 @@ bool Builder::read_arguments() {
       {"launcher_memory", "1Gi"}, {"slots_per_worker", 1},    {"nproc_per_node", 1},
       {"retries", 0},             {"gpu_resource", ""},       {"clean_pod_policy", ""},
       {"success_policy", ""},     {"timeout", ""},            {"pending_timeout", ""},
-      {"tensorboard", ""},
+      {"tensorboard", ""},        {"runtime", ""},            {"trainer_runtime", ""},
   };
   // Any of them may be a run-time value: the launcher applies the same rules to it
   // (runtime/job_render.hpp) and reshapes the job (a role count of 0 removes the role).
@@ -322,6 +328,23 @@ bool Builder::read_arguments() {
       error(*arg("gpu_resource"), "argument " + op_arg("gpu_resource") +
                                       " must be a resource name such as 'amd.com/gpu', got '" +
                                       r + "'");
+  }
+  // Where it runs: the launcher's rules (runtime/trainer_v2.hpp) for literals too.
+  if (const Scalar* s = get("runtime")) {
+    std::string r = ir::literal_text(s->value);
+    if (s->input.empty() && !runtime::is_training_runtime(job_kind(), r))
+      error(*arg("runtime"), "argument " + op_arg("runtime") + " must be " +
+                                 (step_.kind == ir::OpKind::PyTorchJob
+                                      ? std::string("'operator' or 'trainer-v2'")
+                                      : std::string("'operator'")) +
+                                 ", got '" + r + "'");
+  }
+  if (const Scalar* s = get("trainer_runtime")) {
+    std::string r = ir::literal_text(s->value);
+    if (s->input.empty() && !r.empty() && !runtime::is_dns1123_subdomain(r))
+      error(*arg("trainer_runtime"), "argument " + op_arg("trainer_runtime") +
+                                         " must be the name of a ClusterTrainingRuntime "
+                                         "(lower-case letters, digits, '-' and '.'), got '" + r + "'");
   }
   for (const char* t : {"timeout", "pending_timeout"})
     if (const Scalar* s = get(t)) {
@@ -844,9 +867,7 @@ bool Builder::run() {
   Json job = Json::object();
   bool mpi_v2 = step_.kind == ir::OpKind::MpiJob && !options_.mpi_v1;
   job["apiVersion"] = mpi_v2 ? "kubeflow.org/v2beta1" : "kubeflow.org/v1";
-  job["kind"] = step_.kind == ir::OpKind::MpiJob ? "MPIJob"
-                : step_.kind == ir::OpKind::TfJob ? "TFJob"
-                                                  : "PyTorchJob";
+  job["kind"] = job_kind();
   // The launcher replaces the name with one made from the pod name; this one is valid.
   std::string name;
   for (char c : step_.name) {
@@ -977,7 +998,9 @@ bool Builder::run() {
   // launcher ("" means none).
   for (auto [arg_name, flag] : {std::pair{"tensorboard", "--tensorboard"},
                                 std::pair{"pending_timeout", "--pending-timeout"},
-                                std::pair{"timeout", "--running-timeout"}})
+                                std::pair{"timeout", "--running-timeout"},
+                                std::pair{"runtime", "--runtime"},
+                                std::pair{"trainer_runtime", "--trainer-runtime"}})
     if (auto it = scalars_.find(arg_name); it != scalars_.end()) {
       if (!it->second.input.empty()) {
         a.push_back(flag);
@@ -987,6 +1010,14 @@ bool Builder::run() {
         a.push_back(ir::literal_text(it->second.value));
       }
     }
+  // The build's runtime for a step that names none.
+  if (auto it = scalars_.find("runtime");
+      !options_.default_runtime.empty() && options_.default_runtime != "operator" &&
+      (it == scalars_.end() || (it->second.input.empty() && ir::literal_text(it->second.value).empty())) &&
+      runtime::is_training_runtime(job_kind(), options_.default_runtime)) {
+    a.push_back("--runtime");
+    a.push_back(options_.default_runtime);
+  }
   a.push_back("--workflow-name");
   a.push_back("{{workflow.name}}");
   a.push_back("--step-name");

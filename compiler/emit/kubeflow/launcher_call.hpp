@@ -19,6 +19,9 @@ struct JobOptions {
   const std::vector<ir::Param>* params = nullptr;
   /// Image (with `sh` and `git`) of the init container `git-sync` that clones `sync_source`.
   std::string git_sync_image = "alpine/git:2.45.2";
+  /// The runtime of a step whose `runtime` argument is "" (`pipec build --training-runtime`):
+  /// "" or "operator" for the training operator's CRDs, "trainer-v2" for Trainer v2.
+  std::string default_runtime;
 };
 
 /// What the Argo writer needs to emit a training step's container template: the

@@ -1,0 +1,152 @@
+#include "runtime/trainer_v2.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace pipec::runtime {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kPatchManager = "pipec.dev/launcher";
+// The runtime's replicated job and container that run the trainer (Trainer v2.3.0's
+// torch-distributed: replicatedJobs[name=node], containers[name=node]).
+constexpr std::string_view kNodeJob = "node";
+
+const json& at(const json& object, std::string_view key) {
+  static const json null;
+  if (!object.is_object()) return null;
+  auto it = object.find(key);
+  return it == object.end() ? null : *it;
+}
+
+std::string shell_quote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+long replicas(const json& spec) {
+  const json& r = at(spec, "replicas");
+  return r.is_number_integer() ? r.get<long>() : 1;
+}
+
+}  // namespace
+
+bool is_training_runtime(std::string_view kind, std::string_view runtime) {
+  if (runtime.empty() || runtime == "operator") return true;
+  return runtime == "trainer-v2" && kind == "PyTorchJob";
+}
+
+std::string default_trainer_runtime(std::string_view kind) {
+  return kind == "PyTorchJob" ? "torch-distributed" : std::string();
+}
+
+TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view runtime_name) {
+  TrainJobResult result;
+  json source = json::parse(text, nullptr, false);
+  if (!source.is_object() || at(source, "kind") != "PyTorchJob") {
+    result.error = "runtime 'trainer-v2' runs a pytorch_job (a PyTorchJob)";
+    return result;
+  }
+  const json& replica_specs = at(at(source, "spec"), "pytorchReplicaSpecs");
+  const json& master = at(replica_specs, "Master");
+  const json& worker = at(replica_specs, "Worker");
+  const json& leader = master.is_object() ? master : worker;
+  const json& pod = at(at(leader, "template"), "spec");
+  const json& containers = at(pod, "containers");
+  if (!containers.is_array() || containers.empty()) {
+    result.error = "the PyTorchJob has no container";
+    return result;
+  }
+  const json& c = containers[0];
+  long nodes = (master.is_object() ? replicas(master) : 0) + (worker.is_object() ? replicas(worker) : 0);
+
+  json trainer = json::object();
+  trainer["image"] = at(c, "image");
+  trainer["numNodes"] = nodes;
+  const json& nproc = at(at(source, "spec"), "nprocPerNode");
+  if (nproc.is_number_integer()) trainer["numProcPerNode"] = nproc;
+  if (nproc.is_string()) {
+    try {
+      trainer["numProcPerNode"] = std::stol(nproc.get<std::string>());
+    } catch (const std::exception&) {
+      // "auto": Trainer's default.
+    }
+  }
+  json env = at(c, "env").is_array() ? at(c, "env") : json::array();
+
+  // What a runtime patch cannot add goes before the command's script: the git clone of
+  // the init container (its script, reading only GIT_SYNC_* variables), the working
+  // directory, and the PyTorchJob's variables from Trainer's PET_* ones. Nothing here is
+  // a value: values stay in the environment.
+  std::string prefix;
+  bool git = false;
+  for (const auto& init : at(pod, "initContainers").is_array() ? at(pod, "initContainers") : json::array()) {
+    if (at(init, "name") != "git-sync") continue;
+    const json& command = at(init, "command");
+    if (!command.is_array() || command.size() != 3 || !command[2].is_string()) continue;
+    git = true;
+    for (const auto& e : at(init, "env").is_array() ? at(init, "env") : json::array()) env.push_back(e);
+    prefix += "( " + command[2].get<std::string>() + " ) || exit 1\n";
+  }
+  if (const json& dir = at(c, "workingDir"); dir.is_string() && !dir.get<std::string>().empty())
+    prefix += "cd " + shell_quote(dir.get<std::string>()) + " || exit 1\n";
+  prefix +=
+      "export MASTER_ADDR=\"${MASTER_ADDR:-${PET_MASTER_ADDR:-}}\" "
+      "MASTER_PORT=\"${MASTER_PORT:-${PET_MASTER_PORT:-}}\" "
+      "WORLD_SIZE=\"${WORLD_SIZE:-${PET_NNODES:-}}\" RANK=\"${RANK:-${PET_NODE_RANK:-}}\"\n";
+  json command = at(c, "command");
+  if (command.is_array() && command.size() == 3 && command[0] == "sh" && command[1] == "-c" &&
+      command[2].is_string()) {
+    trainer["command"] = json::array({"sh", "-c", prefix + command[2].get<std::string>()});
+  } else if (command.is_array()) {
+    // An exec command: run it after the same preparation, its words as arguments.
+    json wrapped = json::array({"sh", "-c", prefix + "exec \"$@\"", "pipec-trainer"});
+    for (const auto& word : command) wrapped.push_back(word);
+    trainer["command"] = std::move(wrapped);
+  }
+  if (const json& args = at(c, "args"); args.is_array()) trainer["args"] = args;
+  if (!env.empty()) trainer["env"] = std::move(env);
+  if (const json& resources = at(c, "resources"); resources.is_object() && !resources.empty())
+    trainer["resourcesPerNode"] = resources;
+
+  // Volumes, mounts, node selector, tolerations: a patch of the runtime's node pods.
+  json pod_patch = json::object();
+  json volume_mounts = at(c, "volumeMounts").is_array() ? at(c, "volumeMounts") : json::array();
+  if (git) volume_mounts.push_back({{"name", "code-sync"}, {"mountPath", "/code"}});
+  if (const json& v = at(pod, "volumes"); v.is_array() && !v.empty()) pod_patch["volumes"] = v;
+  if (const json& s = at(pod, "nodeSelector"); s.is_object() && !s.empty()) pod_patch["nodeSelector"] = s;
+  if (const json& t = at(pod, "tolerations"); t.is_array() && !t.empty()) pod_patch["tolerations"] = t;
+  if (!volume_mounts.empty())
+    pod_patch["containers"] = json::array({{{"name", kNodeJob}, {"volumeMounts", volume_mounts}}});
+
+  json spec = {{"runtimeRef",
+                {{"apiGroup", "trainer.kubeflow.org"},
+                 {"kind", "ClusterTrainingRuntime"},
+                 {"name", runtime_name.empty() ? default_trainer_runtime("PyTorchJob")
+                                               : std::string(runtime_name)}}},
+               {"trainer", std::move(trainer)}};
+  if (!pod_patch.empty()) {
+    spec["runtimePatches"] = json::array(
+        {{{"manager", kPatchManager},
+          {"trainingRuntimeSpec",
+           {{"template",
+             {{"spec",
+               {{"replicatedJobs",
+                 json::array({{{"name", kNodeJob},
+                               {"template",
+                                {{"spec", {{"template", {{"spec", std::move(pod_patch)}}}}}}}}})}}}}}}}}});
+  }
+  json job = {{"apiVersion", "trainer.kubeflow.org/v1alpha1"}, {"kind", "TrainJob"},
+              {"metadata", at(source, "metadata").is_object() ? at(source, "metadata") : json::object()},
+              {"spec", std::move(spec)}};
+  result.ok = true;
+  result.job = job.dump();
+  return result;
+}
+
+}  // namespace pipec::runtime

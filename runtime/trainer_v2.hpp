@@ -1,0 +1,39 @@
+#pragma once
+// Where a training step runs (its `runtime` argument, docs/training-ops.md "Runtimes"),
+// and the Kubeflow Trainer v2 TrainJob that runs what a rendered PyTorchJob describes.
+// Pure: no I/O. The launcher converts the job it rendered; the compiler's tests convert
+// the same way to validate the TrainJobs of the examples.
+
+#include <string>
+#include <string_view>
+
+namespace pipec::runtime {
+
+/// The runtimes a training op may name: "" (the build's default), "operator" (the
+/// training operator's CRDs: MPIJob, TFJob, PyTorchJob) and, for a PyTorchJob,
+/// "trainer-v2" (a TrainJob). `kind` is the job's kind. The compiler checks literals with
+/// it and the launcher run-time values.
+[[nodiscard]] bool is_training_runtime(std::string_view kind, std::string_view runtime);
+
+/// The ClusterTrainingRuntime a TrainJob names when the step names none, per job kind.
+[[nodiscard]] std::string default_trainer_runtime(std::string_view kind);
+
+struct TrainJobResult {
+  bool ok = false;
+  std::string job;  // the TrainJob JSON
+  std::string error;
+};
+
+/// The TrainJob (trainer.kubeflow.org/v1alpha1) for a rendered PyTorchJob, with
+/// runtimeRef `runtime_name` (a ClusterTrainingRuntime; "" = default_trainer_runtime).
+/// One node per PyTorchJob replica (master and workers), numProcPerNode = nprocPerNode,
+/// the container's image, env and resources; volumes, mounts, node selector and
+/// tolerations as a runtimePatches entry (manager pipec.dev/launcher) on the runtime's
+/// `node` job. What a patch cannot add is done by the command: it clones `sync_source`
+/// (the git-sync init container's script; `git` must be in the image), enters the working
+/// directory, and exports MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK from Trainer's
+/// PET_* variables, so a command written for the PyTorchJob runs unchanged.
+[[nodiscard]] TrainJobResult pytorchjob_to_trainjob(std::string_view pytorchjob,
+                                                    std::string_view runtime_name);
+
+}  // namespace pipec::runtime
