@@ -95,10 +95,15 @@ TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view ru
   }
   if (const json& dir = at(c, "workingDir"); dir.is_string() && !dir.get<std::string>().empty())
     prefix += "cd " + shell_quote(dir.get<std::string>()) + " || exit 1\n";
+  // WORLD_SIZE counts processes as the PyTorchJob operator does: nodes x processes per
+  // node (a count that is not a number, such as "auto", counts 1).
   prefix +=
+      "pipec_n=${PET_NNODES:-1}; case $pipec_n in ''|*[!0-9]*) pipec_n=1 ;; esac\n"
+      "pipec_p=${PET_NPROC_PER_NODE:-1}; case $pipec_p in ''|*[!0-9]*) pipec_p=1 ;; esac\n"
       "export MASTER_ADDR=\"${MASTER_ADDR:-${PET_MASTER_ADDR:-}}\" "
       "MASTER_PORT=\"${MASTER_PORT:-${PET_MASTER_PORT:-}}\" "
-      "WORLD_SIZE=\"${WORLD_SIZE:-${PET_NNODES:-}}\" RANK=\"${RANK:-${PET_NODE_RANK:-}}\"\n";
+      "WORLD_SIZE=\"${WORLD_SIZE:-$((pipec_n * pipec_p))}\" RANK=\"${RANK:-${PET_NODE_RANK:-}}\"\n"
+      "unset pipec_n pipec_p\n";
   json command = at(c, "command");
   if (command.is_array() && command.size() == 3 && command[0] == "sh" && command[1] == "-c" &&
       command[2].is_string()) {

@@ -103,7 +103,8 @@ TEST_F(RuntimeTrainerV2, AShellCommandSeesThePyTorchJobsVariablesInItsWorkingDir
   int status = -1;
   std::string out = run(command_of(job), pet_env(job), status);
   EXPECT_EQ(status, 0);
-  EXPECT_EQ(out, "3|2|train-node-0-0.train|29500|" + dir_.string() + "|it's \"$(id)\"\n`x`|");
+  // WORLD_SIZE as the operator counts: 3 nodes x 4 processes.
+  EXPECT_EQ(out, "12|2|train-node-0-0.train|29500|" + dir_.string() + "|it's \"$(id)\"\n`x`|");
 }
 
 TEST_F(RuntimeTrainerV2, AnExecCommandRunsWithItsWordsUnchanged) {
@@ -119,6 +120,18 @@ TEST_F(RuntimeTrainerV2, AnExecCommandRunsWithItsWordsUnchanged) {
   int status = -1;
   EXPECT_EQ(run(argv, pet_env(job), status), "a b|$RANK|it's|--x=$(y)|");
   EXPECT_EQ(status, 0);
+}
+
+TEST_F(RuntimeTrainerV2, ANonNumericProcessCountCountsOne) {
+  json source = pytorchjob(json::array({"sh", "-c", "echo \"$WORLD_SIZE\""}), dir_.string());
+  auto t = pytorchjob_to_trainjob(source.dump(), "");
+  ASSERT_TRUE(t.ok);
+  json job = json::parse(t.job);
+  std::vector<std::string> env = pet_env(job);
+  for (auto& e : env)
+    if (e.rfind("PET_NPROC_PER_NODE=", 0) == 0) e = "PET_NPROC_PER_NODE=auto";
+  int status = -1;
+  EXPECT_EQ(run(command_of(job), env, status), "3\n");
 }
 
 TEST_F(RuntimeTrainerV2, AMissingWorkingDirectoryStopsTheCommand) {
