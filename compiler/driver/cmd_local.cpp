@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -33,6 +34,7 @@ struct LocalOptions {
   std::string params_file;
   int jobs = 0;
   std::string run_dir;
+  std::vector<std::string> volumes;  // CLAIM=DIR
   bool local = false;
   CommonOptions common;
 };
@@ -51,6 +53,19 @@ std::string default_run_dir(const std::string& pipeline) {
 
 int run_local(const LocalOptions& options) {
   namespace kfp = client::kfp;
+  // --volume CLAIM=DIR: a claim of `data` is this existing directory.
+  std::map<std::string, std::string> volumes;
+  for (const auto& v : options.volumes) {
+    auto eq = v.find('=');
+    std::error_code ec;
+    std::string claim = eq == std::string::npos ? "" : v.substr(0, eq);
+    std::string dir = eq == std::string::npos ? "" : v.substr(eq + 1);
+    if (claim.empty() || dir.empty() || !std::filesystem::is_directory(dir, ec)) {
+      std::cerr << fmt::format("pipec: error: --volume '{}' must be CLAIM=DIR with an existing directory\n", v);
+      return local::kLocalUsage;
+    }
+    volumes[claim] = std::filesystem::canonical(dir, ec).string();
+  }
   SourceManager sources;
   Diagnostics diags;
   std::string error;
@@ -65,7 +80,7 @@ int run_local(const LocalOptions& options) {
     // Everything `build` checks, and the workflow whose signature `pipec run` checks.
     if (pipeline && !emit::argo::write_workflow(*pipeline, emit::argo::WriteOptions{}, yaml, diags))
       pipeline.reset();
-    if (pipeline && !local::check_local(*pipeline, diags)) {
+    if (pipeline && !local::check_local(*pipeline, volumes, diags)) {
       cluster_only = true;
       pipeline.reset();
     }
@@ -106,6 +121,7 @@ int run_local(const LocalOptions& options) {
   }
 
   local::RunOptions run;
+  run.volumes = volumes;
   for (const auto& param : pipeline->params)
     if (param.default_value) run.params[param.name] = ir::literal_text(*param.default_value);
   for (const auto& [name, text] : values) run.params[name] = text;
@@ -160,6 +176,9 @@ int run_local_command(int argc, char** argv) {
                  "YAML or JSON mapping of parameter names to values (-p wins)");
   app.add_option("-j,--jobs", options->jobs, "Steps and loop items running at once (default: the cores)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--volume", options->volumes,
+                 "CLAIM=DIR: a data claim of a training step is this directory (repeatable)")
+      ->allow_extra_args(false);
   app.add_option("--run-dir", options->run_dir,
                  "Where logs, outputs and metrics go (default: pipec-runs/<pipeline>-<UTC time>)");
   add_common_options(app, options->common);

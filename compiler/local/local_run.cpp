@@ -62,10 +62,11 @@ bool empty_literal(const ir::Value& v) {
          (l.is_number() && l == 0) || (l.is_boolean() && !l.get<bool>());
 }
 
-void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes, Diagnostics& diags) {
+void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
+                 const std::map<std::string, std::string>& volumes, Diagnostics& diags) {
   for (const auto& node : nodes) {
     if (const auto* loop = std::get_if<ir::Loop>(&node)) {
-      check_nodes(p, loop->body, diags);
+      check_nodes(p, loop->body, volumes, diags);
       continue;
     }
     const auto& step = std::get<ir::Step>(node);
@@ -86,10 +87,36 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes, Diag
                                               step.name, op.name));
       continue;
     }
-    if (const ir::Value* v = arg_of(step, "data"); v && !empty_literal(*v))
-      diags.error(at(*v), fmt::format("step '{}' cannot run locally: 'data' mounts "
-                                      "PersistentVolumeClaims, which exist only in the cluster",
-                                      step.name));
+    if (const ir::Value* v = arg_of(step, "data"); v && !empty_literal(*v)) {
+      // Claims named by literals must be mapped with --volume; those from run-time values
+      // are checked when the job is rendered.
+      std::vector<std::pair<std::string, const ir::Value*>> literal;
+      bool runtime_entries = false;
+      if (v->is_literal() && v->literal.is_array()) {
+        for (const auto& e : v->literal)
+          if (e.is_string()) literal.emplace_back(e.get<std::string>(), v);
+      } else if (v->kind == ir::Value::Kind::List) {
+        for (const auto& item : v->items) {
+          if (item.is_literal() && item.literal.is_string()) literal.emplace_back(item.literal.get<std::string>(), &item);
+          else runtime_entries = true;
+        }
+      } else {
+        runtime_entries = true;
+      }
+      for (const auto& [entry, where] : literal) {
+        auto parsed = runtime::parse_data_entry(entry);
+        if (parsed && !volumes.count(parsed->claim))
+          diags.error(at(*where), fmt::format("step '{}' cannot run locally: 'data' mounts "
+                                              "PersistentVolumeClaims, which exist only in the "
+                                              "cluster; map claim '{}' to a directory with --volume {}=DIR",
+                                              step.name, parsed->claim, parsed->claim));
+      }
+      if (runtime_entries && volumes.empty())
+        diags.error(at(*v), fmt::format("step '{}' cannot run locally: 'data' mounts "
+                                        "PersistentVolumeClaims, which exist only in the cluster; map "
+                                        "each claim it names to a directory with --volume CLAIM=DIR",
+                                        step.name));
+    }
     if (const ir::Value* v = arg_of(step, "sync_source"); v && !empty_literal(*v))
       diags.error(at(*v), fmt::format("step '{}' cannot run locally: 'sync_source' clones code "
                                       "into the pods with git-sync, which only the cluster runs",
@@ -149,6 +176,7 @@ struct Proc {
   std::vector<std::string> env;  // NAME=VALUE
   std::string dir;                // the step's directory (host)
   std::vector<std::string> output_dirs;  // directories (in the sandbox) mapped into dir/fs
+  std::vector<std::pair<std::string, std::string>> volume_binds;  // host dir, mount path
   bool stop_when_others_end = false;     // a TF parameter server
   runtime::MetricScraper* scraper = nullptr;  // the leader's log is scraped
   // Run-time state.
@@ -435,6 +463,7 @@ std::vector<std::string> Runner::sandbox_argv(const Proc& p) {
     if (d == "/tmp" || d.rfind("/tmp/", 0) == 0) continue;  // inside dir/fs/tmp already
     a.insert(a.end(), {"--bind", p.dir + "/fs" + d, d});
   }
+  for (const auto& [host, mount] : p.volume_binds) a.insert(a.end(), {"--bind", host, mount});
   // The .pipe file's directory and the current directory stay visible (read-only) when
   // they are under /tmp, which is the step's own: scripts beside a pipeline keep working.
   for (const auto& d : o_.visible_dirs)
@@ -826,6 +855,23 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
     for (const char* key : {"command", "args"})
       if (c.contains(key))
         for (const auto& w : c[key]) p->argv.push_back(w.get<std::string>());
+    // `data`: each claim's --volume directory at its mount path.
+    const Json& pod = replicas[type]["template"]["spec"];
+    if (c.contains("volumeMounts"))
+      for (const auto& m : c["volumeMounts"]) {
+        std::string claim;
+        if (pod.contains("volumes"))
+          for (const auto& vol : pod["volumes"])
+            if (vol.value("name", "") == m.value("name", "") && vol.contains("persistentVolumeClaim"))
+              claim = vol["persistentVolumeClaim"].value("claimName", "");
+        if (claim.empty()) continue;
+        auto it = o_.volumes.find(claim);
+        if (it == o_.volumes.end())
+          throw EvalError{fmt::format("claim '{}' (mounted at {}) exists only in the cluster; map it to a "
+                                      "directory with --volume {}=DIR",
+                                      claim, m.value("mountPath", ""), claim)};
+        p->volume_binds.emplace_back(it->second, m.value("mountPath", ""));
+      }
     procs.push_back(std::move(p));
     return procs.back().get();
   };
@@ -1200,9 +1246,10 @@ int Runner::run() {
 
 }  // namespace
 
-bool check_local(const ir::Pipeline& pipeline, Diagnostics& diags) {
-  check_nodes(pipeline, pipeline.dag, diags);
-  check_nodes(pipeline, pipeline.exit_handler, diags);
+bool check_local(const ir::Pipeline& pipeline, const std::map<std::string, std::string>& volumes,
+                 Diagnostics& diags) {
+  check_nodes(pipeline, pipeline.dag, volumes, diags);
+  check_nodes(pipeline, pipeline.exit_handler, volumes, diags);
   return !diags.has_errors();
 }
 

@@ -27,9 +27,11 @@
 namespace pipec::local {
 
 /// What a local run cannot do, found before anything starts: an error at the argument
-/// for each cluster-only feature (data volumes, sync_source, an op without a command),
-/// a note for what is ignored (GPUs, resources, TensorBoard). Returns false on error.
-[[nodiscard]] bool check_local(const ir::Pipeline& pipeline, Diagnostics& diags);
+/// for each cluster-only feature (a data claim not mapped by `volumes`, sync_source, an
+/// op without a command), a note for what is ignored (GPUs, TensorBoard). Returns false
+/// on error.
+[[nodiscard]] bool check_local(const ir::Pipeline& pipeline,
+                               const std::map<std::string, std::string>& volumes, Diagnostics& diags);
 
 struct RunOptions {
   std::string run_dir;                        // created; everything of the run goes here
@@ -38,6 +40,7 @@ struct RunOptions {
   std::string bwrap = "bwrap";                // the sandbox program
   bool progress = false;                      // a live progress line (on a terminal)
   std::vector<std::string> visible_dirs;      // kept visible in the sandbox under /tmp
+  std::map<std::string, std::string> volumes; // claim -> host directory (--volume)
 };
 
 /// Exit statuses of `pipec run --local` (docs/local.md).

@@ -187,6 +187,20 @@ def tmpdir():
             fail("said " + said)
 
 
+def volume():
+    pipe = os.path.join(HERE, "volume.pipe")
+    p = run(pipe, expect=2)
+    if ("volume.pipe:5:80: error: step 'write' cannot run locally: 'data' mounts PersistentVolumeClaims, "
+            "which exist only in the cluster; map claim 'store' to a directory with --volume store=DIR") not in p.stderr:
+        fail("no located error for the unmapped claim")
+    store = os.path.join(WORK, "store")
+    subprocess.run(["rm", "-rf", store])
+    os.makedirs(store)
+    run(pipe, "--volume", "store=" + store, expect=0)
+    if open(os.path.join(store, "f")).read() != "written\n" or "read written" not in read("steps/read/worker-0.log"):
+        fail("the claim's directory was not shared")
+
+
 def training(which, leader, metric):
     p = run(os.path.join(HERE, "training.pipe"), "-p", "dir=" + HERE, "-p", "which=" + which,
             "--params-file", params_file({"msg": HOSTILE}), expect=0)
@@ -231,5 +245,5 @@ def tf():
 
 os.makedirs(WORK, exist_ok=True)
 {"container": container, "failure": failure, "interrupt": interrupt, "params": params,
- "pytorch": pytorch, "mpi": mpi, "tf": tf, "limits": limits, "progress": progress, "tmpdir": tmpdir}[SCENARIO]()
+ "pytorch": pytorch, "mpi": mpi, "tf": tf, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume}[SCENARIO]()
 print("ok")
