@@ -1,5 +1,7 @@
 // `pipec run --local` (local_run.hpp): the IR executed on this machine.
 #include "compiler/local/local_run.hpp"
+#include "compiler/local/sandbox.hpp"
+#include "compiler/local/values.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -130,10 +132,6 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
 
 // --- run-time values ------------------------------------------------------------------
 
-struct EvalError {
-  std::string message;
-};
-
 enum class Outcome { Pending, Running, Succeeded, Failed, Skipped, Omitted, Stopped };
 
 const char* outcome_name(Outcome o) {
@@ -229,7 +227,6 @@ class Runner {
   Outcome run_training(const ir::Step& step, Scope& scope, int phase, Record& rec);
 
   // Processes.
-  std::vector<std::string> sandbox_argv(const Proc& p);
   bool start(Proc& p, std::string& error);
   /// Waits for the processes; stops the others when a needed one fails, stops parameter
   /// servers when the rest have ended, and everything on a stop or a timeout.
@@ -310,96 +307,11 @@ std::string Runner::ref_text(const ir::Ref& r, const Scope& s,
 }
 
 std::string Runner::text(const ir::Value& v, const Scope& s, const std::map<std::string, std::string>* op_args) {
-  switch (v.kind) {
-    case ir::Value::Kind::Literal: return ir::literal_text(v.literal);
-    case ir::Value::Kind::Ref: return ref_text(*v.ref, s, op_args);
-    case ir::Value::Kind::Interpolation: {
-      std::string t;
-      for (const auto& part : v.parts) t += part.ref ? ref_text(*part.ref, s, op_args) : part.text;
-      return t;
-    }
-    case ir::Value::Kind::List: {
-      ir::Literal a = ir::Literal::array();
-      for (const auto& item : v.items) {
-        if (item.is_literal()) a.push_back(item.literal);
-        else a.push_back(text(item, s, op_args));
-      }
-      return a.dump();
-    }
-    case ir::Value::Kind::Map: {
-      ir::Literal m = ir::Literal::object();
-      for (const auto& [k, item] : v.entries) {
-        if (item.is_literal()) m[k] = item.literal;
-        else m[k] = text(item, s, op_args);
-      }
-      return m.dump();
-    }
-  }
-  return "";
+  return value_text(v, [&](const ir::Ref& r) { return ref_text(r, s, op_args); });
 }
-
-// As the Argo expressions (workflow_writer.cpp, expr_condition): two ints compare as
-// 64-bit integers, other numbers as floats, bools by their text "true", the rest as text.
-long long as_int(const std::string& t) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(t, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used == 0 || used != t.size()) throw EvalError{"'" + t + "' is not an integer"};
-  return v;
-}
-
-double as_float(const std::string& t) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(t, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used == 0 || used != t.size()) throw EvalError{"'" + t + "' is not a number"};
-  return v;
-}
-
-bool is_numeric(const ir::Type& t) { return t.kind == ir::TypeKind::Int || t.kind == ir::TypeKind::Float; }
 
 bool Runner::condition(const ir::Condition& c, const Scope& s) {
-  using Op = ir::Condition::Op;
-  switch (c.op) {
-    case Op::Leaf: return text(*c.value, s) == "true";
-    case Op::And: return condition(c.operands[0], s) && condition(c.operands[1], s);
-    case Op::Or: return condition(c.operands[0], s) || condition(c.operands[1], s);
-    case Op::Not: return !condition(c.operands[0], s);
-    default: break;
-  }
-  const ir::Value& a = *c.operands[0].value;
-  const ir::Value& b = *c.operands[1].value;
-  std::string ta = text(a, s), tb = text(b, s);
-  int cmp = 0;
-  if (is_numeric(a.type) && is_numeric(b.type)) {
-    if (a.type.kind == ir::TypeKind::Int && b.type.kind == ir::TypeKind::Int) {
-      long long x = as_int(ta), y = as_int(tb);
-      cmp = x < y ? -1 : x > y ? 1 : 0;
-    } else {
-      double x = as_float(ta), y = as_float(tb);
-      cmp = x < y ? -1 : x > y ? 1 : 0;
-    }
-  } else if (a.type.kind == ir::TypeKind::Bool) {
-    cmp = (ta == "true") == (tb == "true") ? 0 : 1;
-  } else {
-    cmp = ta.compare(tb);
-  }
-  switch (c.op) {
-    case Op::Eq: return cmp == 0;
-    case Op::Ne: return cmp != 0;
-    case Op::Lt: return cmp < 0;
-    case Op::Le: return cmp <= 0;
-    case Op::Gt: return cmp > 0;
-    default: return cmp >= 0;
-  }
+  return condition_holds(c, [&](const ir::Ref& r) { return ref_text(r, s, nullptr); });
 }
 
 // --- output ----------------------------------------------------------------------------
@@ -438,47 +350,13 @@ void Runner::finish_record(std::size_t index, const Record& rec) {
 
 // --- processes -------------------------------------------------------------------------
 
-// The sandbox (bubblewrap): an empty writable root holding the host's top-level
-// directories read-only, so `mkdir /data` works and stays private; /tmp, the output
-// directories and the working directory are the step's own (under its dir/fs and
-// dir/work, kept after the run).
-std::vector<std::string> Runner::sandbox_argv(const Proc& p) {
-  std::vector<std::string> a = {o_.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc",
-                                "--tmpfs", "/"};
-  std::error_code ec;
-  std::vector<fs::directory_entry> top;
-  for (const auto& e : fs::directory_iterator("/", ec)) top.push_back(e);
-  std::sort(top.begin(), top.end(), [](const auto& x, const auto& y) { return x.path() < y.path(); });
-  for (const auto& e : top) {
-    std::string path = e.path().string();
-    if (path == "/proc" || path == "/dev" || path == "/tmp") continue;
-    if (e.is_symlink(ec)) {
-      a.insert(a.end(), {"--symlink", fs::read_symlink(e.path(), ec).string(), path});
-    } else if (e.is_directory(ec)) {
-      a.insert(a.end(), {"--ro-bind", path, path});
-    }
-  }
-  a.insert(a.end(), {"--dev", "/dev", "--proc", "/proc", "--bind", p.dir + "/fs/tmp", "/tmp"});
-  for (const auto& d : p.output_dirs) {
-    if (d == "/tmp" || d.rfind("/tmp/", 0) == 0) continue;  // inside dir/fs/tmp already
-    a.insert(a.end(), {"--bind", p.dir + "/fs" + d, d});
-  }
-  for (const auto& [host, mount] : p.volume_binds) a.insert(a.end(), {"--bind", host, mount});
-  // The .pipe file's directory and the current directory stay visible (read-only) when
-  // they are under /tmp, which is the step's own: scripts beside a pipeline keep working.
-  for (const auto& d : o_.visible_dirs)
-    if (d.rfind("/tmp/", 0) == 0) a.insert(a.end(), {"--ro-bind", d, d});
-  a.insert(a.end(), {"--bind", p.dir + "/work", p.dir + "/work", "--chdir", p.dir + "/work", "--"});
-  a.insert(a.end(), p.argv.begin(), p.argv.end());
-  return a;
-}
-
 bool Runner::start(Proc& p, std::string& error) {
   std::error_code ec;
   fs::create_directories(p.dir + "/fs/tmp", ec);
   fs::create_directories(p.dir + "/work", ec);
   for (const auto& d : p.output_dirs) fs::create_directories(p.dir + "/fs" + d, ec);
-  std::vector<std::string> argv = sandbox_argv(p);
+  Sandbox box{o_.bwrap, p.dir, p.output_dirs, p.volume_binds, o_.visible_dirs};
+  std::vector<std::string> argv = sandbox_argv(box, p.argv);
   std::vector<char*> cargv, cenv;
   for (auto& s : argv) cargv.push_back(s.data());
   cargv.push_back(nullptr);

@@ -1,0 +1,109 @@
+#include "compiler/local/values.hpp"
+
+#include <cctype>
+#include <string>
+
+namespace pipec::local {
+
+namespace {
+
+// As the Argo expressions (workflow_writer.cpp, expr_condition): two ints compare as
+// 64-bit integers, other numbers as floats, bools by their text "true", the rest as text.
+long long as_int(const std::string& t) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(t, &used);
+  } catch (...) {
+    used = 0;
+  }
+  // Go's strconv (Argo's asInt) takes no surrounding space; std::stoll would skip it.
+  if (used == 0 || used != t.size() || std::isspace(static_cast<unsigned char>(t[0])))
+    throw EvalError{"'" + t + "' is not an integer"};
+  return v;
+}
+
+double as_float(const std::string& t) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != t.size() || std::isspace(static_cast<unsigned char>(t[0])))
+    throw EvalError{"'" + t + "' is not a number"};
+  return v;
+}
+
+bool is_numeric(const ir::Type& t) { return t.kind == ir::TypeKind::Int || t.kind == ir::TypeKind::Float; }
+
+}  // namespace
+
+std::string value_text(const ir::Value& v, const RefText& ref) {
+  switch (v.kind) {
+    case ir::Value::Kind::Literal: return ir::literal_text(v.literal);
+    case ir::Value::Kind::Ref: return ref(*v.ref);
+    case ir::Value::Kind::Interpolation: {
+      std::string t;
+      for (const auto& part : v.parts) t += part.ref ? ref(*part.ref) : part.text;
+      return t;
+    }
+    case ir::Value::Kind::List: {
+      ir::Literal a = ir::Literal::array();
+      for (const auto& item : v.items) {
+        if (item.is_literal()) a.push_back(item.literal);
+        else a.push_back(value_text(item, ref));
+      }
+      return a.dump();
+    }
+    case ir::Value::Kind::Map: {
+      ir::Literal m = ir::Literal::object();
+      for (const auto& [k, item] : v.entries) {
+        if (item.is_literal()) m[k] = item.literal;
+        else m[k] = value_text(item, ref);
+      }
+      return m.dump();
+    }
+  }
+  return "";
+}
+
+bool condition_holds(const ir::Condition& c, const RefText& ref) {
+  using Op = ir::Condition::Op;
+  switch (c.op) {
+    case Op::Leaf: return value_text(*c.value, ref) == "true";
+    case Op::And: return condition_holds(c.operands[0], ref) && condition_holds(c.operands[1], ref);
+    case Op::Or: return condition_holds(c.operands[0], ref) || condition_holds(c.operands[1], ref);
+    case Op::Not: return !condition_holds(c.operands[0], ref);
+    default: break;
+  }
+  const ir::Value& a = *c.operands[0].value;
+  const ir::Value& b = *c.operands[1].value;
+  std::string ta = value_text(a, ref), tb = value_text(b, ref);
+  int cmp = 0;
+  if (is_numeric(a.type) && is_numeric(b.type)) {
+    if (a.type.kind == ir::TypeKind::Int && b.type.kind == ir::TypeKind::Int) {
+      long long x = as_int(ta), y = as_int(tb);
+      cmp = x < y ? -1 : x > y ? 1 : 0;
+    } else {
+      double x = as_float(ta), y = as_float(tb);
+      cmp = x < y ? -1 : x > y ? 1 : 0;
+    }
+  } else if (a.type.kind == ir::TypeKind::Bool) {
+    cmp = (ta == "true") == (tb == "true") ? 0 : 1;
+  } else {
+    cmp = ta.compare(tb);
+  }
+  switch (c.op) {
+    case Op::Eq: return cmp == 0;
+    case Op::Ne: return cmp != 0;
+    case Op::Lt: return cmp < 0;
+    case Op::Le: return cmp <= 0;
+    case Op::Gt: return cmp > 0;
+    default: return cmp >= 0;
+  }
+}
+
+
+}  // namespace pipec::local
