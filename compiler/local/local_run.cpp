@@ -1,5 +1,6 @@
 // `pipec run --local` (local_run.hpp): the IR executed on this machine.
 #include "compiler/local/local_run.hpp"
+#include "compiler/local/replicas.hpp"
 #include "compiler/local/sandbox.hpp"
 #include "compiler/local/values.hpp"
 
@@ -711,30 +712,29 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
   fs::create_directories(dir, ec);
   std::ofstream(dir + "/job.json") << job.dump(2) << '\n';
   std::string kind = job["kind"].get<std::string>();
-  const char* map_key = kind == "MPIJob" ? "mpiReplicaSpecs" : kind == "TFJob" ? "tfReplicaSpecs" : "pytorchReplicaSpecs";
-  const Json& replicas = job["spec"][map_key];
-  auto count = [&](const char* type) -> int {
-    return replicas.contains(type) ? replicas[type].value("replicas", 1) : 0;
-  };
-  auto container_of = [&](const char* type) -> const Json& {
-    return replicas[type]["template"]["spec"]["containers"][0];
-  };
-
+  ReplicaPlan plan;
+  try {
+    plan = plan_replicas(job, free_port, dir + "/hostfile");
+  } catch (const std::exception& e) {
+    throw EvalError{e.what()};
+  }
+  if (!plan.hostfile.empty()) std::ofstream(dir + "/hostfile") << plan.hostfile;
   std::vector<std::unique_ptr<Proc>> procs;
-  auto add = [&](const char* type, int index, const std::string& role_label) {
-    const Json& c = container_of(type);
+  std::string image;
+  for (const Replica& r : plan.replicas) {
+    const Json& c = replica_container(job, r.type);
+    const Json& pod = replica_pod(job, r.type);
     auto p = std::make_unique<Proc>();
-    p->label = name + "/" + role_label + "-" + std::to_string(index);
+    p->label = name + "/" + r.label;
     p->dir = dir;
-    std::string home = dir + "/work";
-    p->env = base_env(home);
+    p->env = base_env(dir + "/work");
     if (c.contains("env"))
       for (const auto& e : c["env"]) set_env(p->env, e.value("name", ""), e.value("value", ""));
+    for (const auto& [k, v] : r.env) set_env(p->env, k, v);
     for (const char* key : {"command", "args"})
       if (c.contains(key))
         for (const auto& w : c[key]) p->argv.push_back(w.get<std::string>());
     // `data`: each claim's --volume directory at its mount path.
-    const Json& pod = replicas[type]["template"]["spec"];
     if (c.contains("volumeMounts"))
       for (const auto& m : c["volumeMounts"]) {
         std::string claim;
@@ -750,76 +750,12 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
                                       claim, m.value("mountPath", ""), claim)};
         p->volume_binds.emplace_back(it->second, m.value("mountPath", ""));
       }
+    p->stop_when_others_end = r.stop_when_others_end;
+    if (r.leader) {
+      p->scraper = scraper.get();
+      image = c.value("image", "");
+    }
     procs.push_back(std::move(p));
-    return procs.back().get();
-  };
-
-  if (kind == "TFJob") {
-    // TF_CONFIG as the TFJob operator writes it, with loopback ports.
-    Json cluster = Json::object();
-    std::vector<std::pair<const char*, const char*>> roles = {
-        {"Chief", "chief"}, {"PS", "ps"}, {"Worker", "worker"}, {"Evaluator", "evaluator"}};
-    for (auto [type, key] : roles) {
-      if (std::string(key) == "evaluator") continue;
-      for (int i = 0; i < count(type); ++i) cluster[key].push_back(fmt::format("127.0.0.1:{}", free_port()));
-    }
-    for (auto [type, key] : roles)
-      for (int i = 0; i < count(type); ++i) {
-        Proc* p = add(type, i, key);
-        Json tf = {{"cluster", cluster}, {"task", {{"type", key}, {"index", i}}}, {"environment", "cloud"}};
-        set_env(p->env, "TF_CONFIG", tf.dump());
-        p->stop_when_others_end = std::string(key) == "ps";
-        if ((count("Chief") > 0 && std::string(key) == "chief") ||
-            (count("Chief") == 0 && std::string(key) == "worker" && i == 0))
-          p->scraper = scraper.get();
-      }
-  } else if (kind == "PyTorchJob") {
-    // As the PyTorchJob operator: one process per replica, MASTER_ADDR/MASTER_PORT of the
-    // master, RANK the master 0 and worker i i+1; torchrun's PET_* too.
-    int world = count("Master") + count("Worker");
-    int port = free_port();
-    int rank = 0;
-    std::string nproc = job["spec"].contains("nprocPerNode") ? ir::literal_text(job["spec"]["nprocPerNode"]) : "1";
-    // WORLD_SIZE counts processes as the operator computes it: replicas x nprocPerNode
-    // (1 when that is not an integer, e.g. "auto").
-    int nproc_int = 1;
-    try {
-      std::size_t used = 0;
-      int n = std::stoi(nproc, &used);
-      if (used == nproc.size() && n > 0) nproc_int = n;
-    } catch (...) {
-    }
-    for (auto [type, key] : {std::pair{"Master", "master"}, std::pair{"Worker", "worker"}})
-      for (int i = 0; i < count(type); ++i, ++rank) {
-        Proc* p = add(type, i, key);
-        for (auto [k, v] : {std::pair<std::string, std::string>{"MASTER_ADDR", "127.0.0.1"},
-                            {"MASTER_PORT", std::to_string(port)},
-                            {"WORLD_SIZE", std::to_string(world * nproc_int)},
-                            {"RANK", std::to_string(rank)},
-                            {"LOCAL_RANK", "0"},
-                            {"PET_MASTER_ADDR", "127.0.0.1"},
-                            {"PET_MASTER_PORT", std::to_string(port)},
-                            {"PET_NNODES", std::to_string(world)},
-                            {"PET_NODE_RANK", std::to_string(rank)},
-                            {"PET_NPROC_PER_NODE", nproc},
-                            {"PYTHONUNBUFFERED", "0"}})
-          set_env(p->env, k, v);
-        if (rank == 0) p->scraper = scraper.get();
-      }
-  } else {
-    // MPIJob: the launcher runs the command; its mpirun finds `workers` x slotsPerWorker
-    // slots on localhost in the hostfile (the mpi-operator's OMPI_MCA_orte_default_hostfile).
-    int slots = count("Worker") * job["spec"].value("slotsPerWorker", 1);
-    std::string hostfile = dir + "/hostfile";
-    std::ofstream(hostfile) << "localhost slots=" << slots << '\n';
-    Proc* p = add("Launcher", 0, "launcher");
-    for (auto [k, v] : {std::pair<std::string, std::string>{"OMPI_MCA_orte_default_hostfile", hostfile},
-                        {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
-                        {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
-                        {"OMPI_MCA_rmaps_base_oversubscribe", "1"},
-                        {"OMPI_MCA_btl_vader_single_copy_mechanism", "none"}})
-      set_env(p->env, k, v);
-    p->scraper = scraper.get();
   }
   {
     Json info = Json::array();
@@ -827,7 +763,7 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
     std::ofstream(dir + "/process.json") << info.dump(2) << '\n';
   }
   print_line(name, fmt::format("{} with {} local process{} (image {} not pulled)", kind, procs.size(),
-                               procs.size() == 1 ? "" : "es", container_of(kind == "MPIJob" ? "Launcher" : kind == "TFJob" ? (count("Chief") ? "Chief" : "Worker") : "Master").value("image", "")));
+                               procs.size() == 1 ? "" : "es", image));
   for (auto& p : procs) {
     std::string error;
     if (!start(*p, error)) {
