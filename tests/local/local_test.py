@@ -104,6 +104,9 @@ def interrupt():
         time.sleep(0.05)
     while time.time() < deadline and "sleeping" not in open(os.path.join(RUN, "steps/long/log")).read():
         time.sleep(0.05)
+    logs = [os.path.join(RUN, "steps/replicas", f) for f in ("ps-0.log", "worker-0.log", "worker-1.log")]
+    while time.time() < deadline and not all(os.path.exists(f) and "replica up" in open(f).read() for f in logs):
+        time.sleep(0.05)
     t0 = time.time()
     p.send_signal(signal.SIGINT)
     out, _ = p.communicate(timeout=30)
@@ -113,8 +116,20 @@ def interrupt():
     if time.time() - t0 > 8:
         fail("the sleeping step was not stopped")
     got = outcomes()
-    if got.get("long") != "stopped" or got.get("later") != "not run" or got.get("cleanup") != "succeeded":
+    if (got.get("long") != "stopped" or got.get("later") != "not run" or got.get("replicas") != "stopped"
+            or got.get("cleanup") != "succeeded"):
         fail(f"outcomes {got}")
+    # Every process group is gone: no sleeper of either step is left.
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if "sleep 612" in cmd or "sleep 613" in cmd:
+            left.append(cmd)
+    if left:
+        fail(f"processes left: {left}")
     if read("steps/cleanup/outputs/copy") != "cleaned" or "woke" in read("steps/long/log"):
         fail("finally did not run, or the step was not stopped")
 
