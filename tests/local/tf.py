@@ -12,7 +12,7 @@ else:
     reached = []
     for addr in cfg["cluster"]["ps"]:
         h, p = addr.rsplit(":", 1)
-        for _ in range(100):
+        for _ in range(600):  # up to 30 s for a slow machine
             try:
                 s = socket.create_connection((h, int(p))); reached.append(s.recv(16).decode()); s.close(); break
             except OSError: time.sleep(0.05)
