@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <ctime>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <ostream>
 #include <set>
@@ -20,6 +21,7 @@
 #include "runtime/log_copy.hpp"
 #include "runtime/log_cursor.hpp"
 #include "runtime/metrics.hpp"
+#include "runtime/tf_pods.hpp"
 #include "runtime/trainer_v2.hpp"
 
 namespace pipec::runtime {
@@ -147,7 +149,10 @@ class Launcher {
   bool prepare();
   bool write_ui_metadata();
   std::optional<int> create_or_adopt();
+  std::optional<int> create_pods();
   Outcome follow();
+  Outcome follow_pods();
+  bool delete_pods(bool ps_only);
   void follow_log();
   struct LeaderPod {
     std::string name, container;
@@ -181,6 +186,9 @@ class Launcher {
   std::mutex err_mutex_;
 
   json job_;
+  bool pods_mode_ = false;  // runtime "pods": the TFJob as Pods and Services (pods_)
+  TfPods pods_;
+  std::set<std::pair<std::string, std::string>> owned_;  // (plural, name) created or adopted
   json source_job_;                // as rendered (an operator's job), for the UI metadata
   std::string source_replica_map_; // its replica-spec map
   std::string name_, ns_, api_version_;
@@ -246,9 +254,13 @@ bool Launcher::prepare() {
   // Where it runs: the operator's CRD as rendered, or Trainer v2's TrainJob made from it.
   const std::string source_kind = text(job_, "kind");
   if (!is_training_runtime(source_kind, o_.runtime))
-    return error(fmt::format("--runtime '{}': expected 'operator' or, for a pytorch_job, "
-                             "'trainer-v2'", o_.runtime)),
+    return error(fmt::format("--runtime '{}': expected 'operator', 'trainer-v2' for a "
+                             "pytorch_job or 'pods' for a tf_job",
+                             o_.runtime)),
            false;
+  pods_mode_ = o_.runtime == "pods";
+  if (!o_.tf_chief_role.empty() && o_.tf_chief_role != "chief" && o_.tf_chief_role != "master")
+    return error(fmt::format("--tf-chief-role '{}': expected 'chief' or 'master'", o_.tf_chief_role)), false;
   if (o_.runtime == "trainer-v2") {
     if (!o_.trainer_runtime.empty() && !is_dns1123_subdomain(o_.trainer_runtime))
       return error(fmt::format("--trainer-runtime '{}': not a Kubernetes name", o_.trainer_runtime)),
@@ -324,7 +336,8 @@ bool Launcher::prepare() {
   if (kind == "TFJob" && replicas.contains("Chief")) kind_.leader_type = "chief", kind_.leader_index = false;
   else if (kind != "MPIJob" && replicas.contains("Master")) kind_.leader_type = "master", kind_.leader_index = false;
 
-  name_ = job_name_for_step(o_.step_name);
+  // Pods and Services are named <job>-<role>-<index> and must stay DNS-1035 labels (63).
+  name_ = pods_mode_ ? lower_dns_label(o_.step_name, kMaxPodsJobName) : job_name_for_step(o_.step_name);
   json& meta = job_["metadata"];
   if (!meta.is_object()) meta = json::object();
   meta.erase("generateName");
@@ -396,6 +409,7 @@ bool Launcher::write_ui_metadata() {
 }
 
 std::optional<int> Launcher::create_or_adopt() {
+  if (pods_mode_) return create_pods();
   auto stopped = [this] {
     say("stopped by a signal before the job was created; nothing was sent after it");
     return kExitStopped;
@@ -453,6 +467,7 @@ std::string job_phase(const json& job, std::string* reason) {
 }
 
 Launcher::Outcome Launcher::follow() {
+  if (pods_mode_) return follow_pods();
   auto start = Clock::now();
   std::optional<Clock::time_point> running_since;
   std::string phase, rv;
@@ -747,6 +762,7 @@ void Launcher::report_failure() {
 }
 
 bool Launcher::delete_job() {
+  if (pods_mode_) return delete_pods(false);
   json options = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}};
   HttpResponse r;
   for (int attempt = 0; attempt < std::max(1, o_.api_retries); ++attempt) {
@@ -760,6 +776,192 @@ bool Launcher::delete_job() {
   }
   report_api_error(r, "delete", resource());
   return false;
+}
+
+// Runtime "pods": the headless Services first (so every name resolves when the pods
+// start), then the Pods, each with its TF_CONFIG. One that exists already is adopted when
+// it carries this step's label (a restarted step), else it is an error. Whatever was
+// created is deleted again when a later request fails.
+std::optional<int> Launcher::create_pods() {
+  const json& meta = job_["metadata"];
+  json owner = at(meta, "ownerReferences").is_array() && !meta["ownerReferences"].empty()
+                   ? meta["ownerReferences"][0]
+                   : json();
+  pods_ = tfjob_to_pods(job_, name_, ns_, at(meta, "labels"), owner, o_.tf_chief_role == "master");
+  if (!pods_.ok) {
+    error(pods_.error);
+    return kExitBadArguments;
+  }
+  int created = 0;
+  auto fail = [&](int code) -> std::optional<int> {
+    if (created > 0) (void)delete_pods(false);
+    return code;
+  };
+  auto make = [&](const char* plural, const json& object) -> std::optional<int> {
+    std::string path = fmt::format("/api/v1/namespaces/{}/{}", ns_, plural);
+    std::string name = text(at(object, "metadata"), "name");
+    auto r = call("POST", path, object.dump());
+    if (r.status == 201 || r.status == 200) {
+      ++created;
+      owned_.insert({plural, name});
+      return std::nullopt;
+    }
+    if (r.cancelled || (stop_ && transient(r))) {
+      say("stopped by a signal while creating the job's pods; nothing more was sent");
+      return fail(kExitStopped);
+    }
+    if (r.status == 409) {
+      auto g = call("GET", path + "/" + name);
+      if (g.ok()) {
+        json existing = json::parse(g.body, nullptr, false);
+        std::string step = text(at(existing, "metadata", "labels"), "pipelines.kubeflow.org/step");
+        if (step == label_value(o_.step_name)) {  // adopted: the step was restarted
+          owned_.insert({plural, name});
+          ++created;
+          return std::nullopt;
+        }
+        error(fmt::format("{} '{}' already exists in namespace '{}' and belongs to another step "
+                          "(label pipelines.kubeflow.org/step is '{}')",
+                          plural, name, ns_, step));
+        return fail(kExitApiError);
+      }
+      r = g;
+    }
+    report_api_error(r, "create", plural);
+    return fail(kExitApiError);
+  };
+  for (const auto& service : pods_.services)
+    if (auto code = make("services", service)) return code;
+  for (const auto& pod : pods_.pods)
+    if (auto code = make("pods", pod)) return code;
+  say(fmt::format("created {} pods and {} services for TFJob {}/{} (runtime pods)", pods_.pods.size(),
+                  pods_.services.size(), ns_, name_));
+  return std::nullopt;
+}
+
+// Runtime "pods": the job's outcome from its pods, as the TFJob operator decides it: the
+// chief (or master) when there is one; otherwise worker 0, or every worker with
+// successPolicy AllWorkers. Any pod that fails fails the job. The ps never end.
+Launcher::Outcome Launcher::follow_pods() {
+  auto start = Clock::now();
+  std::optional<Clock::time_point> running_since;
+  Clock::time_point outage_began{};  // when requests began to fail; {} while they answer
+  std::string phase;
+  const bool all_workers = text(at(job_, "spec"), "successPolicy") == "AllWorkers";
+  bool has_chief = false;
+  for (const auto& r : pods_.replicas) has_chief |= r.role == "chief" || r.role == "master";
+  auto set_phase = [&](const std::string& p) {
+    if (p == phase) return;
+    phase = p;
+    say(fmt::format("job {} is {}", name_, phase));
+  };
+  const std::string path = fmt::format(
+      "/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
+      url_encode("training.kubeflow.org/job-name=" + name_));
+  while (true) {
+    if (stop_) return Outcome::Stopped;
+    auto now = Clock::now();
+    if (!running_since && o_.pending_timeout.count() > 0 && now - start >= o_.pending_timeout)
+      return Outcome::PendingTimeout;
+    if (running_since && o_.running_timeout.count() > 0 && now - *running_since >= o_.running_timeout)
+      return Outcome::RunningTimeout;
+    auto r = client_->request("GET", path);
+    if (!r.ok()) {
+      if (!transient(r)) {
+        report_api_error(r, "list", "pods");
+        return Outcome::ApiError;
+      }
+      if (outage_began == Clock::time_point{}) {
+        outage_began = Clock::now();
+        warning(fmt::format("cannot list the pods of job {}: {}; retrying", name_, status_message(r)));
+      } else if (Clock::now() - outage_began >= o_.api_outage_limit) {
+        error(fmt::format("the API server has not answered for {}: {}", format_duration(o_.api_outage_limit),
+                          status_message(r)));
+        return Outcome::ApiError;
+      }
+      sleep_for(o_.retry_delay);
+      continue;
+    }
+    outage_began = Clock::time_point{};
+    json list = json::parse(r.body, nullptr, false);
+    std::map<std::string, const json*> by_name;
+    for (const auto& p : at(list, "items")) by_name[text(at(p, "metadata"), "name")] = &p;
+    bool any_running = false, leader_done = false, workers_done = true, worker0_done = false;
+    for (const auto& replica : pods_.replicas) {
+      auto it = by_name.find(replica.name);
+      if (it == by_name.end()) {
+        failure_reason_ = fmt::format("pod {} was deleted", replica.name);
+        return Outcome::Deleted;
+      }
+      std::string p = text(at(*it->second, "status"), "phase");
+      if (p == "Failed") {
+        std::string why;
+        for (const auto& cs : at(*it->second, "status", "containerStatuses")) {
+          const json& term = at(cs, "state", "terminated");
+          if (term.is_object())
+            why = fmt::format(": container {} exited with {}{}", text(cs, "name"), integer(term, "exitCode"),
+                              text(term, "reason").empty() ? "" : " (" + text(term, "reason") + ")");
+        }
+        failure_reason_ = fmt::format("pod {} ({} {}) failed{}", replica.name, replica.role, replica.index, why);
+        set_phase("Failed");
+        return Outcome::Failed;
+      }
+      any_running |= p == "Running";
+      bool done = p == "Succeeded";
+      if (replica.role == "chief" || replica.role == "master") leader_done = done;
+      if (replica.role == "worker") {
+        workers_done &= done;
+        if (replica.index == 0) worker0_done = done;
+      }
+    }
+    bool succeeded = has_chief ? leader_done : all_workers ? workers_done : worker0_done;
+    if (succeeded) {
+      set_phase("Succeeded");
+      return Outcome::Succeeded;
+    }
+    if (any_running) {
+      set_phase("Running");
+      if (!running_since) running_since = Clock::now();
+    } else {
+      set_phase("Pending");
+    }
+    sleep_for(o_.poll_interval);
+  }
+}
+
+// Runtime "pods": deletes the job's pods and services (with `ps_only`, the ps pods alone:
+// they never exit by themselves). A pod or service already gone counts as deleted.
+bool Launcher::delete_pods(bool ps_only) {
+  json options = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}};
+  bool ok = true;
+  int deleted = 0;
+  auto remove = [&](const char* plural, const std::string& name) {
+    HttpResponse r;
+    for (int attempt = 0; attempt < std::max(1, o_.api_retries); ++attempt) {
+      if (attempt > 0) std::this_thread::sleep_for(o_.retry_delay);  // even when stopping
+      r = client_->request("DELETE", fmt::format("/api/v1/namespaces/{}/{}/{}", ns_, plural, name),
+                           options.dump());
+      if (!transient(r)) break;
+    }
+    if (r.ok() || r.status == 404) {
+      ++deleted;
+      return;
+    }
+    report_api_error(r, "delete", plural);
+    ok = false;
+  };
+  // Only what this step created or adopted: never another step's pod in the way.
+  for (const auto& replica : pods_.replicas) {
+    if (ps_only && replica.role != "ps") continue;
+    if (owned_.count({"pods", replica.name})) remove("pods", replica.name);
+    if (!ps_only && owned_.count({"services", replica.name})) remove("services", replica.name);
+  }
+  if (ps_only) {
+    if (deleted > 0) say(fmt::format("deleted the {} ps pods of job {} (they never exit)", deleted, name_));
+  } else if (ok) {
+    say(fmt::format("deleted job {} ({} pods and services)", name_, deleted));
+  }
+  return ok;
 }
 
 bool Launcher::write_metrics() {
@@ -817,6 +1019,9 @@ int Launcher::run() {
   std::thread log_thread([this] { follow_log(); });
   Outcome outcome = follow();
   job_done_ = true;
+  // Runtime "pods": the parameter servers never exit; once the job has ended they go at
+  // once, even with --keep-job (whose pods otherwise stay to be looked at).
+  if (pods_mode_ && (outcome == Outcome::Succeeded || outcome == Outcome::Failed)) (void)delete_pods(true);
 
   // Say why it ends, and for an end the job did not reach itself (a timeout, an API error,
   // a stop) delete the job first: its pods may still hold GPUs, and their log only ends
@@ -851,6 +1056,15 @@ int Launcher::run() {
                    outcome != Outcome::Deleted;
   std::optional<bool> deleted;
   if (remove && cut_short) deleted = delete_job();
+  // Runtime "pods": no operator stops the other pods of a failed job, and the leader's log
+  // ends only when its pod does: say why it failed (the failed pod's last lines), then
+  // delete everything, then read the leader's log to its end.
+  bool reported = false;
+  if (pods_mode_ && outcome == Outcome::Failed) {
+    report_failure();
+    reported = true;
+    if (remove) deleted = delete_job();
+  }
   {
     // Let the log catch up with the job's end, but not forever; a stop signal cuts it short.
     std::unique_lock lock(log_mutex_);
@@ -862,7 +1076,7 @@ int Launcher::run() {
   log_thread.join();
 
   if (outcome == Outcome::Succeeded) say(fmt::format("job {} succeeded", name_));
-  if (outcome == Outcome::Failed) report_failure();
+  if (outcome == Outcome::Failed && !reported) report_failure();
   // The log could not be read for lack of permission: the job's outcome stands, but the
   // step's log and metrics are missing, which a success must not hide.
   if ((log_forbidden_ || pods_forbidden_) && code == kExitSucceeded) {

@@ -38,7 +38,8 @@ struct LauncherOptions {
   std::string tensorboard;
   std::string executor_input;
   std::string runtime;          ///< `--runtime`: "" / "operator" or "trainer-v2" (a TrainJob)
-  std::string trainer_runtime;  ///< `--trainer-runtime`: the TrainJob's ClusterTrainingRuntime  ///< KFP v2's `{{$}}`: also write the ExecutorOutput (metrics)
+  std::string trainer_runtime;  ///< `--trainer-runtime`: the TrainJob's ClusterTrainingRuntime
+  std::string tf_chief_role;    ///< `--tf-chief-role`: runtime "pods" calls the chief "chief" or "master"  ///< KFP v2's `{{$}}`: also write the ExecutorOutput (metrics)
   std::string workflow_name, step_name;
   std::string pod_uid;  ///< from $POD_UID
   std::chrono::milliseconds pending_timeout{0}, running_timeout{0};
@@ -66,6 +67,8 @@ struct LauncherOptions {
 /// The job name for a step: lower-case DNS-1035, at most kMaxJobName characters, a hash
 /// suffix when shortened, so `<name>-worker-NN` pod names stay valid.
 inline constexpr std::size_t kMaxJobName = 50;
+/// With runtime "pods", the job name leaves room for `-evaluator-12345` in a 63-character name.
+inline constexpr std::size_t kMaxPodsJobName = 45;
 [[nodiscard]] std::string job_name_for_step(std::string_view step_name);
 
 /// Makes the API client once the arguments are checked; returns nullptr and sets the

@@ -29,7 +29,9 @@ constexpr std::string_view kUsage =
     "  --metrics-file PATH        default /tmp/outputs/mlpipeline-metrics.json\n"
     "  --ui-metadata-file PATH    default /tmp/outputs/mlpipeline-ui-metadata.json\n"
     "  --tensorboard PATH         a log directory inside a data volume\n"
-    "  --runtime R                operator (default) or trainer-v2 (a pytorch_job as a TrainJob)\n"
+    "  --runtime R                operator (default), trainer-v2 (a pytorch_job as a TrainJob)\n"
+    "                             or pods (a tf_job as plain Pods and Services with TF_CONFIG)\n"
+    "  --tf-chief-role R          with pods: chief (default) or master, the chief's TF_CONFIG name\n"
     "  --trainer-runtime NAME     the TrainJob's ClusterTrainingRuntime (default torch-distributed)\n"
     "  --executor-input JSON      KFP v2's {{$}}: write the metrics into its ExecutorOutput too\n"
     "  --workflow-name NAME, --step-name NAME\n"
@@ -63,7 +65,8 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
         "--manifest", "--bind", "--value", "--metric", "--metric-value", "--metrics-file",
         "--ui-metadata-file", "--tensorboard", "--workflow-name", "--step-name", "--namespace",
         "--kubeconfig", "--pending-timeout", "--running-timeout", "--poll-interval",
-        "--retry-delay", "--log-grace", "--executor-input", "--runtime", "--trainer-runtime"};
+        "--retry-delay", "--log-grace", "--executor-input", "--runtime", "--trainer-runtime",
+        "--tf-chief-role"};
     std::string value;
     auto eq = arg.find('=');
     if (!kValued.count(std::string_view(arg).substr(0, arg.rfind("--", 0) == 0 ? eq : std::string::npos))) {
@@ -98,6 +101,7 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
     else if (arg == "--executor-input") o.executor_input = value;
     else if (arg == "--runtime") o.runtime = value;
     else if (arg == "--trainer-runtime") o.trainer_runtime = value;
+    else if (arg == "--tf-chief-role") o.tf_chief_role = value;
     else if (arg == "--workflow-name") o.workflow_name = value;
     else if (arg == "--step-name") o.step_name = value;
     else if (arg == "--namespace") o.namespace_name = value;

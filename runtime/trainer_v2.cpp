@@ -38,6 +38,7 @@ long replicas(const json& spec) {
 
 bool is_training_runtime(std::string_view kind, std::string_view runtime) {
   if (runtime.empty() || runtime == "operator") return true;
+  if (runtime == "pods") return kind == "TFJob";
   return runtime == "trainer-v2" && kind == "PyTorchJob";
 }
 

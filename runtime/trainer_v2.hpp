@@ -10,8 +10,8 @@
 namespace pipec::runtime {
 
 /// The runtimes a training op may name: "" (the build's default), "operator" (the
-/// training operator's CRDs: MPIJob, TFJob, PyTorchJob) and, for a PyTorchJob,
-/// "trainer-v2" (a TrainJob). `kind` is the job's kind. The compiler checks literals with
+/// training operator's CRDs: MPIJob, TFJob, PyTorchJob), for a PyTorchJob "trainer-v2"
+/// (a TrainJob), for a TFJob "pods" (plain Pods and Services, runtime/tf_pods.hpp). `kind` is the job's kind. The compiler checks literals with
 /// it and the launcher run-time values.
 [[nodiscard]] bool is_training_runtime(std::string_view kind, std::string_view runtime);
 

@@ -152,10 +152,22 @@ void add_build_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--mpi-v1", options->write.mpi_v1,
                 "Emit kubeflow.org/v1 MPIJobs (training-operator) instead of v2beta1 (mpi-operator)");
   cmd->add_option("--training-runtime", options->write.training_runtime,
-                  "Where training steps that name no runtime run: operator (the training "
-                  "operator's CRDs, default) or trainer-v2 (a pytorch_job as a Kubeflow Trainer "
-                  "v2 TrainJob; other ops stay on the operator)")
-      ->check(CLI::IsMember({"operator", "trainer-v2"}))
+                  "Where training steps that name no runtime run, a comma-separated list: "
+                  "operator (the training operator's CRDs, default), trainer-v2 (a pytorch_job "
+                  "as a Kubeflow Trainer v2 TrainJob), pods (a tf_job as plain Pods); each step "
+                  "takes the first that fits its op")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            std::string_view list = value;
+            while (true) {
+              std::string_view one = list.substr(0, list.find(','));
+              if (one != "operator" && one != "trainer-v2" && one != "pods")
+                return "expected operator, trainer-v2 or pods (comma-separated), got '" + std::string(one) + "'";
+              if (one.size() == list.size()) return {};
+              list.remove_prefix(one.size() + 1);
+            }
+          },
+          "operator|trainer-v2|pods[,...]"))
       ->default_str("operator");
   cmd->add_option("--target", options->target,
                   "kfp-v1: Argo Workflow for KFP v1 (default); kfp-v2: KFP v2 pipeline spec")

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/tf_pods.hpp"
 #include "runtime/trainer_v2.hpp"
 #include "tests/unit/emit_kubeflow/job_support.hpp"
 
@@ -249,6 +250,59 @@ TEST(Jobs, PyTorchOnTrainerV2) {
   EXPECT_EQ(pod["containers"][0]["volumeMounts"].size(), 2u);
   EXPECT_EQ(pod["nodeSelector"]["nvidia.com/gpu.product"], "NVIDIA-A100-SXM4-80GB");
   EXPECT_EQ(pod["tolerations"][0]["key"], "nvidia.com/gpu");
+}
+
+// runtime "pods": the Pods and headless Services the launcher makes of the rendered TFJob
+// (runtime/tf_pods.hpp) pass Kubernetes' core v1 schema, at the edges: 0 and several ps, 1
+// and many workers, evaluator on and off, 0 and 8 GPUs.
+TEST(Jobs, TfOnPlainPods) {
+  const std::string program = R"(use arena
+pipeline p {
+  param workers: int = 2
+  param ps: int = 1
+  param evaluator: int = 1
+  param chief: int = 1
+  param gpus: int = 1
+  step train = tf_job(runtime: "pods", image: "tensorflow/tensorflow:2.15.0", command: "python t.py",
+                      workers: workers, ps: ps, evaluator: evaluator, chief: chief, gpus: gpus,
+                      data: ["ckpt:/ckpt"], sync_source: "https://github.com/tensorflow/models",
+                      tolerations: ["nvidia.com/gpu:NoSchedule"], node_selector: {pool: "gpu"},
+                      metrics: ["accuracy"])
+})";
+  auto out = testing::build_train(program, {}, "pods.pipe");
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  auto& args = out.call.args;
+  auto flag = std::find(args.begin(), args.end(), "--runtime");
+  ASSERT_NE(flag, args.end());
+  EXPECT_EQ(*(flag + 1), "pods");
+  const std::vector<Case> cases = {
+      {"all-roles", {}},
+      {"no-ps-one-worker-no-gpu", {{"ps", 0}, {"workers", 1}, {"gpus", 0}, {"evaluator", 0}}},
+      {"many", {{"ps", 4}, {"workers", 16}, {"gpus", 8}, {"evaluator", 0}, {"chief", 0}}}};
+  std::vector<std::pair<std::string, std::string>> docs;
+  std::map<std::string, std::size_t> pod_count;
+  nlohmann::json owner = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", "wf-train-1"},
+                          {"uid", "0b7e5a1c-0000-4000-8000-000000000001"}, {"controller", false},
+                          {"blockOwnerDeletion", false}};
+  for (const auto& c : cases) {
+    auto r = render_with(out, c.values);
+    ASSERT_TRUE(r.ok) << c.name << ": " << r.error;
+    auto pods = runtime::tfjob_to_pods(nlohmann::json::parse(r.job), "wf-train-1", "team",
+                                       {{"pipelines.kubeflow.org/step", "wf-train-1"}}, owner);
+    ASSERT_TRUE(pods.ok) << pods.error;
+    pod_count[c.name] = pods.pods.size();
+    for (std::size_t i = 0; i < pods.pods.size(); ++i) {
+      docs.emplace_back(c.name + "-pod-" + std::to_string(i), pods.pods[i].dump());
+      docs.emplace_back(c.name + "-svc-" + std::to_string(i), pods.services[i].dump());
+    }
+  }
+  EXPECT_EQ(pod_count["all-roles"], 5u);                  // chief, 2 workers, 1 ps, 1 evaluator
+  EXPECT_EQ(pod_count["no-ps-one-worker-no-gpu"], 2u);    // chief, 1 worker
+  EXPECT_EQ(pod_count["many"], 20u);                      // 16 workers, 4 ps
+  auto v = testing::validate_jobs(docs);
+  EXPECT_EQ(v.code, 0) << v.output;
+  for (const auto& [name, text] : docs)
+    EXPECT_NE(v.output.find(name + ".json: ok"), std::string::npos) << name << "\n" << v.output.substr(0, 2000);
 }
 
 TEST(Jobs, UaiTrainSeed) {

@@ -234,6 +234,56 @@ void FakeKube::routes() {
                     "application/json");
   });
 
+  // The core API's pods and services, as runtime "pods" creates them.
+  s.Post(R"(/api/v1/namespaces/([^/]+)/(pods|services))", [this](const httplib::Request& req,
+                                                                 httplib::Response& res) {
+    std::string plural = req.matches[2];
+    json object = json::parse(req.body, nullptr, false);
+    std::string name = object.is_object() ? object["metadata"].value("name", std::string()) : "";
+    if (int forced = create_status.load()) return send_status(res, forced, "InternalError", "forced failure");
+    if (create_500s.fetch_sub(1) > 0) return send_status(res, 500, "InternalError", "etcdserver: leader changed");
+    std::lock_guard lock(mutex_);
+    bool exists = plural == "pods" ? pods_.count(name) > 0 : services_.count(name) > 0;
+    if (exists)
+      return send_status(res, 409, "AlreadyExists", fmt::format("{} \"{}\" already exists", plural, name));
+    object["metadata"]["uid"] = fmt::format("uid-{}", name);
+    if (plural == "pods") {
+      ++pod_serial_;
+      object["metadata"]["creationTimestamp"] = rfc3339_nano(log_sec_ + pod_serial_, 0);
+      json statuses = json::array();
+      for (const auto& c : object["spec"]["containers"])
+        statuses.push_back({{"name", c.value("name", std::string())}, {"restartCount", 0},
+                            {"state", {{"waiting", {{"reason", "ContainerCreating"}}}}}});
+      object["status"] = {{"phase", "Pending"}, {"containerStatuses", statuses}};
+      Pod p;
+      p.object = object;
+      pods_[name] = std::move(p);
+    } else {
+      services_[name] = object;
+    }
+    changed_.notify_all();
+    res.status = 201;
+    res.set_content(object.dump(), "application/json");
+  });
+  s.Get(R"(/api/v1/namespaces/([^/]+)/(pods|services)/([^/]+))", [this](const httplib::Request& req,
+                                                                        httplib::Response& res) {
+    std::string plural = req.matches[2], name = req.matches[3];
+    std::lock_guard lock(mutex_);
+    if (plural == "pods" && pods_.count(name)) return res.set_content(pods_[name].object.dump(), "application/json");
+    if (plural == "services" && services_.count(name)) return res.set_content(services_[name].dump(), "application/json");
+    send_status(res, 404, "NotFound", fmt::format("{} \"{}\" not found", plural, name));
+  });
+  s.Delete(R"(/api/v1/namespaces/([^/]+)/(pods|services)/([^/]+))", [this](const httplib::Request& req,
+                                                                           httplib::Response& res) {
+    std::string plural = req.matches[2], name = req.matches[3];
+    if (int forced = delete_status.load()) return send_status(res, forced, "InternalError", "forced failure");
+    std::lock_guard lock(mutex_);
+    bool erased = plural == "pods" ? pods_.erase(name) > 0 : services_.erase(name) > 0;
+    if (!erased) return send_status(res, 404, "NotFound", fmt::format("{} \"{}\" not found", plural, name));
+    changed_.notify_all();
+    res.set_content(R"({"kind":"Status","status":"Success"})", "application/json");
+  });
+
   s.Get(R"(/api/v1/namespaces/([^/]+)/pods)", [this](const httplib::Request& req,
                                                      httplib::Response& res) {
     if (pods_403.fetch_sub(1) > 0)
@@ -301,7 +351,12 @@ void FakeKube::routes() {
     res.set_chunked_content_provider(
         "text/plain", [this, pod, next, sent, since, format, restarts](std::size_t, httplib::DataSink& sink) {
           std::unique_lock lock(mutex_);
-          auto& p = pods_[pod];
+          auto it = pods_.find(pod);
+          if (it == pods_.end()) {  // the pod was deleted: its log ends, as the kubelet's does
+            sink.done();
+            return true;
+          }
+          auto& p = it->second;
           if (p.restarts != restarts) {  // the container this stream followed has ended
             sink.done();
             return true;
@@ -416,6 +471,42 @@ void FakeKube::log(const std::string& pod, const std::string& text, std::int64_t
   log_sec_ += total / 1'000'000'000;
   log_nanos_ = static_cast<std::int32_t>(total % 1'000'000'000);
   pods_.at(pod).lines.push_back({log_sec_, log_nanos_, text});
+  changed_.notify_all();
+}
+
+std::vector<std::string> FakeKube::pod_names() {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [n, p] : pods_) out.push_back(n);
+  return out;
+}
+
+std::vector<std::string> FakeKube::service_names() {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [n, s] : services_) out.push_back(n);
+  return out;
+}
+
+std::optional<json> FakeKube::pod_object(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto it = pods_.find(name);
+  if (it == pods_.end()) return std::nullopt;
+  return it->second.object;
+}
+
+std::optional<json> FakeKube::service(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto it = services_.find(name);
+  if (it == services_.end()) return std::nullopt;
+  return it->second;
+}
+
+void FakeKube::start_pod(const std::string& pod) {
+  std::lock_guard lock(mutex_);
+  auto& p = pods_.at(pod);
+  p.object["status"]["phase"] = "Running";
+  p.object["status"]["containerStatuses"][0]["state"] = {{"running", json::object()}};
   changed_.notify_all();
 }
 

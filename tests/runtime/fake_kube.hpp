@@ -70,6 +70,14 @@ class FakeKube {
   void patch_pod(const std::string& pod, const nlohmann::json& patch);
   /// Someone else deletes the job (a DELETED watch event).
   void remove_job(const std::string& name);
+  /// Pods and Services POSTed to the core API (runtime "pods"): the names of those that
+  /// exist now, and one object. A POSTed pod starts Pending with one container status.
+  std::vector<std::string> pod_names();
+  std::vector<std::string> service_names();
+  std::optional<nlohmann::json> pod_object(const std::string& name);
+  std::optional<nlohmann::json> service(const std::string& name);
+  /// The pod's container starts running (phase Running).
+  void start_pod(const std::string& pod);
 
   // --- faults ----------------------------------------------------------------------------
   std::atomic<int> create_status{0};     ///< answer POSTs with this Status code (0: normal)
@@ -130,6 +138,7 @@ class FakeKube {
   std::map<std::string, std::string> plurals_;
   std::vector<Event> events_;
   std::map<std::string, Pod> pods_;
+  std::map<std::string, nlohmann::json> services_;
   std::int64_t log_sec_ = 1'795'000'000;  // 2026-11-18
   std::int32_t log_nanos_ = 0;
   int pod_serial_ = 0;

@@ -12,7 +12,8 @@ struct WriteOptions {
   std::string launcher_image = "ghcr.io/pipec/pipec-launcher:0.1.0";
   /// Target the training-operator's kubeflow.org/v1 MPIJob instead of mpi-operator v2beta1.
   bool mpi_v1 = false;
-  /// Runtime of training steps whose `runtime` is "": "operator" or "trainer-v2".
+  /// Runtimes of training steps whose `runtime` is "" (comma-separated: operator,
+  /// trainer-v2, pods; each step takes the first that fits its op).
   std::string training_runtime;
   /// `sdkVersion` of the spec.
   std::string sdk_version = "pipec";

@@ -272,6 +272,7 @@ bool Builder::read_arguments() {
       {"retries", 0},             {"gpu_resource", ""},       {"clean_pod_policy", ""},
       {"success_policy", ""},     {"timeout", ""},            {"pending_timeout", ""},
       {"tensorboard", ""},        {"runtime", ""},            {"trainer_runtime", ""},
+      {"chief_role", "chief"},
   };
   // Any of them may be a run-time value: the launcher applies the same rules to it
   // (runtime/job_render.hpp) and reshapes the job (a role count of 0 removes the role).
@@ -334,9 +335,9 @@ bool Builder::read_arguments() {
     std::string r = ir::literal_text(s->value);
     if (s->input.empty() && !runtime::is_training_runtime(job_kind(), r))
       error(*arg("runtime"), "argument " + op_arg("runtime") + " must be " +
-                                 (step_.kind == ir::OpKind::PyTorchJob
-                                      ? std::string("'operator' or 'trainer-v2'")
-                                      : std::string("'operator'")) +
+                                 (step_.kind == ir::OpKind::PyTorchJob ? std::string("'operator' or 'trainer-v2'")
+                                  : step_.kind == ir::OpKind::TfJob  ? std::string("'operator' or 'pods'")
+                                                                     : std::string("'operator'")) +
                                  ", got '" + r + "'");
   }
   if (const Scalar* s = get("trainer_runtime")) {
@@ -345,6 +346,11 @@ bool Builder::read_arguments() {
       error(*arg("trainer_runtime"), "argument " + op_arg("trainer_runtime") +
                                          " must be the name of a ClusterTrainingRuntime "
                                          "(lower-case letters, digits, '-' and '.'), got '" + r + "'");
+  }
+  if (const Scalar* s = get("chief_role")) {
+    std::string r = ir::literal_text(s->value);
+    if (s->input.empty() && r != "chief" && r != "master")
+      error(*arg("chief_role"), "argument " + op_arg("chief_role") + " must be 'chief' or 'master', got '" + r + "'");
   }
   for (const char* t : {"timeout", "pending_timeout"})
     if (const Scalar* s = get(t)) {
@@ -1000,23 +1006,30 @@ bool Builder::run() {
                                 std::pair{"pending_timeout", "--pending-timeout"},
                                 std::pair{"timeout", "--running-timeout"},
                                 std::pair{"runtime", "--runtime"},
-                                std::pair{"trainer_runtime", "--trainer-runtime"}})
+                                std::pair{"trainer_runtime", "--trainer-runtime"},
+                                std::pair{"chief_role", "--tf-chief-role"}})
     if (auto it = scalars_.find(arg_name); it != scalars_.end()) {
       if (!it->second.input.empty()) {
         a.push_back(flag);
         a.push_back("{{inputs.parameters." + it->second.input + "}}");
-      } else if (std::string_view(arg_name) != "tensorboard" && !ir::literal_text(it->second.value).empty()) {
+      } else if (std::string_view(arg_name) != "tensorboard" && !ir::literal_text(it->second.value).empty() &&
+                 !(std::string_view(arg_name) == "chief_role" && ir::literal_text(it->second.value) == "chief")) {
         a.push_back(flag);
         a.push_back(ir::literal_text(it->second.value));
       }
     }
-  // The build's runtime for a step that names none.
+  // The build's runtime for a step that names none: the first of the list that fits.
   if (auto it = scalars_.find("runtime");
-      !options_.default_runtime.empty() && options_.default_runtime != "operator" &&
-      (it == scalars_.end() || (it->second.input.empty() && ir::literal_text(it->second.value).empty())) &&
-      runtime::is_training_runtime(job_kind(), options_.default_runtime)) {
-    a.push_back("--runtime");
-    a.push_back(options_.default_runtime);
+      it == scalars_.end() || (it->second.input.empty() && ir::literal_text(it->second.value).empty())) {
+    std::string_view list = options_.default_runtime;
+    while (!list.empty()) {
+      std::string_view one = list.substr(0, list.find(','));
+      list.remove_prefix(std::min(list.size(), one.size() + 1));
+      if (one.empty() || one == "operator" || !runtime::is_training_runtime(job_kind(), one)) continue;
+      a.push_back("--runtime");
+      a.push_back(std::string(one));
+      break;
+    }
   }
   a.push_back("--workflow-name");
   a.push_back("{{workflow.name}}");

@@ -19,8 +19,9 @@ struct JobOptions {
   const std::vector<ir::Param>* params = nullptr;
   /// Image (with `sh` and `git`) of the init container `git-sync` that clones `sync_source`.
   std::string git_sync_image = "alpine/git:2.45.2";
-  /// The runtime of a step whose `runtime` argument is "" (`pipec build --training-runtime`):
-  /// "" or "operator" for the training operator's CRDs, "trainer-v2" for Trainer v2.
+  /// The runtimes for steps whose `runtime` argument is "" (`pipec build --training-runtime`),
+  /// comma-separated: each step takes the first that fits its op ("trainer-v2" a
+  /// pytorch_job, "pods" a tf_job); none fitting, the training operator.
   std::string default_runtime;
 };
 
