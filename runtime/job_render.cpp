@@ -435,22 +435,36 @@ bool check_job(const json& job, std::string& error) {
 bool is_quantity(std::string_view text) { return quantity_text(text); }
 
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
-  if (text == "0") return std::chrono::milliseconds(0);
-  std::size_t i = 0;
-  std::int64_t n = 0;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-    if (n > 1'000'000'000) return std::nullopt;
-    n = n * 10 + (text[i] - '0');
-    ++i;
+  // Units largest first, each at most once: "1h30m", "2d", "90s", "500ms"; bare digits are
+  // seconds. Each number is at most 10^9, so the total stays far from overflow.
+  static constexpr std::pair<std::string_view, std::int64_t> kUnits[] = {
+      {"d", 86'400'000}, {"h", 3'600'000}, {"m", 60'000}, {"s", 1000}, {"ms", 1}};
+  if (text.empty()) return std::nullopt;
+  std::size_t i = 0, next_unit = 0;
+  std::int64_t total = 0;
+  while (i < text.size()) {
+    std::size_t start = i;
+    std::int64_t n = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      if (n > 1'000'000'000) return std::nullopt;
+      n = n * 10 + (text[i] - '0');
+      ++i;
+    }
+    if (i == start) return std::nullopt;
+    std::size_t unit_start = i;
+    while (i < text.size() && (text[i] < '0' || text[i] > '9')) ++i;
+    std::string_view unit = text.substr(unit_start, i - unit_start);
+    if (unit.empty()) {
+      if (start != 0 || i != text.size()) return std::nullopt;  // only a whole "90"
+      return std::chrono::milliseconds(n * 1000);
+    }
+    std::size_t u = next_unit;
+    while (u < std::size(kUnits) && kUnits[u].first != unit) ++u;
+    if (u == std::size(kUnits)) return std::nullopt;  // unknown, repeated or out of order
+    total += n * kUnits[u].second;
+    next_unit = u + 1;
   }
-  if (i == 0) return std::nullopt;
-  auto unit = text.substr(i);
-  if (unit == "ms") return std::chrono::milliseconds(n);
-  if (unit == "s") return std::chrono::milliseconds(n * 1000);
-  if (unit == "m") return std::chrono::milliseconds(n * 60'000);
-  if (unit == "h") return std::chrono::milliseconds(n * 3'600'000);
-  if (unit == "d") return std::chrono::milliseconds(n * 86'400'000);
-  return std::nullopt;
+  return std::chrono::milliseconds(total);
 }
 
 

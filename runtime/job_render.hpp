@@ -28,7 +28,9 @@ enum class BindingKind {
 
 /// The rules a literal argument meets at compile time and a run-time value meets in the
 /// launcher: one implementation, linked by both (compiler/emit/kubeflow, runtime/).
-/// A duration: `0`, `500ms`, `90s`, `30m`, `4h`, `2d`; nullopt if malformed.
+/// A duration: `0`, `90` (seconds), `500ms`, `90s`, `30m`, `4h`, `2d`, or units largest
+/// first, each once: `1h30m`, `2d12h`; nullopt if malformed. One rule for the launcher's
+/// timeouts, op `timeout`s and `pipec run --timeout`.
 [[nodiscard]] std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
 /// A Kubernetes quantity: 2, 500m, 10Gi, 1e3.
 [[nodiscard]] bool is_quantity(std::string_view text);

@@ -27,6 +27,7 @@
 #include "compiler/sema/load.hpp"
 #include "compiler/sema/program.hpp"
 #include "compiler/sema/types.hpp"
+#include "runtime/job_render.hpp"
 
 namespace pipec::sema {
 
@@ -112,28 +113,11 @@ struct LoopVar {
 const char* const kBodyFields[] = {"image",     "command", "args",   "env",
                                    "resources", "outputs", "retries", "timeout"};
 
-// "90s", "30m", "2h", "1h30m" (units s, m, h, d, each once, largest first) as seconds.
+// "90s", "30m", "2h", "1h30m" as whole seconds: the launcher's rule (runtime::parse_duration).
 std::optional<long long> duration_seconds(const std::string& text) {
-  static const std::pair<char, long long> units[] = {{'d', 86400}, {'h', 3600}, {'m', 60}, {'s', 1}};
-  long long total = 0;
-  size_t i = 0, unit = 0;
-  if (text.empty()) return std::nullopt;
-  while (i < text.size()) {
-    size_t start = i;
-    long long n = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-      n = n * 10 + (text[i] - '0');
-      if (n > 1000000000LL) return std::nullopt;
-      ++i;
-    }
-    if (i == start || i == text.size()) return std::nullopt;
-    while (unit < 4 && units[unit].first != text[i]) ++unit;
-    if (unit == 4) return std::nullopt;
-    total += n * units[unit].second;
-    ++unit;
-    ++i;
-  }
-  return total;
+  auto d = runtime::parse_duration(text);
+  if (!d || d->count() % 1000 != 0) return std::nullopt;
+  return d->count() / 1000;
 }
 const char* const kResourceKeys[] = {"cpu", "memory", "gpus", "gpu_vendor"};
 

@@ -1142,6 +1142,13 @@ TEST(RuntimeLauncherOptions, ParsesDurationsAndRejectsUnknownOptions) {
   EXPECT_EQ(parse_duration("2d"), std::chrono::milliseconds(172'800'000));
   EXPECT_EQ(parse_duration("250ms"), std::chrono::milliseconds(250));
   EXPECT_EQ(parse_duration("0"), std::chrono::milliseconds(0));
+  EXPECT_EQ(parse_duration("90"), std::chrono::milliseconds(90'000));
+  EXPECT_EQ(parse_duration("1h30m"), std::chrono::milliseconds(5'400'000));
+  EXPECT_EQ(parse_duration("1d2h3m4s5ms"), std::chrono::milliseconds(93'784'005));
+  EXPECT_FALSE(parse_duration("30m1h"));  // largest unit first
+  EXPECT_FALSE(parse_duration("1m1m"));
+  EXPECT_FALSE(parse_duration("1h30"));
+  EXPECT_FALSE(parse_duration(""));
   EXPECT_FALSE(parse_duration("1.5h"));
   EXPECT_FALSE(parse_duration("-1s"));
   EXPECT_FALSE(parse_duration("s"));

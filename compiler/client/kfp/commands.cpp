@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/job_render.hpp"
+
 namespace pipec::client::kfp {
 
 namespace {
@@ -228,36 +230,10 @@ int run_command(const std::optional<LocalPackage>& package, const std::string& p
 }
 
 bool parse_duration(std::string_view text, std::chrono::milliseconds& out) {
-  if (text.empty()) return false;
-  std::int64_t total = 0;
-  std::size_t i = 0;
-  bool plain = text.find_first_not_of("0123456789") == std::string_view::npos;
-  if (plain) {
-    if (text.size() > 12) return false;
-    out = std::chrono::seconds(std::stoll(std::string(text)));
-    return true;
-  }
-  while (i < text.size()) {
-    std::size_t start = i;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
-    if (i == start || i - start > 12) return false;
-    std::int64_t number = std::stoll(std::string(text.substr(start, i - start)));
-    std::size_t unit_start = i;
-    while (i < text.size() && (text[i] < '0' || text[i] > '9')) ++i;
-    std::string_view unit = text.substr(unit_start, i - unit_start);
-    if (unit == "ms") {
-      total += number;
-    } else if (unit == "s") {
-      total += number * 1000;
-    } else if (unit == "m") {
-      total += number * 60'000;
-    } else if (unit == "h") {
-      total += number * 3'600'000;
-    } else {
-      return false;
-    }
-  }
-  out = std::chrono::milliseconds(total);
+  // The launcher's rule (runtime/job_render.hpp): one syntax for every duration pipec reads.
+  auto d = runtime::parse_duration(text);
+  if (!d) return false;
+  out = *d;
   return true;
 }
 
