@@ -343,13 +343,22 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
         error = fmt::format("value '{}' must be a JSON object of strings, got {}", b.name, json_quote(text));
         return false;
       }
-      if (b.kind == BindingKind::NodeSelector)
+      if (b.kind == BindingKind::NodeSelector) {
+        for (const auto& [k, v] : map.items())
+          if (!is_label_key(k) || !is_label_value(v.get<std::string>())) {
+            error = fmt::format("value '{}': {}: {} is not a node label (a key such as "
+                                "'cloud.google.com/gke-nodepool', a value of at most 63 of "
+                                "[A-Za-z0-9-_.])",
+                                b.name, json_quote(k), json_quote(v.get<std::string>()));
+            return false;
+          }
         return for_each_pod(slot, b, error, [&](json& spec) {
           json& selector = spec["nodeSelector"];
           if (!selector.is_object()) selector = json::object();
           for (const auto& [k, v] : map.items()) selector[k] = v;
           if (selector.empty()) spec.erase("nodeSelector");
         });
+      }
       for (const auto& [k, v] : map.items()) {
         bool name_ok = !k.empty() && !(k[0] >= '0' && k[0] <= '9');
         for (char c : k) name_ok = name_ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
@@ -502,6 +511,35 @@ bool is_resource_name(std::string_view text) {
   for (char c : name)
     if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
   return true;
+}
+
+bool is_label_key(std::string_view text) { return is_resource_name(text); }
+
+bool is_label_value(std::string_view text) {
+  if (text.empty()) return true;
+  if (text.size() > 63) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  if (!alnum(text.front()) || !alnum(text.back())) return false;
+  for (char c : text)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+std::string iso8601_duration(std::chrono::milliseconds d) {
+  long long s = d.count() / 1000;
+  if (s == 0) return "P0D";
+  std::string out = "P";
+  if (s >= 86400) out += std::to_string(s / 86400) + "D";
+  s %= 86400;
+  if (s > 0) {
+    out += "T";
+    if (s >= 3600) out += std::to_string(s / 3600) + "H";
+    s %= 3600;
+    if (s >= 60) out += std::to_string(s / 60) + "M";
+    s %= 60;
+    if (s > 0) out += std::to_string(s) + "S";
+  }
+  return out;
 }
 
 bool is_clean_pod_policy(std::string_view text) {

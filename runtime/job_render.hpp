@@ -41,6 +41,13 @@ enum class BindingKind {
 [[nodiscard]] bool is_resource_name(std::string_view text);
 /// A DNS-1123 subdomain (a claim's or a runtime's name): lower-case labels of [a-z0-9-].
 [[nodiscard]] bool is_dns1123_subdomain(std::string_view text);
+/// A label (or annotation) key: [prefix/]name, prefix a DNS subdomain, name at most 63 of
+/// [A-Za-z0-9-_.] with alphanumeric ends.
+[[nodiscard]] bool is_label_key(std::string_view text);
+/// A label value: empty, or at most 63 of [A-Za-z0-9-_.] with alphanumeric ends.
+[[nodiscard]] bool is_label_value(std::string_view text);
+/// A duration as ISO 8601 (whole seconds): P0D, P7D, PT1H30M, P1DT12H.
+[[nodiscard]] std::string iso8601_duration(std::chrono::milliseconds d);
 /// "None", "Running", "All".
 [[nodiscard]] bool is_clean_pod_policy(std::string_view text);
 /// "" or "AllWorkers".

@@ -166,6 +166,17 @@ struct ContainerOp {
   std::optional<long long> retries;
   /// `timeout`: seconds (an int, or "90s", "30m", "2h", "1h30m"): activeDeadlineSeconds.
   std::optional<long long> timeout_seconds;
+  /// Pod placement and metadata, literal texts: `node_selector {KEY: "v"}`,
+  /// `tolerations ["key=value:NoSchedule"]` (each a Kubernetes toleration as JSON),
+  /// `labels {...}`, `annotations {...}`.
+  std::vector<std::pair<std::string, std::string>> node_selector;
+  std::vector<std::string> tolerations;
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::vector<std::pair<std::string, std::string>> annotations;
+  /// `cache false`: results are never reused; `cache "7d"`: reused while at most that
+  /// old (seconds; KFP v1's max_cache_staleness). Unset: KFP's default (reuse).
+  std::optional<bool> cache;
+  std::optional<long long> cache_staleness_seconds;
   std::string doc;
   SourceRange range;
 };

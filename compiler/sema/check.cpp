@@ -110,8 +110,10 @@ struct LoopVar {
   bool items_bad = false;  // its items had an error: uses are not checked (no follow-on errors)
 };
 
-const char* const kBodyFields[] = {"image",     "command", "args",   "env",
-                                   "resources", "outputs", "retries", "timeout"};
+const char* const kBodyFields[] = {"image",   "command",       "args",        "env",
+                                   "resources", "outputs",     "retries",     "timeout",
+                                   "node_selector", "tolerations", "labels", "annotations",
+                                   "cache"};
 
 // "90s", "30m", "2h", "1h30m" as whole seconds: the launcher's rule (runtime::parse_duration).
 std::optional<long long> duration_seconds(const std::string& text) {
@@ -299,6 +301,67 @@ class Checker {
                                      : std::string("'timeout' must be a literal positive int of "
                                                    "seconds or a duration such as \"90s\", "
                                                    "\"30m\", \"1h30m\""));
+        }
+      } else if (name == "node_selector" || name == "labels" || name == "annotations") {
+        // Literal texts: they become pod metadata and scheduling fields, never a place a
+        // value could reach the structure. The label rules are the launcher's own.
+        auto what = "'" + name + "'";
+        auto items = entries(field.value, what, [&](const ast::MapEntry& e, const std::string& key) {
+          if (runtime::is_label_key(key)) return true;
+          diags_.error(e.range, fmt::format("'{}' is not a Kubernetes {} key ([prefix/]name, "
+                                            "name at most 63 of [A-Za-z0-9-_.])",
+                                            key, name == "annotations" ? "annotation" : "label"));
+          return false;
+        });
+        auto& out = name == "node_selector" ? c.node_selector : name == "labels" ? c.labels : c.annotations;
+        for (auto& [key, v] : items) {
+          if (!v.is_literal()) {
+            diags_.error(v.range, fmt::format("{} values must be literals (they are pod metadata)", what));
+            continue;
+          }
+          std::string text = ir::literal_text(v.literal);
+          if (name != "annotations" && !runtime::is_label_value(text)) {
+            diags_.error(v.range, fmt::format("'{}' is not a Kubernetes label value (at most 63 of "
+                                              "[A-Za-z0-9-_.], alphanumeric at both ends)",
+                                              text));
+            continue;
+          }
+          out.emplace_back(key, std::move(text));
+        }
+      } else if (name == "tolerations") {
+        const auto* list = node<ast::ListExpr>(strip(field.value));
+        if (!list) {
+          diags_.error(range_of(field.value),
+                       "'tolerations' must be a list of strings such as \"gpu=true:NoSchedule\"");
+          continue;
+        }
+        for (const auto& item : list->items) {
+          auto v = value(item, Context::Body);
+          if (!v) continue;
+          std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
+          auto json = v->is_literal() && v->type.kind == TypeKind::String ? runtime::toleration_json(text)
+                                                                           : std::nullopt;
+          if (!json) {
+            diags_.error(v->range, "a toleration is a literal \"key\", \"key=value\", either with "
+                                   "\":NoSchedule\", \":PreferNoSchedule\" or \":NoExecute\", or \"*\"");
+            continue;
+          }
+          c.tolerations.push_back(*json);
+        }
+      } else if (name == "cache") {
+        auto v = value(field.value, Context::Body);
+        if (!v) continue;
+        std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
+        if (v->is_literal() && v->type.kind == TypeKind::Bool) {
+          c.cache = text == "true";
+        } else if (auto seconds = v->is_literal() && v->type.kind == TypeKind::String
+                                      ? duration_seconds(text)
+                                      : std::nullopt) {
+          c.cache = *seconds > 0;
+          if (*seconds > 0) c.cache_staleness_seconds = *seconds;
+        } else {
+          diags_.error(v->range, "'cache' must be a literal bool (false: never reuse a result) or a "
+                                 "duration such as \"7d\" (reuse results at most that old)");
         }
       } else if (name == "resources") {
         c.resources = entries(

@@ -548,7 +548,31 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
     if (op->timeout_seconds) t["activeDeadlineSeconds"] = *op->timeout_seconds;
     if (!op->doc.empty()) annotations["pipec.dev/doc"] = argo_text(op->doc);
   }
+  Json labels = Json::object();
+  if (op) {
+    if (!op->node_selector.empty()) {
+      Json selector = Json::object();
+      for (const auto& [k, v] : op->node_selector) selector[k] = v;
+      t["nodeSelector"] = std::move(selector);
+    }
+    if (!op->tolerations.empty()) {
+      Json tolerations = Json::array();
+      for (const auto& text : op->tolerations) tolerations.push_back(Json::parse(text));
+      t["tolerations"] = std::move(tolerations);
+    }
+    for (const auto& [k, v] : op->labels) labels[k] = v;
+    for (const auto& [k, v] : op->annotations) annotations[k] = argo_text(v);
+    // KFP v1's cache server: a label turns caching off, max_cache_staleness bounds reuse.
+    if (op->cache && !*op->cache) {
+      labels["pipelines.kubeflow.org/enable_caching"] = "false";
+      annotations["pipelines.kubeflow.org/max_cache_staleness"] = "P0D";
+    } else if (op->cache_staleness_seconds) {
+      annotations["pipelines.kubeflow.org/max_cache_staleness"] =
+          runtime::iso8601_duration(std::chrono::seconds(*op->cache_staleness_seconds));
+    }
+  }
   t["metadata"] = {{"annotations", std::move(annotations)}};
+  if (!labels.empty()) t["metadata"]["labels"] = std::move(labels);
   add_template(name, t);
   return name;
 }

@@ -511,7 +511,12 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
     for (const auto& [name, value] : call.inputs) task_input(inputs, name, value, s, deps);
   }
   task["componentRef"] = {{"name", component}};
-  task["cachingOptions"] = {{"enableCache", true}};
+  // `cache false` turns KFP v2's caching off; v2 has no staleness bound (kfp's
+  // cachingOptions holds only enableCache and a key), so `cache "7d"` keeps it on.
+  bool cache = true;
+  if (step.kind == ir::OpKind::Container)
+    if (auto op = ops_.find(step.op); op != ops_.end() && op->second->cache) cache = *op->second->cache;
+  task["cachingOptions"] = {{"enableCache", cache}};
   task["taskInfo"] = {{"name", step.name}};
   if (!inputs.empty()) task["inputs"] = {{"parameters", std::move(inputs)}};
   return task;
@@ -792,6 +797,23 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   components_[component] = std::move(comp);
   if (op.timeout_seconds)
     platform_[executor]["activeDeadlineSeconds"] = std::to_string(*op.timeout_seconds);
+  // Placement and metadata: the Kubernetes platform spec, as kfp-kubernetes writes them.
+  if (!op.node_selector.empty()) {
+    J labels = J::object();
+    for (const auto& [k, v] : op.node_selector) labels[k] = v;
+    platform_[executor]["nodeSelector"] = {{"labels", std::move(labels)}};
+  }
+  if (!op.tolerations.empty()) {
+    J tolerations = J::array();
+    for (const auto& text : op.tolerations) tolerations.push_back(J::parse(text));
+    platform_[executor]["tolerations"] = std::move(tolerations);
+  }
+  if (!op.labels.empty() || !op.annotations.empty()) {
+    J metadata = J::object();
+    for (const auto& [k, v] : op.labels) metadata["labels"][k] = v;
+    for (const auto& [k, v] : op.annotations) metadata["annotations"][k] = v;
+    platform_[executor]["podMetadata"] = std::move(metadata);
+  }
   return component;
 }
 
