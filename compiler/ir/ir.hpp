@@ -177,6 +177,19 @@ struct ContainerOp {
   /// old (seconds; KFP v1's max_cache_staleness). Unset: KFP's default (reuse).
   std::optional<bool> cache;
   std::optional<long long> cache_staleness_seconds;
+  /// `volumes {"/path": "pvc:claim" | "empty" | "configmap:name" | "secret:name"}`.
+  struct Volume {
+    std::string kind;  // pvc, empty, configmap, secret
+    std::string name;  // claim, config map or secret name ("" for empty)
+    std::string path;
+  };
+  std::vector<Volume> volumes;
+  /// `secret_env {VAR: "secret:key"}`: VAR from a Secret's key (only names in the workflow).
+  struct SecretEnv {
+    std::string var, secret, key;
+  };
+  std::vector<SecretEnv> secret_env;
+  std::string image_pull_policy;  // Always, IfNotPresent, Never; "" = Kubernetes' default
   std::string doc;
   SourceRange range;
 };

@@ -81,6 +81,27 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
             diags.note(step.range, fmt::format("step '{}': GPUs are ignored by a local run (op '{}' "
                                                "asks for some)",
                                                step.name, op.name));
+      for (const auto& op : p.ops) {
+        if (op.name != step.op) continue;
+        // A claim may be mapped to a host directory (--volume); an emptyDir is the step's
+        // own directory; ConfigMaps and Secrets exist only in the cluster.
+        for (const auto& v : op.volumes) {
+          if (v.kind == "pvc" && !volumes.count(v.name))
+            diags.error(op.range, fmt::format("step '{}' cannot run locally: op '{}' mounts the "
+                                              "PersistentVolumeClaim '{}', which exists only in the "
+                                              "cluster; map it to a directory with --volume {}=DIR",
+                                              step.name, op.name, v.name, v.name));
+          if (v.kind == "configmap" || v.kind == "secret")
+            diags.error(op.range, fmt::format("step '{}' cannot run locally: op '{}' mounts the {} "
+                                              "'{}', which exists only in the cluster",
+                                              step.name, op.name, v.kind == "secret" ? "Secret" : "ConfigMap",
+                                              v.name));
+        }
+        if (!op.secret_env.empty())
+          diags.error(op.range, fmt::format("step '{}' cannot run locally: op '{}' reads '{}' from the "
+                                            "Secret '{}', which exists only in the cluster",
+                                            step.name, op.name, op.secret_env[0].var, op.secret_env[0].secret));
+      }
       for (const auto& op : p.ops)
         if (op.name == step.op && op.command.empty())
           diags.error(step.range, fmt::format("step '{}' cannot run locally: op '{}' has no "
@@ -571,6 +592,20 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
       proc->output_dirs.push_back(d);
   }
   std::sort(proc->output_dirs.begin(), proc->output_dirs.end());
+  // `volumes`: a claim mapped with --volume is bound at its mount path (shared between
+  // steps, as on a cluster); an emptyDir is a directory of the step's own.
+  for (std::size_t i = 0; i < op->volumes.size(); ++i) {
+    const auto& v = op->volumes[i];
+    if (v.kind == "pvc")
+      if (auto it = o_.volumes.find(v.name); it != o_.volumes.end())
+        proc->volume_binds.emplace_back(it->second, v.path);
+    if (v.kind == "empty") {
+      std::string dir = proc->dir + "/empty-" + std::to_string(i);
+      std::error_code made;
+      fs::create_directories(dir, made);
+      proc->volume_binds.emplace_back(dir, v.path);
+    }
+  }
 
   std::error_code ec;
   fs::create_directories(proc->dir, ec);

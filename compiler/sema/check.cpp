@@ -113,7 +113,7 @@ struct LoopVar {
 const char* const kBodyFields[] = {"image",   "command",       "args",        "env",
                                    "resources", "outputs",     "retries",     "timeout",
                                    "node_selector", "tolerations", "labels", "annotations",
-                                   "cache"};
+                                   "cache", "volumes", "secret_env", "image_pull_policy"};
 
 // "90s", "30m", "2h", "1h30m" as whole seconds: the launcher's rule (runtime::parse_duration).
 std::optional<long long> duration_seconds(const std::string& text) {
@@ -328,6 +328,73 @@ class Checker {
           }
           out.emplace_back(key, std::move(text));
         }
+      } else if (name == "volumes") {
+        // Mount path -> source, literal texts; paths by the launcher's data-entry rule.
+        std::set<std::string> paths_seen;
+        auto items = entries(field.value, "'volumes'", [](const ast::MapEntry&, const std::string&) { return true; });
+        for (auto& [path, v] : items) {
+          std::string source = v.is_literal() ? ir::literal_text(v.literal) : "";
+          ir::ContainerOp::Volume vol;
+          auto colon = source.find(':');
+          vol.kind = source.substr(0, colon);
+          vol.name = colon == std::string::npos ? "" : source.substr(colon + 1);
+          bool named = vol.kind == "pvc" || vol.kind == "configmap" || vol.kind == "secret";
+          bool ok = v.is_literal() && ((named && runtime::is_dns1123_subdomain(vol.name)) ||
+                                       (vol.kind == "empty" && colon == std::string::npos));
+          if (!ok) {
+            diags_.error(v.range, fmt::format("a volume is a literal \"pvc:CLAIM\", \"empty\", "
+                                              "\"configmap:NAME\" or \"secret:NAME\" (Kubernetes "
+                                              "names), got {}",
+                                              v.is_literal() ? "'" + source + "'" : std::string("a value known only at run time")));
+            continue;
+          }
+          auto entry = runtime::parse_data_entry("x:" + path);
+          if (!entry) {
+            diags_.error(v.range, fmt::format("'{}' is not a mount path (absolute, without ':', '..' or "
+                                              "control characters)", path));
+            continue;
+          }
+          if (!paths_seen.insert(entry->path).second) {
+            diags_.error(v.range, fmt::format("two volumes are mounted at '{}'", entry->path));
+            continue;
+          }
+          vol.path = entry->path;
+          c.volumes.push_back(std::move(vol));
+        }
+      } else if (name == "secret_env") {
+        auto items = entries(field.value, "'secret_env'", [&](const ast::MapEntry& e, const std::string& key) {
+          bool ok = !key.empty() && !(key[0] >= '0' && key[0] <= '9') && key.rfind("PIPEC_", 0) != 0 &&
+                    std::all_of(key.begin(), key.end(), [](char ch) {
+                      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+                    });
+          if (!ok) diags_.error(e.range, fmt::format("'{}' is not an environment variable name a step may set", key));
+          return ok;
+        });
+        for (auto& [var, v] : items) {
+          std::string text = v.is_literal() ? ir::literal_text(v.literal) : "";
+          auto colon = text.find(':');
+          std::string secret = text.substr(0, colon), key = colon == std::string::npos ? "" : text.substr(colon + 1);
+          bool key_ok = !key.empty() && key.size() <= 253 && std::all_of(key.begin(), key.end(), [](char ch) {
+            return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                   ch == '-' || ch == '_' || ch == '.';
+          });
+          if (!v.is_literal() || !runtime::is_dns1123_subdomain(secret) || !key_ok) {
+            diags_.error(v.range, fmt::format("a secret variable is a literal \"SECRET:KEY\" (a Secret's "
+                                              "name and one of its keys), got {}",
+                                              v.is_literal() ? "'" + text + "'" : std::string("a value known only at run time")));
+            continue;
+          }
+          c.secret_env.push_back({var, secret, key});
+        }
+      } else if (name == "image_pull_policy") {
+        auto v = value(field.value, Context::Body);
+        if (!v) continue;
+        std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
+        if (text != "Always" && text != "IfNotPresent" && text != "Never") {
+          diags_.error(v->range, "'image_pull_policy' must be \"Always\", \"IfNotPresent\" or \"Never\"");
+          continue;
+        }
+        c.image_pull_policy = text;
       } else if (name == "tolerations") {
         const auto* list = node<ast::ListExpr>(strip(field.value));
         if (!list) {

@@ -205,7 +205,7 @@ def tmpdir():
 def volume():
     pipe = os.path.join(HERE, "volume.pipe")
     p = run(pipe, expect=2)
-    if ("volume.pipe:5:80: error: step 'write' cannot run locally: 'data' mounts PersistentVolumeClaims, "
+    if ("volume.pipe:12:80: error: step 'write' cannot run locally: 'data' mounts PersistentVolumeClaims, "
             "which exist only in the cluster; map claim 'store' to a directory with --volume store=DIR") not in p.stderr:
         fail("no located error for the unmapped claim")
     store = os.path.join(WORK, "store")
@@ -214,6 +214,9 @@ def volume():
     run(pipe, "--volume", "store=" + store, expect=0)
     if open(os.path.join(store, "f")).read() != "written\n" or "read written" not in read("steps/read/worker-0.log"):
         fail("the claim's directory was not shared")
+    # The container op saw the claim at its own mount path, and its emptyDir.
+    if open(os.path.join(store, "checked")).read() != 'checked written it\'s "$(id)"\n':
+        fail("the container op's volumes were not mounted: " + repr(open(os.path.join(store, "checked")).read()))
 
 
 def training(which, leader, metric):

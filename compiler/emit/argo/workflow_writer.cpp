@@ -438,7 +438,17 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   for (const auto& [name, value] : op.env) env.push_back({{"name", name}, {"value", argo_value(value, op_scope)}});
   for (const auto& var : script_vars)
     env.push_back({{"name", script_var(var)}, {"value", "{{inputs.parameters." + var + "}}"}});
+  // A Secret's key: only the names reach the workflow, never the value.
+  for (const auto& s : op.secret_env)
+    env.push_back({{"name", s.var}, {"valueFrom", {{"secretKeyRef", {{"name", s.secret}, {"key", s.key}}}}}});
   if (!env.empty()) c["env"] = std::move(env);
+  if (!op.volumes.empty()) {
+    Json mounts = Json::array();
+    for (std::size_t i = 0; i < op.volumes.size(); ++i)
+      mounts.push_back({{"name", "vol-" + std::to_string(i)}, {"mountPath", op.volumes[i].path}});
+    c["volumeMounts"] = std::move(mounts);
+  }
+  if (!op.image_pull_policy.empty()) c["imagePullPolicy"] = op.image_pull_policy;
 
   // Resources: requests = limits. Literal quantities go into the container; values known
   // only at run time go through podSpecPatch, built as JSON by Argo's toJson.
@@ -554,6 +564,19 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
       Json selector = Json::object();
       for (const auto& [k, v] : op->node_selector) selector[k] = v;
       t["nodeSelector"] = std::move(selector);
+    }
+    if (!op->volumes.empty()) {
+      Json volumes = Json::array();
+      for (std::size_t i = 0; i < op->volumes.size(); ++i) {
+        const auto& v = op->volumes[i];
+        Json vol = {{"name", "vol-" + std::to_string(i)}};
+        if (v.kind == "pvc") vol["persistentVolumeClaim"] = {{"claimName", v.name}};
+        if (v.kind == "empty") vol["emptyDir"] = Json::object();
+        if (v.kind == "configmap") vol["configMap"] = {{"name", v.name}};
+        if (v.kind == "secret") vol["secret"] = {{"secretName", v.name}};
+        volumes.push_back(std::move(vol));
+      }
+      t["volumes"] = std::move(volumes);
     }
     if (!op->tolerations.empty()) {
       Json tolerations = Json::array();

@@ -803,6 +803,27 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     for (const auto& [k, v] : op.node_selector) labels[k] = v;
     platform_[executor]["nodeSelector"] = {{"labels", std::move(labels)}};
   }
+  // Volumes and secrets, as kfp-kubernetes writes them (names only, never a secret's value).
+  for (std::size_t i = 0; i < op.volumes.size(); ++i) {
+    const auto& v = op.volumes[i];
+    J& p = platform_[executor];
+    J name = {{"runtimeValue", {{"constant", v.name}}}};
+    if (v.kind == "pvc")
+      p["pvcMount"].push_back({{"constant", v.name}, {"mountPath", v.path}, {"pvcNameParameter", name}});
+    if (v.kind == "empty")
+      p["emptyDirMounts"].push_back({{"volumeName", "vol-" + std::to_string(i)}, {"mountPath", v.path}});
+    if (v.kind == "configmap")
+      p["configMapAsVolume"].push_back(
+          {{"configMapName", v.name}, {"mountPath", v.path}, {"configMapNameParameter", name}});
+    if (v.kind == "secret")
+      p["secretAsVolume"].push_back({{"secretName", v.name}, {"mountPath", v.path}, {"secretNameParameter", name}});
+  }
+  for (const auto& s : op.secret_env)
+    platform_[executor]["secretAsEnv"].push_back(
+        {{"secretName", s.secret},
+         {"keyToEnv", J::array({{{"secretKey", s.key}, {"envVar", s.var}}})},
+         {"secretNameParameter", {{"runtimeValue", {{"constant", s.secret}}}}}});
+  if (!op.image_pull_policy.empty()) platform_[executor]["imagePullPolicy"] = op.image_pull_policy;
   if (!op.tolerations.empty()) {
     J tolerations = J::array();
     for (const auto& text : op.tolerations) tolerations.push_back(J::parse(text));
