@@ -12,6 +12,7 @@
 #include "compiler/base/atomic_file.hpp"
 #include "compiler/base/names.hpp"
 #include "compiler/base/source_manager.hpp"
+#include "compiler/driver/budgets.hpp"
 #include "compiler/driver/compile.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/driver/summary.hpp"
@@ -31,6 +32,7 @@ struct BuildOptions {
   std::string input;
   std::string output;
   bool quiet = false;
+  bool allow_oversize = false;  // budget errors become warnings (benchmarks, raised limits)
   std::string target = "kfp-v1";  // kfp-v1: Argo Workflow (KFP v1); kfp-v2: KFP v2 pipeline spec
   CommonOptions common;
   emit::argo::WriteOptions write;
@@ -105,6 +107,13 @@ int run_build(const BuildOptions& options) {
     pipeline = compile(sources, main, diags);
     if (pipeline && !write_target(options.target, *pipeline, options.write, yaml, diags)) pipeline.reset();
   }
+  // A .yaml output is the text itself: no copy.
+  std::string bytes;
+  if (pipeline && output != "-" && format != package::Format::Yaml) bytes = package::make_package(format, yaml);
+  if (pipeline)
+    check_budgets(*pipeline, options.target == "kfp-v2" ? std::string() : yaml,
+                  output == "-" || format == package::Format::Yaml ? yaml.size() : bytes.size(), diags,
+                  {}, options.allow_oversize);
   print_diagnostics(diags, sources, options.common);
   if (!pipeline || diags.has_errors()) return kExitErrors;
 
@@ -113,8 +122,6 @@ int run_build(const BuildOptions& options) {
     std::cout.flush();
     return std::cout ? kExitOk : kExitErrors;
   }
-  // A .yaml output is the text itself: no copy.
-  std::string bytes = format == package::Format::Yaml ? std::string() : package::make_package(format, yaml);
   const std::string& data = format == package::Format::Yaml ? yaml : bytes;
   if (Status status = write_file_atomically(output, data); !status) {
     std::cerr << "pipec: error: " << status.message() << '\n';
@@ -174,6 +181,9 @@ void add_build_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
       ->default_str("kfp-v1");
   cmd->add_flag("-q,--quiet", options->quiet, "Print no summary");
+  cmd->add_flag("--allow-oversize", options->allow_oversize,
+                "Report the size limits a server would refuse as warnings, not errors (for "
+                "measurements, or servers whose limits were raised)");
   add_common_options(*cmd, options->common);
   cmd->callback([options, &exit_code] { exit_code = run_build(*options); });
 }

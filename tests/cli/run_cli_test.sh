@@ -5,6 +5,7 @@
 #   # ARGS: <arguments, split by the shell; {TMP} is a fresh temporary directory>
 #   # EXIT: <expected exit status>
 #   # STDIN: <file to feed on standard input>            (optional)
+#   # SETUP: <shell command run first, e.g. to generate a program in {TMP}> (optional)
 #   # CHECK: <shell command that must succeed afterwards> (optional, repeatable)
 # and, beside it, CASE.stdout / CASE.stderr with the exact expected output (absent: not
 # compared). The binary runs in the case's directory with NO_COLOR=1, so paths in
@@ -25,6 +26,11 @@ args=${args//\{TMP\}/$tmp}
 
 cd "$dir"
 export PIPEC="$pipec"
+setup=$(header SETUP | head -n1)
+if [ -n "$setup" ]; then
+  setup=${setup//\{TMP\}/$tmp}
+  if ! eval "$setup"; then echo "$name: SETUP failed: $setup"; exit 1; fi
+fi
 eval "set -- $args"
 if [ -n "$stdin_file" ]; then
   NO_COLOR=1 "$pipec" "$@" <"$stdin_file" >"$tmp/.stdout" 2>"$tmp/.stderr"
