@@ -18,6 +18,8 @@ packages=(
   help2man pandoc lintian file zsh
   # pipec run --local: the sandbox of container steps, and the peers its tests train with
   bubblewrap openmpi-bin python3-mpi4py python3-torch
+  # pipec graph --format svg renders with Graphviz's dot
+  graphviz
 )
 missing=()
 for p in "${packages[@]}"; do

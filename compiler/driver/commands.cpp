@@ -1,6 +1,9 @@
 #include "compiler/driver/commands.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <iostream>
 #include <iterator>
@@ -14,6 +17,7 @@
 #include "compiler/base/source_manager.hpp"
 #include "compiler/driver/budgets.hpp"
 #include "compiler/driver/compile.hpp"
+#include "compiler/driver/graph.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/driver/summary.hpp"
 #include "compiler/package/package.hpp"
@@ -131,6 +135,83 @@ int run_build(const BuildOptions& options) {
   return kExitOk;
 }
 
+// `pipec graph`: the step DAG, checked as `check` does, written in a format.
+int run_graph(const std::string& input, const std::string& format, const std::string& output,
+              const CommonOptions& common) {
+  SourceManager sources;
+  Diagnostics diags;
+  std::string error;
+  FileId main = load_input(sources, input, error);
+  std::optional<ir::Pipeline> pipeline;
+  if (main == kNoFile) diags.error({}, fmt::format("cannot read '{}': {}", input, error));
+  else pipeline = compile(sources, main, diags);
+  print_diagnostics(diags, sources, common);
+  if (!pipeline || diags.has_errors()) return kExitErrors;
+  std::string text = format == "json"      ? graph_json(*pipeline)
+                     : format == "mermaid" ? graph_mermaid(*pipeline)
+                                           : graph_dot(*pipeline);
+  if (format == "svg") {
+    // Graphviz's dot renders it: the dot text on its stdin, the SVG from its stdout.
+    std::string dot_in = output == "-" ? std::string() : output + ".dot-input";
+    char tmpl[] = "/tmp/pipec-graph-XXXXXX";
+    int fd = ::mkstemp(tmpl);
+    if (fd < 0) {
+      std::cerr << "pipec: error: cannot make a temporary file\n";
+      return kExitErrors;
+    }
+    (void)!::write(fd, text.data(), text.size());
+    ::close(fd);
+    std::string command = std::string("dot -Tsvg < '") + tmpl + "' 2>&1";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    std::string svg;
+    char buffer[4096];
+    std::size_t n;
+    while (pipe && (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) svg.append(buffer, n);
+    int status = pipe ? ::pclose(pipe) : -1;
+    ::unlink(tmpl);
+    if (status != 0) {
+      std::cerr << (WIFEXITED(status) && WEXITSTATUS(status) == 127
+                        ? std::string("pipec: error: --format svg needs Graphviz's 'dot' on PATH "
+                                      "(Debian: apt-get install graphviz); --format dot writes its input\n")
+                        : "pipec: error: dot failed: " + svg + "\n");
+      return kExitErrors;
+    }
+    text = std::move(svg);
+  }
+  if (output == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return std::cout ? kExitOk : kExitErrors;
+  }
+  if (Status status = write_file_atomically(output, text); !status) {
+    std::cerr << "pipec: error: " << status.message() << '\n';
+    return kExitErrors;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_graph_command(CLI::App& app, int& exit_code) {
+  struct GraphOptions {
+    std::string input, format = "dot", output = "-";
+    CommonOptions common;
+  };
+  auto options = std::make_shared<GraphOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "graph", "Draw the step DAG: loops and conditions as clusters, finally apart, after/data edges");
+  cmd->add_option("file", options->input, "The .pipe file, or - for standard input")->required();
+  cmd->add_option("--format", options->format, "dot, mermaid, json, or svg (through Graphviz's dot)")
+      ->check(CLI::IsMember({"dot", "mermaid", "json", "svg"}))
+      ->default_str("dot");
+  cmd->add_option("-o,--output", options->output, "Where to write it (default: standard output)");
+  add_common_options(*cmd, options->common);
+  cmd->callback([options, &exit_code] {
+    exit_code = run_graph(options->input, options->format, options->output, options->common);
+  });
+}
+
+namespace {
 }  // namespace
 
 void add_check_command(CLI::App& app, int& exit_code) {

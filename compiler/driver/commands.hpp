@@ -12,4 +12,7 @@ void add_check_command(CLI::App& app, int& exit_code);
 /// Registers `pipec build FILE [-o OUT]`: compile to a KFP package or YAML.
 void add_build_command(CLI::App& app, int& exit_code);
 
+/// `pipec graph FILE [--format dot|mermaid|json|svg] [-o OUT]`.
+void add_graph_command(CLI::App& app, int& exit_code);
+
 }  // namespace pipec::driver

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""pipec graph against the compiled workflow, for every dsl-examples/*.pipe and build golden:
+the JSON's nodes are the workflow's DAG tasks (by task name, in their DAG: the main one, a
+loop's, finally's) and its edges are exactly the tasks' dependencies; an edge marked
+'data' is one whose source step's output the target uses (its arguments name
+{{tasks.SOURCE.outputs...}} or the loop's items / condition read it). Then dot and mermaid
+are written, and SVG is rendered when Graphviz's dot is on PATH (it must be in CI:
+scripts/setup.sh installs graphviz; PIPEC_GRAPH_NEED_DOT=1 makes its absence a failure).
+
+usage: graph_test.py PIPEC FILE.pipe...
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import yaml
+
+pipec, files = sys.argv[1], sys.argv[2:]
+failures = []
+
+
+def fail(name, why):
+    failures.append(f"{name}: {why}")
+
+
+for path in files:
+    name = os.path.basename(path)
+    g = subprocess.run([pipec, "graph", path, "--format", "json"], capture_output=True, text=True)
+    if g.returncode != 0:
+        fail(name, "graph failed: " + g.stderr)
+        continue
+    graph = json.loads(g.stdout)
+    w = subprocess.run([pipec, "build", path, "-o", "-", "-q", "--allow-oversize"], capture_output=True, text=True)
+    if w.returncode != 0:
+        fail(name, "build failed: " + w.stderr)
+        continue
+    wf = yaml.safe_load(w.stdout)
+    # Every DAG task of the workflow, with its dependencies (by task name).
+    tasks, text_of = {}, {}
+    for t in wf["spec"]["templates"]:
+        for task in (t.get("dag") or {}).get("tasks", []):
+            tasks[task["name"]] = set(task.get("dependencies", []))
+            text_of[task["name"]] = json.dumps(task)
+    by_id = {n["id"]: n for n in graph["nodes"]}
+    nodes = {n["task"] for n in graph["nodes"]}
+    if nodes != set(tasks):
+        fail(name, f"nodes {sorted(nodes ^ set(tasks))} differ between the graph and the workflow")
+        continue
+    edges = {}
+    for e in graph["edges"]:
+        src, dst = by_id[e["from"]]["task"], by_id[e["to"]]["task"]
+        edges.setdefault(dst, set()).add(src)
+        # A data edge: the task reads the source's outputs ({{tasks.SRC.outputs...}} in its
+        # arguments, items or condition); an after edge: it does not.
+        reads = (f"tasks.{src}.outputs" in text_of.get(dst, "") or
+                 f"tasks[\'{src}\'].outputs" in text_of.get(dst, "").replace("''", "'"))
+        if e["kind"] not in ("after", "data") or (e["kind"] == "data") != reads:
+            fail(name, f"edge {src} -> {dst} is '{e['kind']}' but the task {'reads' if reads else 'does not read'} its outputs")
+    for task, deps in tasks.items():
+        if edges.get(task, set()) != deps:
+            fail(name, f"{task}: graph edges {sorted(edges.get(task, set()))}, workflow {sorted(deps)}")
+    for n in graph["nodes"]:
+        if n["kind"] not in ("step", "training", "loop"):
+            fail(name, f"node kind {n['kind']}")
+    for fmt in ("dot", "mermaid"):
+        r = subprocess.run([pipec, "graph", path, "--format", fmt], capture_output=True, text=True)
+        if r.returncode != 0 or not r.stdout:
+            fail(name, f"--format {fmt} failed: {r.stderr}")
+    if shutil.which("dot"):
+        r = subprocess.run([pipec, "graph", path, "--format", "svg"], capture_output=True, text=True)
+        if r.returncode != 0 or "<svg" not in r.stdout:
+            fail(name, "--format svg failed: " + r.stderr)
+        elif any(f">{n['id']}<" not in r.stdout for n in graph["nodes"] if n["kind"] != "loop"):
+            fail(name, "a step's name is missing from the SVG")
+    elif os.environ.get("PIPEC_GRAPH_NEED_DOT") == "1":
+        fail(name, "Graphviz's dot is not installed (scripts/setup.sh installs graphviz)")
+
+for f in failures:
+    print("FAIL:", f)
+print(f"{len(files)} programs, {len(failures)} failures")
+sys.exit(1 if failures else 0)
