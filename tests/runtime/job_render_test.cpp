@@ -49,6 +49,21 @@ TEST(RuntimeJobRender, AppliesTypedValues) {
                ["value"], "WARN=1");
 }
 
+// A node selector from a run-time value meets the rule the compiler applies to literals
+// (and container ops' node_selector): Kubernetes label keys and values.
+TEST(RuntimeJobRender, NodeSelectorValuesAreNodeLabels) {
+  auto ok = render({"/spec/mpiReplicaSpecs=sel:node-selector"},
+                   {R"(sel={"cloud.google.com/gke-nodepool":"gpu-pool","zone":""})"});
+  ASSERT_TRUE(ok.ok) << ok.error;
+  EXPECT_EQ(json::parse(ok.job)["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["nodeSelector"]
+                ["cloud.google.com/gke-nodepool"],
+            "gpu-pool");
+  auto bad = render({"/spec/mpiReplicaSpecs=sel:node-selector"}, {R"(sel={"bad key":"v"})"});
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("value 'sel': \"bad key\": \"v\" is not a node label"), std::string::npos) << bad.error;
+  bad = render({"/spec/mpiReplicaSpecs=sel:node-selector"}, {R"(sel={"pool":"not a value"})"});
+  EXPECT_FALSE(bad.ok);
+}
 TEST(RuntimeJobRender, RejectsBadIntegersNamingTheValue) {
   auto r = render({"/spec/mpiReplicaSpecs/Worker/replicas=workers:int"}, {"workers=two"});
   EXPECT_FALSE(r.ok);

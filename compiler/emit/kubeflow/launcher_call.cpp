@@ -590,10 +590,25 @@ bool Builder::read_node_placement() {
       node_selector_[key] = ir::literal_text(s->value);
       node_selector_inputs_.emplace_back(key, s->input);
     };
+    // Node labels by the launcher's rule for run-time values (runtime::is_label_key/value).
+    auto label_ok = [&](const std::string& key, const std::string* text) {
+      if (runtime::is_label_key(key) && (!text || runtime::is_label_value(*text))) return true;
+      error(*v, "argument " + op_arg("node_selector") + ": '" + key + "'" +
+                    (text ? ": '" + *text + "'" : std::string()) +
+                    " is not a node label (a key such as 'cloud.google.com/gke-nodepool', a value "
+                    "of at most 63 of [A-Za-z0-9-_.])");
+      return false;
+    };
     if (v->kind == ir::Value::Kind::Literal && v->literal.is_object()) {
-      for (const auto& [k, val] : v->literal.items()) node_selector_[k] = ir::literal_text(val);
+      for (const auto& [k, val] : v->literal.items()) {
+        std::string text = ir::literal_text(val);
+        if (label_ok(k, &text)) node_selector_[k] = text;
+      }
     } else if (v->kind == ir::Value::Kind::Map) {
-      for (const auto& [k, val] : v->entries) add(k, val);
+      for (const auto& [k, val] : v->entries) {
+        std::string text = val.is_literal() ? ir::literal_text(val.literal) : "";
+        if (label_ok(k, val.is_literal() ? &text : nullptr)) add(k, val);
+      }
     } else if (ir::whole_ref(*v) && v->type.kind == ir::TypeKind::Map) {
       node_selector_input_ = input_for("node_selector", *v);
     } else if (v->kind != ir::Value::Kind::Literal) {
