@@ -21,6 +21,9 @@ using Json = nlohmann::ordered_json;
 struct Node {
   std::string id, kind, op, loop, condition;
   bool in_finally = false;
+  int limit = 0;  // a loop's
+  /// A loop's label: its name, and its limit if any.
+  std::string label() const { return limit > 0 ? fmt::format("{} (limit {})", id, limit) : id; }
 };
 struct Edge {
   std::string from, to, kind;
@@ -75,6 +78,21 @@ std::string condition_text(const ir::Condition& c) {
   return "";
 }
 
+// Each step inside a loop, with the loops around it (fan-in reads it through them).
+void enclosing_loops(const std::vector<ir::Node>& nodes, std::vector<std::string>& around,
+                     std::map<std::string, std::vector<std::string>>& out) {
+  for (const auto& node : nodes) {
+    if (const auto* step = std::get_if<ir::Step>(&node)) {
+      if (!around.empty()) out[step->name] = around;
+    } else {
+      const auto& l = std::get<ir::Loop>(node);
+      around.push_back(l.name);
+      enclosing_loops(l.body, around, out);
+      around.pop_back();
+    }
+  }
+}
+
 // The steps whose outputs anything in `nodes` reads (a loop passes what its body reads).
 void body_refs(const std::vector<ir::Node>& nodes, std::set<std::string>& out) {
   for (const auto& node : nodes) {
@@ -90,7 +108,8 @@ void body_refs(const std::vector<ir::Node>& nodes, std::set<std::string>& out) {
   }
 }
 
-void walk(const std::vector<ir::Node>& nodes, const std::string& loop, bool in_finally, Graph& g) {
+void walk(const std::vector<ir::Node>& nodes, const std::string& loop, bool in_finally,
+          const std::map<std::string, std::vector<std::string>>& loops_of, Graph& g) {
   for (const auto& node : nodes) {
     Node n;
     n.loop = loop;
@@ -109,22 +128,30 @@ void walk(const std::vector<ir::Node>& nodes, const std::string& loop, bool in_f
       const auto& l = std::get<ir::Loop>(node);
       n.id = l.name;
       n.kind = "loop";
+      n.limit = l.limit;
       if (l.when) n.condition = condition_text(*l.when);
       if (l.items) step_refs(*l.items, data);
       if (l.when) condition_refs(*l.when, data);
       body_refs(l.body, data);
       depends = &l.depends;
     }
+    // A step read from inside a loop is read through the loop (fan-in).
+    for (const auto& step : std::set<std::string>(data))
+      if (auto it = loops_of.find(step); it != loops_of.end()) data.insert(it->second.begin(), it->second.end());
     g.nodes.push_back(n);
     for (const auto& d : *depends) g.edges.push_back({d, n.id, data.count(d) ? "data" : "after"});
-    if (const auto* l = std::get_if<ir::Loop>(&node)) walk(l->body, l->name, in_finally, g);
+    if (const auto* l = std::get_if<ir::Loop>(&node)) walk(l->body, l->name, in_finally, loops_of, g);
   }
 }
 
 Graph build(const ir::Pipeline& p) {
   Graph g;
-  walk(p.dag, "", false, g);
-  walk(p.exit_handler, "", true, g);
+  std::map<std::string, std::vector<std::string>> loops_of;
+  std::vector<std::string> around;
+  enclosing_loops(p.dag, around, loops_of);
+  enclosing_loops(p.exit_handler, around, loops_of);
+  walk(p.dag, "", false, loops_of, g);
+  walk(p.exit_handler, "", true, loops_of, g);
   return g;
 }
 
@@ -148,6 +175,7 @@ std::string graph_json(const ir::Pipeline& p) {
     j["loop"] = n.loop.empty() ? Json(nullptr) : Json(n.loop);
     j["condition"] = n.condition.empty() ? Json(nullptr) : Json(n.condition);
     j["finally"] = n.in_finally;
+    if (n.kind == "loop") j["limit"] = n.limit > 0 ? Json(n.limit) : Json(nullptr);
     nodes.push_back(std::move(j));
   }
   Json edges = Json::array();
@@ -177,7 +205,7 @@ std::string graph_dot(const ir::Pipeline& p) {
       }
       for (const Node* n : list) {
         if (n->kind == "loop") {
-          out += fmt::format("{}subgraph cluster_{} {{\n{}  label={};\n", inner, cluster++, inner, quote(n->id));
+          out += fmt::format("{}subgraph cluster_{} {{\n{}  label={};\n", inner, cluster++, inner, quote(n->label()));
           out += fmt::format("{}  {} [shape=point];\n", inner, quote(n->id));
           emit(n->id, static_cast<int>(inner.size() / 2) + 1);
           out += inner + "}\n";
@@ -227,7 +255,7 @@ std::string graph_mermaid(const ir::Pipeline& p) {
       }
       for (const Node* n : list) {
         if (n->kind == "loop") {
-          out += fmt::format("{}subgraph {}[{}]\n", inner, id(n->id), quote(n->id));
+          out += fmt::format("{}subgraph {}[{}]\n", inner, id(n->id), quote(n->label()));
           emit(n->id, static_cast<int>(inner.size() / 2) + 1);
           out += inner + "end\n";
         } else {

@@ -224,6 +224,10 @@ using Node = std::variant<Step, Loop>;
 struct Loop {
   std::string name;  // generated, unique: "for-<var>" or "for-<var>-2", ...
   std::string var;
+  /// At most this many iterations at once (0: no limit). Argo holds it in a DAG
+  /// template around the loop, `limit_name` (generated, unique, set when limit > 0).
+  int limit = 0;
+  std::string limit_name;
   Type item_type;
   Box<Value> items;  // always set: a literal list (withItems) or a Ref/list value (withParam)
   std::vector<Node> body;

@@ -1,10 +1,11 @@
 // ir::lower(): turns a checked sema::Program into the IR. Expects check_program() to
 // have succeeded, so names resolve and types fit. Guarantees: every step's args are
 // in signature order with defaults filled in; depends are same-scope node names,
-// sorted (a dependency on a step outside an enclosing loop moves to that loop);
-// `when` is the conjunction of the enclosing ifs of the same DAG (else: `not`);
-// loops get unique names "for-<var>[-N]" that no step name takes; `ops` holds the
-// container ops some step calls, by name. Invents nothing else.
+// sorted (a dependency on a step outside an enclosing loop moves to that loop, one on
+// a step inside a loop of the scope names that loop); `when` is the conjunction of the
+// enclosing ifs of the same DAG (else: `not`); loops get unique names "for-<var>[-N]"
+// (and "<loop>-limit" for a limit) that no step name takes; `ops` holds the container
+// ops some step calls, by name. Invents nothing else.
 #include "compiler/ir/lower.hpp"
 
 #include <algorithm>
@@ -86,6 +87,12 @@ class Lowerer {
           std::string name = base;
           for (int n = 2; taken_.count(name); ++n) name = base + "-" + std::to_string(n);
           taken_.insert(name);
+          if (s.limit > 0) {  // the name of the template that holds the limit
+            std::string limit = name + "-limit";
+            for (int n = 2; taken_.count(limit); ++n) limit = name + "-limit-" + std::to_string(n);
+            taken_.insert(limit);
+            limit_names_[&s] = std::move(limit);
+          }
           auto inner = scopes_[scope];
           inner.push_back(name);
           loop_names_[&s] = std::move(name);
@@ -105,11 +112,17 @@ class Lowerer {
     return it == scope_of_.end() ? kTop : it->second;
   }
 
-  // Whether a dependency of a node at `scope` on step `dep` belongs to the node
-  // itself: only if `dep` is at the same level. A `dep` outside the scope's loops is
-  // carried by the outermost loop inside the common scope (see collect_outer_deps),
-  // and one inside the scope's own loops is handled by the loop body.
-  bool here(ScopeId scope, const std::string& dep) const { return scope_of(dep) == scope; }
+  // The node of `scope` that a dependency of a node at `scope` on step `dep` names:
+  // `dep` itself at the same level, or the loop of this scope that holds it (fan-in:
+  // the loop ends when every iteration has). None for a `dep` outside the scope's
+  // loops: the outermost loop inside the common scope carries it (collect_outer_deps).
+  const std::string* node_in(ScopeId scope, const std::string& dep) const {
+    const auto& here = scopes_[scope];
+    const auto& there = scopes_[scope_of(dep)];
+    if (there.size() < here.size() || !std::equal(here.begin(), here.end(), there.begin()))
+      return nullptr;
+    return there.size() == here.size() ? &dep : &there[here.size()];
+  }
 
   std::vector<Node> nodes(const std::vector<Stmt>& body, ScopeId scope) {
     std::vector<Node> out;
@@ -162,9 +175,10 @@ class Lowerer {
         out.args.emplace_back(p.name, std::move(v));
       }
     }
-    // s.deps is sorted and without duplicates, and so stays.
+    std::set<std::string> depends;
     for (const auto& dep : s.deps)
-      if (here(scope, dep)) out.depends.push_back(dep);
+      if (const std::string* node = node_in(scope, dep)) depends.insert(*node);
+    out.depends.assign(depends.begin(), depends.end());
     out.when = conjunction(when);
     if (op.kind == OpKind::Container) used_ops_.insert(s.op);
   }
@@ -173,6 +187,8 @@ class Lowerer {
     Loop out;
     out.name = loop_names_.at(&s);
     out.var = s.var;
+    out.limit = s.limit;
+    if (s.limit > 0) out.limit_name = limit_names_.at(&s);
     out.item_type = s.item_type;
     out.items = *s.items;
     out.range = s.range;
@@ -182,7 +198,7 @@ class Lowerer {
     // from this scope.
     std::set<std::string> depends;
     for (const auto& dep : s.deps)
-      if (here(scope, dep)) depends.insert(dep);
+      if (const std::string* node = node_in(scope, dep)) depends.insert(*node);
     collect_outer_deps(s.body, scope, out.name, depends);
     out.depends.assign(depends.begin(), depends.end());
     return out;
@@ -194,10 +210,11 @@ class Lowerer {
     for (const auto& s : body) {
       if (s.kind == Stmt::Kind::Step) {
         const auto& loops = scopes_[scope_of(s.name)];
+        if (loops.size() <= outer.size() || loops[outer.size()] != loop_name) continue;
         for (const auto& dep : s.deps) {
-          if (scope_of(dep) != scope) continue;
-          // `dep` is at this scope's level; the loop carries it only if the step is inside it.
-          if (loops.size() > outer.size() && loops[outer.size()] == loop_name) depends.insert(dep);
+          // A `dep` at this scope's level, or in another loop of it, is the loop's.
+          const std::string* node = node_in(scope, dep);
+          if (node && *node != loop_name) depends.insert(*node);
         }
       }
       collect_outer_deps(s.then_body, scope, loop_name, depends);
@@ -232,6 +249,7 @@ class Lowerer {
   bool names_collected_ = false;
   std::unordered_set<std::string> taken_;  // dns names of steps and loops, once a loop needs them
   std::map<const Stmt*, std::string> loop_names_;
+  std::map<const Stmt*, std::string> limit_names_;  // loops with a limit
   std::map<const Stmt*, ScopeId> loop_scopes_;  // the scope of each loop's body
   std::vector<std::vector<std::string>> scopes_;  // by ScopeId: the loops, outermost first
   std::unordered_map<std::string_view, ScopeId> scope_of_;  // steps inside loops only

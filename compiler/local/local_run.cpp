@@ -908,7 +908,8 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
     new_record(rec);
     return Outcome::Failed;
   }
-  // Items run up to -j at a time, each body a DAG of its own.
+  // Items run up to -j (and the loop's limit) at a time, each body a DAG of its own.
+  const int at_once = loop.limit > 0 ? std::min(loop.limit, o_.jobs) : o_.jobs;
   std::vector<std::unique_ptr<Scope>> scopes;
   std::vector<Outcome> results(items.size(), Outcome::Pending);
   std::mutex m;
@@ -923,7 +924,7 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
     s->item = items[i];
     {
       std::unique_lock lock(m);
-      cv.wait(lock, [&] { return active < o_.jobs; });
+      cv.wait(lock, [&] { return active < at_once; });
       ++active;
     }
     Scope* sp = s.get();
@@ -940,6 +941,15 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
   for (auto& t : threads) t.join();
   for (Outcome o : results)
     if (o != Outcome::Succeeded && o != Outcome::Skipped) return o == Outcome::Stopped ? o : Outcome::Failed;
+  // Fan-in: each output of the body's steps (and of its loops') as the list of every
+  // iteration's value, for the steps after the loop.
+  std::lock_guard lock(mu_);
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> values;
+  for (const auto& s : scopes)
+    for (const auto& [step, outputs] : s->outputs)
+      for (const auto& [field, value] : outputs) values[step][field].push_back(value);
+  for (const auto& [step, fields] : values)
+    for (const auto& [field, list] : fields) scope.outputs[step][field] = collected_text(list);
   return Outcome::Succeeded;
 }
 

@@ -1,6 +1,8 @@
 #include "compiler/local/values.hpp"
 
 #include <cctype>
+
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace pipec::local {
@@ -105,5 +107,19 @@ bool condition_holds(const ir::Condition& c, const RefText& ref) {
   }
 }
 
+
+std::string collected_text(const std::vector<std::string>& values) {
+  nlohmann::json parsed = nlohmann::json::array();
+  for (const auto& v : values) {
+    auto j = nlohmann::json::parse(v, nullptr, false);
+    if (j.is_discarded() || !(j.is_array() || j.is_object())) {
+      parsed = nullptr;
+      break;
+    }
+    parsed.push_back(std::move(j));
+  }
+  if (parsed.is_null()) parsed = values;
+  return parsed.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 }  // namespace pipec::local

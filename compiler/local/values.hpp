@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "compiler/ir/ir.hpp"
 
@@ -27,5 +28,11 @@ using RefText = std::function<std::string(const ir::Ref&)>;
 /// 64-bit integers, other numbers as floats, bools and a bool value alone by the text
 /// "true", anything else as text (byte order). Throws EvalError when a number is not one.
 [[nodiscard]] bool condition_holds(const ir::Condition& condition, const RefText& ref);
+
+/// A step output read from outside its loop: the iterations' values as one JSON list,
+/// in item order, as Argo aggregates a loop task's output parameter: each value as a
+/// JSON string, unless every value is a JSON list or object (an inner loop's list), then
+/// those (so nested loops give lists of lists).
+[[nodiscard]] std::string collected_text(const std::vector<std::string>& values);
 
 }  // namespace pipec::local

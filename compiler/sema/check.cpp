@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -135,17 +136,68 @@ class Checker {
     if (!pipeline) return nullptr;
     check_pipeline(*pipeline);
     if (diags_.has_errors()) return nullptr;
-    StepGraph graph;
-    graph.steps.reserve(steps_.size());
-    for (const auto& entry : steps_)
-      graph.steps.push_back(
-          {entry.decl->name.name, entry.decl->name.range, entry.first_dep, entry.dep_count});
-    graph.deps = std::move(edges_);
-    if (!check_graph(graph, diags_)) return nullptr;
+    if (!check_graph(step_graph(), diags_)) return nullptr;
     return std::make_shared<const Program>(std::move(program_));
   }
 
  private:
+  // The graph the cycle check walks. A dependency that crosses a loop's boundary is the
+  // loop's (Argo runs a loop as one task that ends when every iteration has): A -> B
+  // becomes (the outermost loop around A that is not around B, else A) -> (the
+  // outermost loop around B that is not around A, else B). So a step after a loop
+  // whose body runs after that step is a cycle through the loop, reported as `for VAR`.
+  StepGraph step_graph() {
+    StepGraph graph;
+    const auto steps = static_cast<std::uint32_t>(steps_.size());
+    graph.steps.reserve(steps);
+    for (const auto& entry : steps_)
+      graph.steps.push_back(
+          {entry.decl->name.name, entry.decl->name.range, entry.first_dep, entry.dep_count});
+    std::vector<std::vector<int>> chains(steps);  // each step's loops, outermost first
+    bool crossing = false;
+    for (std::uint32_t i = 0; i < steps; ++i) {
+      for (int scope : steps_[i].scopes)
+        if (scope_kinds_[scope] == ScopeKind::Loop) chains[i].push_back(scope);
+      if (!chains[i].empty()) crossing = true;
+    }
+    if (!crossing) {
+      graph.deps = std::move(edges_);
+      return graph;
+    }
+    std::unordered_map<int, std::uint32_t> loop_node;  // loop scope -> node index
+    auto node_of = [&](int scope) {
+      auto [it, added] = loop_node.emplace(scope, static_cast<std::uint32_t>(graph.steps.size()));
+      if (added) {
+        const ast::ForStmt* loop = scope_loops_.at(scope);
+        graph.steps.push_back({loop_labels_.emplace_back("for " + loop->var.name),
+                               loop->var.range, 0, 0});
+      }
+      return it->second;
+    };
+    std::vector<std::vector<std::uint32_t>> adjacent(steps);
+    for (std::uint32_t i = 0; i < steps; ++i) {
+      const auto& entry = steps_[i];
+      for (std::uint32_t k = 0; k < entry.dep_count; ++k) {
+        std::uint32_t j = edges_[entry.first_dep + k];
+        const auto& a = chains[i];
+        const auto& b = chains[j];
+        std::size_t common = 0;
+        while (common < a.size() && common < b.size() && a[common] == b[common]) ++common;
+        std::uint32_t from = common < a.size() ? node_of(a[common]) : i;
+        std::uint32_t to = common < b.size() ? node_of(b[common]) : j;
+        if (adjacent.size() < graph.steps.size()) adjacent.resize(graph.steps.size());
+        adjacent[from].push_back(to);
+      }
+    }
+    adjacent.resize(graph.steps.size());
+    for (std::size_t n = 0; n < adjacent.size(); ++n) {
+      graph.steps[n].first_dep = static_cast<std::uint32_t>(graph.deps.size());
+      graph.steps[n].dep_count = static_cast<std::uint32_t>(adjacent[n].size());
+      graph.deps.insert(graph.deps.end(), adjacent[n].begin(), adjacent[n].end());
+    }
+    return graph;
+  }
+
   //// Ops ////////////////////////////////////////////////////////////////
 
   void collect_ops() {
@@ -766,6 +818,7 @@ class Checker {
         auto inner = scopes;
         inner.push_back(new_scope(ScopeKind::Loop));
         loop_scopes_[&l->get()] = inner.back();
+        scope_loops_[inner.back()] = &l->get();
         collect_steps(l->get().body.statements, inner, false);
       } else if (const auto* fin = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
         if (!top) {
@@ -881,6 +934,7 @@ class Checker {
                    fmt::format("loop variable '{}' has the name of a step", s.var.name));
       diags_.note(step->decl->name.range, "step declared here");
     }
+    if (s.limit) out.limit = loop_limit(*s.limit);
     out.item_type = item_type;
     out.items = std::move(items);
     // Steps in the body depend on what the items use (lowering lifts that to the loop).
@@ -894,6 +948,26 @@ class Checker {
     scope_path_.pop_back();
     loop_vars_.pop_back();
     return out;
+  }
+
+  // `limit N`: a literal positive int (Argo's `parallelism` and KFP's
+  // `parallelismLimit` are numbers in the workflow, fixed before the run starts).
+  int loop_limit(const ast::Expression& expr) {
+    const ast::Expression& e = strip(expr);
+    const auto* n = node<ast::NumberLit>(e);
+    auto v = n ? number(*n) : std::nullopt;
+    if (n && !v) return 0;  // out of range, reported
+    if (!v || !v->literal.is_number_integer()) {
+      diags_.error(range_of(e), "a loop's 'limit' must be a literal int: Argo and KFP fix the "
+                                "number of iterations run at once before the run starts");
+      return 0;
+    }
+    auto i = v->literal.get<std::int64_t>();
+    if (i < 1 || i > 2147483647) {
+      diags_.error(range_of(e), fmt::format("a loop's 'limit' must be 1 to 2147483647, got {}", i));
+      return 0;
+    }
+    return static_cast<int>(i);
   }
 
   // Fills `out`; returns false for a duplicate step, which has no statement.
@@ -1023,19 +1097,21 @@ class Checker {
     return names;
   }
 
-  // Whether the current place may refer to `step`: not into a loop or `finally` from
-  // outside, and (for outputs) not into an `if` branch from outside.
-  bool check_reach(const StepEntry& step, SourceRange at, bool output) {
+  // Whether the current place may refer to `step`: not into `finally` from outside,
+  // and (for outputs) not into an `if` branch from outside. Into a loop from outside is
+  // fan-in: `after` waits for the whole loop, and an output is the list of every
+  // iteration's value; `loops`, when given, is set to the number of loops crossed.
+  bool check_reach(const StepEntry& step, SourceRange at, bool output, int* loops = nullptr) {
     const auto& name = step.decl->name.name;
+    if (loops) *loops = 0;
     for (int scope : step.scopes) {
       if (std::find(scope_path_.begin(), scope_path_.end(), scope) != scope_path_.end()) continue;
       ScopeKind kind = scope_kinds_[scope];
       if (kind == ScopeKind::Loop) {
-        diags_.error(
-            at, fmt::format("step '{}' runs inside a 'for' loop and cannot be referred to from "
-                            "outside it",
-                            name));
-      } else if (kind == ScopeKind::Finally) {
+        if (loops) ++*loops;
+        continue;
+      }
+      if (kind == ScopeKind::Finally) {
         diags_.error(
             at, fmt::format("step '{}' runs in 'finally' and cannot be referred to from outside it",
                             name));
@@ -1316,10 +1392,13 @@ class Checker {
                       fmt::format("op '{}' has outputs {}", step.op->name, join_quoted(names)));
         return std::nullopt;
       }
-      if (!check_reach(step, range, true)) return std::nullopt;
+      int loops = 0;
+      if (!check_reach(step, range, true, &loops)) return std::nullopt;
       ref.kind = ir::Ref::Kind::StepOutput;
       ref.field = field->name;
       ref.type = o->type;
+      // From outside a loop, the values of every iteration, in item order (fan-in).
+      for (int i = 0; i < loops; ++i) ref.type = Type::list_of(std::move(ref.type));
       if (uses_) uses_->push_back(id_of(step));
       return ref;
     }
@@ -1533,6 +1612,8 @@ class Checker {
   std::vector<std::uint32_t> edges_;  // the steps each step depends on, see StepEntry
   std::vector<ScopeKind> scope_kinds_;
   std::map<const ast::ForStmt*, int> loop_scopes_;
+  std::unordered_map<int, const ast::ForStmt*> scope_loops_;  // the other way round
+  std::deque<std::string> loop_labels_;  // names of loops in the step graph ("for VAR")
   std::map<std::pair<const ast::IfStmt*, bool>, int> if_scopes_;
   int finally_scope_ = -1;
   std::vector<int> scope_path_;

@@ -45,8 +45,9 @@ struct Stmt {
   std::vector<Stmt> then_body;
   std::vector<Stmt> else_body;
 
-  // For: `for var in items { body }`; deps are the steps the items use.
+  // For: `for var in items [limit N] { body }`; deps are the steps the items use.
   std::string var;
+  int limit = 0;  // 0: no limit
   ir::Type item_type;
   Box<ir::Value> items;
   std::vector<Stmt> body;

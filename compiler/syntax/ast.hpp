@@ -210,10 +210,11 @@ struct IfStmt : Located {
   boost::optional<Block> else_block;
 };
 
-/// `for VAR in ITEMS { ... }`
+/// `for VAR in ITEMS [limit N] { ... }`
 struct ForStmt : Located {
   Identifier var;
   Expression items;
+  boost::optional<Expression> limit;  // at most this many iterations at once
   Block body;
 };
 

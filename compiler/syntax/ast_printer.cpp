@@ -117,7 +117,8 @@ class Printer {
         block(depth + 1, *i->get().else_block);
       }
     } else if (const auto* f = boost::get<x3::forward_ast<ast::ForStmt>>(&s.get())) {
-      line(depth, "(for " + f->get().var.name + " in " + expr(f->get().items) + ")");
+      line(depth, "(for " + f->get().var.name + " in " + expr(f->get().items) +
+                      (f->get().limit ? " limit " + expr(*f->get().limit) : "") + ")");
       block(depth + 1, f->get().body);
     } else if (const auto* fin = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
       line(depth, "(finally)");

@@ -95,8 +95,9 @@ auto const else_body_def = block | else_if;
 // else if ...: a block holding the one nested if
 auto const else_if_def = x3::attr('{') >> x3::repeat(1)[if_statement];
 auto const if_statement_def = if_stmt;
-// for shard in shards { ... }
-auto const for_stmt_def = kw_for > identifier > kw_in > expression() > block;
+// for shard in shards limit 4 { ... }: `limit` is a keyword only here
+auto const for_stmt_def = kw_for > identifier > kw_in > expression() >
+                          -(x3::lexeme[x3::lit("limit") >> !ident_char] > expression()) > block;
 // finally { ... }
 auto const finally_stmt_def = keyword_text("finally") > block;
 auto const statement_def = description | param_decl | step_decl | if_stmt | for_stmt | finally_stmt;

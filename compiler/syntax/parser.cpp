@@ -609,6 +609,7 @@ class Finisher {
   }
   void operator()(ast::ForStmt& s) {
     expr(s.items);
+    if (s.limit) expr(*s.limit);
     block(s.body);
   }
   void operator()(ast::FinallyStmt& s) { block(s.body); }

@@ -61,6 +61,12 @@ CASES = {
         "not_compared": "the container itself: kfp's reference runs the arena launcher, pipec "
                         "its own (docs/kfp-v2.md)",
     },
+    "parallel_for": {
+        "ignore": {},
+        "rename": {},
+        "assign": {},
+        "options": False,
+    },
     "task_options": {
         "ignore": {},
         "rename": {},

@@ -261,7 +261,30 @@ def tf():
         fail("replicas")
 
 
+def fanin():
+    """A loop with `limit 2`, a step after the whole loop reading the list of an output of
+    every iteration (and of a nested loop), a loop over such a list."""
+    run(os.path.join(HERE, "fanin.pipe"), "-j", "8", expect=0)
+    items = ["a", "b \"q\" $(id)", "c", "d", "e"]
+    if json.loads(read("steps/g/outputs/results")) != ["done " + i for i in items]:
+        fail("collected: " + read("steps/g/outputs/results"))
+    if json.loads(read("steps/g/outputs/nested")) != [["1p", "1q"], ["2p", "2q"]]:
+        fail("nested: " + read("steps/g/outputs/nested"))
+    spans = [(float(read(f"steps/w.{i}/outputs/started")), float(read(f"steps/w.{i}/outputs/ended")))
+             for i in range(5)]
+    most = max(sum(1 for a, b in spans if a <= t < b) for t, _ in spans)
+    if most != 2:
+        fail(f"{most} iterations at once with limit 2 and -j 8: {spans}")
+    if float(read("steps/g/outputs/at")) < max(b for _, b in spans):
+        fail("g ran before the loop ended")
+    for i, item in enumerate(items):
+        if read(f"steps/again.{i}/outputs/out") != "again done " + item:
+            fail(f"again.{i}: " + read(f"steps/again.{i}/outputs/out"))
+    if outcomes()["last"] != "succeeded":
+        fail("last")
+
+
 os.makedirs(WORK, exist_ok=True)
-{"container": container, "failure": failure, "interrupt": interrupt, "params": params,
+{"fanin": fanin, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
  "pytorch": pytorch, "mpi": mpi, "tf": tf, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume}[SCENARIO]()
 print("ok")

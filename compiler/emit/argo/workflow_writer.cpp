@@ -119,6 +119,9 @@ struct Scope {
   // Source names of the steps that are tasks here (views into the IR, which outlives
   // the writer).
   std::unordered_set<std::string_view> steps;
+  /// Steps inside the loops of this DAG (at any depth): step -> the loop task here that
+  /// holds it. Their outputs are read from the loop's outputs (fan-in).
+  std::unordered_map<std::string_view, const ir::Loop*> in_loops;
   /// Values imported from outside: key -> (input name, the ref as the parent renders it).
   std::map<std::string, std::pair<std::string, ir::Ref>> imports;
   std::vector<std::string> import_order;  // keys, in first-use order
@@ -127,6 +130,34 @@ struct Scope {
 std::string ref_key(const ir::Ref& r) {
   return fmt::format("{}/{}/{}", static_cast<int>(r.kind), r.name, r.field);
 }
+
+void add_loop_steps(const std::vector<ir::Node>& nodes, const ir::Loop& loop, Scope& scope) {
+  for (const auto& node : nodes) {
+    if (const auto* s = std::get_if<ir::Step>(&node)) {
+      scope.in_loops.emplace(s->name, &loop);
+    } else {
+      add_loop_steps(std::get<ir::Loop>(node).body, loop, scope);
+    }
+  }
+}
+
+/// The scope of a DAG of `nodes`: its steps, and the steps inside its loops.
+Scope scope_of(const std::vector<ir::Node>& nodes) {
+  Scope s;
+  for (const auto& node : nodes) {
+    if (const auto* st = std::get_if<ir::Step>(&node)) {
+      s.steps.insert(st->name);
+    } else {
+      const auto& loop = std::get<ir::Loop>(node);
+      add_loop_steps(loop.body, loop, s);
+    }
+  }
+  return s;
+}
+
+/// The output of a loop's template that carries a step output from inside it: the
+/// list of its values, one per iteration.
+std::string export_name(const ir::Ref& r) { return r.name + "-" + r.field; }
 
 // --- the writer ------------------------------------------------------------------------
 
@@ -166,7 +197,10 @@ class WorkflowWriter {
   std::string when_of(const Box<ir::Condition>& when, Scope& scope);
   void add_template(const std::string& name, const Json& t);
   void add_dag_template(const std::string& name, const std::vector<std::string>& inputs,
-                        std::string tasks);
+                        std::string tasks, int parallelism = 0);
+  void loop_task(const ir::Loop& loop, const std::string& tmpl, Scope& inner, Scope& scope,
+                 bool here, std::string& out);
+  void add_loop_outputs();
   std::string container_template(const ir::Step& step);
   void reserve_names(const std::vector<ir::Node>& nodes);
   std::string launcher_template(const ir::Step& step, kubeflow::LauncherCall& call);
@@ -191,6 +225,9 @@ class WorkflowWriter {
   std::map<std::string, std::pair<std::string, SourceRange>> template_owner_;
   std::map<std::string, int> op_template_count_;  // op name -> templates made for it
   std::set<std::string> reserved_names_;  // names other templates will take
+  // Fan-in: loop name -> (output name -> the step output it carries out of the loop).
+  std::map<std::string, std::map<std::string, ir::Ref>> exports_;
+  std::map<std::string, std::pair<const ir::Loop*, Scope>> loop_scopes_;  // bodies, by loop
 };
 
 std::string WorkflowWriter::k8s_name(const std::string& source, SourceRange range,
@@ -224,9 +261,14 @@ WorkflowWriter::RefPath WorkflowWriter::resolve(const ir::Ref& r, Scope& scope) 
   switch (r.kind) {
     case ir::Ref::Kind::Param: return {"workflow", r.name, {}};
     case ir::Ref::Kind::OpParam: return {"inputs", r.name, {}};
-    case ir::Ref::Kind::StepOutput:
+    case ir::Ref::Kind::StepOutput: {
       if (scope.steps.count(r.name)) return {"tasks", to_dns1123(r.name), r.field};
-      break;
+      auto in = scope.in_loops.find(r.name);
+      if (in == scope.in_loops.end()) break;
+      std::string output = export_name(r);
+      exports_[in->second->name].emplace(output, r);
+      return {"tasks", in->second->name, std::move(output)};
+    }
     case ir::Ref::Kind::LoopItem: break;
   }
   std::string key = ref_key(r);
@@ -364,7 +406,7 @@ void WorkflowWriter::add_template(const std::string& name, const Json& t) {
 // `tasks` becomes the template's text: the header goes in front of it, so the tasks of a
 // large DAG are not copied.
 void WorkflowWriter::add_dag_template(const std::string& name, const std::vector<std::string>& inputs,
-                                      std::string tasks) {
+                                      std::string tasks, int parallelism) {
   std::string text;
   new_line(text, 2);
   text += "- name: ";
@@ -380,6 +422,7 @@ void WorkflowWriter::add_dag_template(const std::string& name, const std::vector
       append_scalar(text, input, 8);
     }
   }
+  if (parallelism > 0) append_entry(text, "parallelism", Json(parallelism), 4);
   new_line(text, 4);
   text += "dag:";
   new_line(text, 6);
@@ -696,18 +739,47 @@ void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& o
 }
 
 void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& out) {
-  Scope body;
-  for (const auto& node : loop.body) {
-    if (const auto* s = std::get_if<ir::Step>(&node)) body.steps.insert(s->name);
-  }
+  auto& [loop_ptr, body] = loop_scopes_[loop.name];
+  loop_ptr = &loop;
+  body = scope_of(loop.body);
   claim_template(loop.name, loop.range, "the loop over '" + loop.var + "'");
   std::string tasks;
   dag_tasks(loop.body, body, tasks);
-
-  std::vector<std::pair<std::string, std::string>> params;
   std::vector<std::string> inputs;
-  for (const auto& key : body.import_order) {
-    const auto& [input, ref] = body.imports.at(key);
+  for (const auto& key : body.import_order) inputs.push_back(body.imports.at(key).first);
+  add_dag_template(loop.name, inputs, std::move(tasks));
+  if (loop.limit <= 0) {
+    loop_task(loop, loop.name, body, scope, true, out);
+    return;
+  }
+  // Argo's `parallelism` counts the running tasks of one DAG template: a template that
+  // holds only the loop task bounds the loop's iterations and nothing else.
+  claim_template(loop.limit_name, loop.range, "the limit of the loop over '" + loop.var + "'");
+  Scope limit;
+  std::string limit_tasks;
+  loop_task(loop, loop.name, body, limit, false, limit_tasks);
+  std::vector<std::pair<std::string, std::string>> params;
+  std::vector<std::string> limit_inputs;
+  for (const auto& key : limit.import_order) {
+    const auto& [input, ref] = limit.imports.at(key);
+    params.emplace_back(input, argo_ref(ref, scope));
+    limit_inputs.push_back(input);
+  }
+  add_dag_template(loop.limit_name, limit_inputs, std::move(limit_tasks), loop.limit);
+  begin_task(out, loop.name, loop.limit_name);
+  task_dependencies(out, loop.depends);
+  if (std::string when = when_of(loop.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
+  task_arguments(out, params);
+}
+
+// The task that runs template `tmpl` (the body of `loop`, whose scope is `inner`) once per
+// item, written into the DAG of `scope`; `here`: with the loop's dependencies and `when`
+// (false inside the template that holds a limit, whose own task carries them).
+void WorkflowWriter::loop_task(const ir::Loop& loop, const std::string& tmpl, Scope& inner,
+                               Scope& scope, bool here, std::string& out) {
+  std::vector<std::pair<std::string, std::string>> params;
+  for (const auto& key : inner.import_order) {
+    const auto& [input, ref] = inner.imports.at(key);
     std::string value;
     if (ref.kind == ir::Ref::Kind::LoopItem && ref.name == loop.var) {
       value = ref.field.empty() ? "{{item}}" : "{{item." + ref.field + "}}";
@@ -715,18 +787,62 @@ void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& o
       value = argo_ref(ref, scope);
     }
     params.emplace_back(input, std::move(value));
-    inputs.push_back(input);
   }
-  add_dag_template(loop.name, inputs, std::move(tasks));
-
-  begin_task(out, loop.name, loop.name);
-  task_dependencies(out, loop.depends);
-  if (std::string when = when_of(loop.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
+  begin_task(out, loop.name, tmpl);
+  if (here) {
+    task_dependencies(out, loop.depends);
+    if (std::string when = when_of(loop.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
+  }
   task_arguments(out, params);
   if (loop.items->is_literal()) {
     append_entry(out, "withItems", Json(loop.items->literal), 8);
   } else {
     append_scalar_entry(out, "withParam", argo_value(*loop.items, scope), 8);
+  }
+}
+
+// Fan-in: each loop whose steps' outputs are read from outside it gives them as outputs
+// of its template (and of the template holding its limit); Argo makes each a JSON list,
+// one value per iteration in item order. Reading one from a loop nested inside exports
+// it from that loop in turn, so this runs until nothing new is asked for.
+void WorkflowWriter::add_loop_outputs() {
+  std::map<std::string, std::map<std::string, std::string>> outputs;  // loop -> name -> value
+  for (bool changed = true; changed;) {
+    changed = false;
+    auto asked = exports_;  // resolving may ask inner loops for more
+    for (const auto& [loop_name, refs] : asked) {
+      auto& done = outputs[loop_name];
+      auto& [loop, body] = loop_scopes_.at(loop_name);
+      for (const auto& [name, ref] : refs) {
+        if (done.count(name)) continue;
+        done.emplace(name, argo_ref(ref, body));
+        changed = true;
+      }
+    }
+  }
+  auto append_outputs = [&](const std::string& tmpl, const auto& values) {
+    std::string& text = templates_.at(tmpl);
+    new_line(text, 4);
+    text += "outputs:";
+    new_line(text, 6);
+    text += "parameters:";
+    for (const auto& [name, value] : values) {
+      new_line(text, 6);
+      text += "- name: ";
+      append_scalar(text, name, 8);
+      new_line(text, 8);
+      text += "valueFrom:";
+      append_scalar_entry(text, "parameter", value, 10);
+    }
+  };
+  for (const auto& [loop_name, values] : outputs) {
+    append_outputs(loop_name, values);
+    const ir::Loop& loop = *loop_scopes_.at(loop_name).first;
+    if (loop.limit <= 0) continue;
+    std::map<std::string, std::string> passed;
+    for (const auto& [name, value] : values)
+      passed.emplace(name, "{{tasks." + loop_name + ".outputs.parameters." + name + "}}");
+    append_outputs(loop.limit_name, passed);
   }
 }
 
@@ -808,6 +924,7 @@ void WorkflowWriter::reserve_names(const std::vector<ir::Node>& nodes) {
     } else {
       const auto& loop = std::get<ir::Loop>(node);
       reserved_names_.insert(loop.name);
+      if (!loop.limit_name.empty()) reserved_names_.insert(loop.limit_name);
       reserve_names(loop.body);
     }
   }
@@ -827,23 +944,18 @@ bool WorkflowWriter::run(std::string& out) {
   reserve_names(p_.dag);
   reserve_names(p_.exit_handler);
   // Task names: sema has already rejected two steps that give the same name.
-  auto top_scope = [](const std::vector<ir::Node>& nodes) {
-    Scope s;
-    for (const auto& node : nodes)
-      if (const auto* st = std::get_if<ir::Step>(&node)) s.steps.insert(st->name);
-    return s;
-  };
-  Scope main = top_scope(p_.dag);
+  Scope main = scope_of(p_.dag);
   std::string tasks;
   tasks.reserve(p_.dag.size() * 512);
   dag_tasks(p_.dag, main, tasks);
   add_dag_template(entry, {}, std::move(tasks));
   if (!exit_name.empty()) {
-    Scope fin = top_scope(p_.exit_handler);
+    Scope fin = scope_of(p_.exit_handler);
     std::string exit_tasks;
     dag_tasks(p_.exit_handler, fin, exit_tasks);
     add_dag_template(exit_name, {}, std::move(exit_tasks));
   }
+  add_loop_outputs();
   if (!ok_) return false;
 
   // The document, line-first (see yaml_writer.hpp) after its first line; each template's

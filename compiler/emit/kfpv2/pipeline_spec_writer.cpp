@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -114,7 +115,10 @@ struct TaskName {
 struct Scope {
   const Scope* parent = nullptr;
   bool root = false;
-  std::map<std::string, TaskName, std::less<>> steps;  // source step name -> task here
+  std::map<std::string, TaskName, std::less<>> steps;  // source step name -> task here (and loop name -> its task)
+  /// Steps inside the loops of this DAG (at any depth): step -> the loop holding it here.
+  /// Their outputs come out of the loop as lists (fan-in, kfp's dsl.Collected).
+  std::map<std::string, const ir::Loop*, std::less<>> in_loops;
   std::string loop_var;    // the variable this DAG iterates, if a loop body
   std::string item_input;  // its input
   ir::Type item_type;
@@ -157,6 +161,7 @@ class SpecWriter {
   // Values.
   std::string channel(const ir::Ref& r) const;
   ir::Type type_of(const ir::Ref& r) const;
+  ir::Type ref_type_in(const ir::Ref& r, const ir::Loop& loop) const;
   J resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps);
   std::string import(const ir::Ref& r, Scope& s);
   void task_input(J& inputs, const std::string& name, const ir::Value& v, Scope& s,
@@ -172,6 +177,7 @@ class SpecWriter {
   void prefill(const std::vector<ir::Node>& nodes, Scope& s);
   J step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps);
   J loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps);
+  void add_loop_outputs();
   void add_dependencies(J& task, const std::vector<std::string>& depends, const Scope& s,
                         std::set<std::string> deps);
   J component_inputs(const Scope& s) const;
@@ -195,6 +201,9 @@ class SpecWriter {
   std::map<std::string, std::string> op_component_;       // op name -> component written
   J components_ = J::object();
   J executors_ = J::object();
+  // Fan-in: loop name -> (output -> the step output it carries out as a list).
+  std::map<std::string, std::map<std::string, ir::Ref>> exports_;
+  std::map<std::string, std::pair<const ir::Loop*, std::unique_ptr<Scope>>> loop_bodies_;
   J platform_ = J::object();
 };
 
@@ -246,14 +255,31 @@ std::string SpecWriter::channel(const ir::Ref& r) const {
   return kChannel + r.name;
 }
 
-ir::Type SpecWriter::type_of(const ir::Ref& r) const {
-  if (r.kind == ir::Ref::Kind::StepOutput) {
-    if (auto s = step_of_.find(r.name); s != step_of_.end())
-      if (auto op = ops_.find(s->second->op); op != ops_.end())
-        for (const auto& out : op->second->outputs)
-          if (out.name == r.field) return out.type;
+// A value's type where the ref was written; a step output read from outside its loops is
+// already the list over their iterations (fan-in).
+ir::Type SpecWriter::type_of(const ir::Ref& r) const { return r.type; }
+
+// How many loops, from `loop` inward, hold `step` (0: not inside).
+int loops_around(const std::vector<ir::Node>& nodes, const std::string& step) {
+  for (const auto& node : nodes) {
+    if (const auto* s = std::get_if<ir::Step>(&node)) {
+      if (s->name == step) return 1;
+    } else if (int n = loops_around(std::get<ir::Loop>(node).body, step); n > 0) {
+      return n + 1;
+    }
   }
-  return r.type;
+  return 0;
+}
+
+// The type of step output `r` as it leaves `loop`: a list per loop it crosses.
+ir::Type SpecWriter::ref_type_in(const ir::Ref& r, const ir::Loop& loop) const {
+  ir::Type t = r.type;
+  if (auto s = step_of_.find(r.name); s != step_of_.end())
+    if (auto op = ops_.find(s->second->op); op != ops_.end())
+      for (const auto& out : op->second->outputs)
+        if (out.name == r.field) t = out.type;
+  for (int n = loops_around(loop.body, r.name); n > 0; --n) t = ir::Type::list_of(std::move(t));
+  return t;
 }
 
 std::string SpecWriter::import(const ir::Ref& r, Scope& s) {
@@ -276,6 +302,13 @@ J SpecWriter::resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps) {
         deps.insert(it->second.task);
         std::string key = it->second.wrapped ? channel(r) : r.field;
         return J{{"taskOutputParameter", {{"producerTask", it->second.task}, {"outputParameterKey", key}}}};
+      }
+      if (auto in = s.in_loops.find(r.name); in != s.in_loops.end()) {
+        // Fan-in: the loop (or its condition wrapper) gives the list under the channel name.
+        const TaskName& task = s.steps.at(in->second->name);
+        deps.insert(task.task);
+        exports_[in->second->name].emplace(channel(r), r);
+        return J{{"taskOutputParameter", {{"producerTask", task.task}, {"outputParameterKey", channel(r)}}}};
       }
       break;
     case ir::Ref::Kind::LoopItem:
@@ -462,13 +495,59 @@ std::string SpecWriter::cel_condition(const ir::Condition& c, Scope& s) {
 
 // --- DAGs ----------------------------------------------------------------------------------------
 
+void add_loop_steps(const std::vector<ir::Node>& nodes, const ir::Loop& loop, Scope& s) {
+  for (const auto& node : nodes) {
+    if (const auto* st = std::get_if<ir::Step>(&node)) {
+      s.in_loops[st->name] = &loop;
+    } else {
+      add_loop_steps(std::get<ir::Loop>(node).body, loop, s);
+    }
+  }
+}
+
 void SpecWriter::prefill(const std::vector<ir::Node>& nodes, Scope& s) {
-  for (const auto& node : nodes)
+  for (const auto& node : nodes) {
     if (const auto* st = std::get_if<ir::Step>(&node)) {
       std::string task = to_dns1123(st->name);
       bool wrapped = static_cast<bool>(st->when);
       s.steps[st->name] = {wrapped ? "condition-" + task : task, wrapped};
+    } else {
+      const auto& l = std::get<ir::Loop>(node);
+      bool wrapped = static_cast<bool>(l.when);
+      s.steps[l.name] = {wrapped ? "condition-" + l.name : l.name, wrapped};
+      add_loop_steps(l.body, l, s);
     }
+  }
+}
+
+// Fan-in: each loop whose steps' outputs are read after it gives them as LIST outputs of
+// its DAG (and of its condition wrapper), as kfp compiles dsl.Collected; reading one
+// from a loop nested inside asks that loop in turn, so this runs until nothing is new.
+void SpecWriter::add_loop_outputs() {
+  std::map<std::string, std::set<std::string>> done;
+  for (bool changed = true; changed;) {
+    changed = false;
+    auto asked = exports_;
+    for (const auto& [loop_name, refs] : asked) {
+      auto& [loop, body] = loop_bodies_.at(loop_name);
+      for (const auto& [key, ref] : refs) {
+        if (!done[loop_name].insert(key).second) continue;
+        changed = true;
+        std::set<std::string> deps;
+        J from = resolve(ref, *body, deps)["taskOutputParameter"];
+        J spec = {{"parameterType", parameter_type(ref_type_in(ref, *loop))}};
+        auto put = [&](const std::string& component, J value) {
+          J& c = components_[component];
+          c["dag"]["outputs"]["parameters"][key] = {{"valueFromParameter", std::move(value)}};
+          c["outputDefinitions"]["parameters"][key] = spec;
+        };
+        put("comp-" + loop_name, {{"outputParameterKey", from["outputParameterKey"]},
+                                  {"producerSubtask", from["producerTask"]}});
+        if (loop->when)
+          put("comp-condition-" + loop_name, {{"outputParameterKey", key}, {"producerSubtask", loop_name}});
+      }
+    }
+  }
 }
 
 void SpecWriter::add_dependencies(J& task, const std::vector<std::string>& depends, const Scope& s,
@@ -523,7 +602,10 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
 }
 
 J SpecWriter::loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps) {
-  Scope body;
+  auto& [loop_ptr, body_ptr] = loop_bodies_[loop.name];
+  loop_ptr = &loop;
+  body_ptr = std::make_unique<Scope>();
+  Scope& body = *body_ptr;
   body.parent = &s;
   body.loop_var = loop.var;
   body.item_input = kChannel + loop.name + "-item";
@@ -551,6 +633,7 @@ J SpecWriter::loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& d
     iterator["items"] = {{"inputParameter", items}};
   }
   task["parameterIterator"] = std::move(iterator);
+  if (loop.limit > 0) task["iteratorPolicy"] = {{"parallelismLimit", loop.limit}};
   components_[component] = {{"dag", {{"tasks", std::move(tasks)}}},
                             {"inputDefinitions", {{"parameters", std::move(inputs)}}}};
   return task;
@@ -955,6 +1038,7 @@ bool SpecWriter::run(std::string& out) {
     claim_task(root, "finally", p_.range);
     tasks["finally"] = std::move(fin_task);
   }
+  add_loop_outputs();
 
   J params = J::object();
   for (const auto& param : p_.params) {
