@@ -93,7 +93,7 @@ int run_build(const BuildOptions& options) {
     std::cerr << "pipec: error: --launcher-image must name an image\n";
     return kExitUsage;
   }
-  if (!is_dns1123_subdomain(options.write.service_account)) {
+  if (!options.write.service_account.empty() && !is_dns1123_subdomain(options.write.service_account)) {
     std::cerr << fmt::format("pipec: error: --service-account '{}' is not a Kubernetes name "
                              "(lower-case letters, digits, '-' and '.', at most 253)\n",
                              options.write.service_account);
@@ -232,7 +232,7 @@ void add_build_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", options->output,
                   "Output: .tar.gz/.tgz (default, beside the input), .zip, .yaml, or - for YAML on stdout");
   cmd->add_option("--service-account", options->write.service_account,
-                  "Service account the workflow runs as")
+                  "Service account the workflow runs as (over the pipeline's own setting)")
       ->default_str("pipeline-runner");
   cmd->add_option("--launcher-image", options->write.launcher_image,
                   "Image of pipec-launcher for training steps")

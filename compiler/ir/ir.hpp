@@ -9,6 +9,7 @@
 // emitters (emit/argo, emit/kubeflow). Change it in small, announced steps.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -162,8 +163,14 @@ struct ContainerOp {
   std::vector<std::pair<std::string, Value>> env;
   /// Resource fields: cpu, memory (requests = limits), gpus, gpu_vendor, ... in source order.
   std::vector<std::pair<std::string, Value>> resources;
-  /// `retries N`: Argo retryStrategy limit (policy Always, as KFP v1's set_retry default).
+  /// `retries N` or `retries {limit: N, policy: ..., backoff: "30s", factor: 2,
+  /// max_duration: "1h"}`: Argo retryStrategy (policy Always unless given, as KFP v1's
+  /// set_retry), KFP v2 retryPolicy.
   std::optional<long long> retries;
+  std::string retry_policy = "Always";  // Always, OnFailure, OnError, OnTransientError
+  std::optional<long long> retry_backoff_seconds;  // the first wait before a retry
+  std::optional<long long> retry_factor;           // each wait is the last times this
+  std::optional<long long> retry_max_duration_seconds;  // no retry after this, from the first start
   /// `timeout`: seconds (an int, or "90s", "30m", "2h", "1h30m"): activeDeadlineSeconds.
   std::optional<long long> timeout_seconds;
   /// Pod placement and metadata, literal texts: `node_selector {KEY: "v"}`,
@@ -190,6 +197,11 @@ struct ContainerOp {
   };
   std::vector<SecretEnv> secret_env;
   std::string image_pull_policy;  // Always, IfNotPresent, Never; "" = Kubernetes' default
+  std::string working_dir;        // `working_dir "/work"`: the container's workingDir
+  /// `run_as_user 1000`, `run_as_group 1000`, `run_as_non_root true`: the container's
+  /// securityContext.
+  std::optional<long long> run_as_user, run_as_group;
+  std::optional<bool> run_as_non_root;
   std::string doc;
   SourceRange range;
 };
@@ -236,6 +248,17 @@ struct Loop {
   SourceRange range;
 };
 
+/// `settings { ... }`: the pipeline's own settings (literals), as KFP v1's PipelineConf.
+struct Settings {
+  std::optional<long long> timeout_seconds;  // the whole run (Argo activeDeadlineSeconds)
+  std::optional<long long> ttl_seconds;      // the workflow is deleted this long after it ends
+  std::string pod_gc;                        // OnPodCompletion, OnPodSuccess, OnWorkflowCompletion, OnWorkflowSuccess
+  std::optional<long long> parallelism;      // pods of the run at once
+  std::string service_account;               // the pods' service account
+  std::vector<std::string> image_pull_secrets;  // Secrets to pull images with
+  std::map<std::string, SourceRange> ranges;   // of each setting given, by name
+};
+
 /// A checked, lowered pipeline.
 struct Pipeline {
   std::string name;  // source name of the pipeline
@@ -244,6 +267,7 @@ struct Pipeline {
   std::vector<ContainerOp> ops;     // container ops used by some step, by name order
   std::vector<Node> dag;            // the main DAG, in source order
   std::vector<Node> exit_handler;   // `finally { ... }` steps, in source order
+  Settings settings;
   SourceRange range;
 };
 

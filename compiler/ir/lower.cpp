@@ -39,6 +39,7 @@ class Lowerer {
     p.description = program_.description;
     p.range = program_.range;
     p.params = program_.params;
+    p.settings = program_.settings;
     scopes_.emplace_back();  // kTop: no loops around
     place(program_.body, kTop);
     place(program_.finally_body, kTop);

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
@@ -97,7 +98,11 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
                                               step.name, op.name, v.kind == "secret" ? "Secret" : "ConfigMap",
                                               v.name));
         }
-        if (!op.secret_env.empty())
+        if (op.run_as_user || op.run_as_group || op.run_as_non_root)
+        diags.note(op.range, fmt::format("step '{}': run_as_user, run_as_group and run_as_non_root are "
+                                         "not applied by a local run (it runs as you)",
+                                         step.name));
+      if (!op.secret_env.empty())
           diags.error(op.range, fmt::format("step '{}' cannot run locally: op '{}' reads '{}' from the "
                                             "Secret '{}', which exists only in the cluster",
                                             step.name, op.name, op.secret_env[0].var, op.secret_env[0].secret));
@@ -197,6 +202,7 @@ struct Proc {
   std::string dir;                // the step's directory (host)
   std::vector<std::string> output_dirs;  // directories (in the sandbox) mapped into dir/fs
   std::vector<std::pair<std::string, std::string>> volume_binds;  // host dir, mount path
+  std::string working_dir;  // the op's working_dir, if any
   bool stop_when_others_end = false;     // a TF parameter server
   runtime::MetricScraper* scraper = nullptr;  // the leader's log is scraped
   // Run-time state.
@@ -262,7 +268,9 @@ class Runner {
   // Job slots (-j).
   void acquire() {
     std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return slots_used_ < o_.jobs; });
+    // The pipeline's `parallelism` setting bounds the steps at once, as Argo's does pods.
+    const long long slots = p_.settings.parallelism ? std::min<long long>(o_.jobs, *p_.settings.parallelism) : o_.jobs;
+    cv_.wait(lock, [&] { return slots_used_ < slots; });
     ++slots_used_;
   }
   void release() {
@@ -377,7 +385,7 @@ bool Runner::start(Proc& p, std::string& error) {
   fs::create_directories(p.dir + "/fs/tmp", ec);
   fs::create_directories(p.dir + "/work", ec);
   for (const auto& d : p.output_dirs) fs::create_directories(p.dir + "/fs" + d, ec);
-  Sandbox box{o_.bwrap, p.dir, p.output_dirs, p.volume_binds, o_.visible_dirs};
+  Sandbox box{o_.bwrap, p.dir, p.output_dirs, p.volume_binds, o_.visible_dirs, p.working_dir};
   std::vector<std::string> argv = sandbox_argv(box, p.argv);
   std::vector<char*> cargv, cenv;
   for (auto& s : argv) cargv.push_back(s.data());
@@ -556,7 +564,8 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   auto proc = std::make_unique<Proc>();
   proc->label = name;
   proc->dir = o_.run_dir + "/steps/" + name;
-  proc->env = base_env(proc->dir + "/work");
+  proc->working_dir = op->working_dir;
+  proc->env = base_env(op->working_dir.empty() ? proc->dir + "/work" : op->working_dir);
   std::vector<std::string> script_vars;
   if (op->shell) {
     // The script the Argo writer gives `sh -c` (one rule: emit/shell), each value in an
@@ -629,8 +638,27 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   }
   int attempts = 1 + static_cast<int>(op->retries.value_or(0));
   Outcome outcome = Outcome::Failed;
+  const auto first_start = std::chrono::steady_clock::now();
   for (int attempt = 1; attempt <= attempts; ++attempt) {
     if (attempt > 1) {
+      // Argo's backoff: the first wait, then each the last times the factor, at most max.
+      if (op->retry_backoff_seconds) {
+        double wait = static_cast<double>(*op->retry_backoff_seconds) *
+                      std::pow(static_cast<double>(op->retry_factor.value_or(1)), attempt - 2);
+        // Argo's maxDuration: no attempt starts later than this after the first one did.
+        if (op->retry_max_duration_seconds &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count() + wait >
+                static_cast<double>(*op->retry_max_duration_seconds)) {
+          print_line(name, fmt::format("no retry: the next would start after max_duration ({} s)",
+                                       *op->retry_max_duration_seconds));
+          break;
+        }
+        print_line(name, fmt::format("waiting {:.0f} s before the next attempt", wait));
+        for (auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait);
+             std::chrono::steady_clock::now() < until && g_stop.load() == 0;)
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (g_stop.load() != 0) return Outcome::Stopped;
+      }
       print_line(name, fmt::format("retry {} of {}", attempt - 1, attempts - 1));
       proc->done = false;
       proc->pid = -1;
@@ -1109,6 +1137,10 @@ bool check_local(const ir::Pipeline& pipeline, const std::map<std::string, std::
                  Diagnostics& diags) {
   check_nodes(pipeline, pipeline.dag, volumes, diags);
   check_nodes(pipeline, pipeline.exit_handler, volumes, diags);
+  // The pipeline's settings that concern a cluster only (parallelism bounds -j).
+  for (const char* name : {"timeout", "ttl", "pod_gc", "service_account", "image_pull_secrets"})
+    if (auto it = pipeline.settings.ranges.find(name); it != pipeline.settings.ranges.end())
+      diags.note(it->second, fmt::format("setting '{}' is not applied by a local run", name));
   return !diags.has_errors();
 }
 

@@ -37,7 +37,8 @@ std::vector<std::string> sandbox_argv(const Sandbox& p, const std::vector<std::s
   // they are under /tmp, which is the step's own: scripts beside a pipeline keep working.
   for (const auto& d : p.visible_dirs)
     if (d.rfind("/tmp/", 0) == 0) a.insert(a.end(), {"--ro-bind", d, d});
-  a.insert(a.end(), {"--bind", p.dir + "/work", p.dir + "/work", "--chdir", p.dir + "/work", "--"});
+  const std::string cwd = p.working_dir.empty() ? p.dir + "/work" : p.working_dir;
+  a.insert(a.end(), {"--bind", p.dir + "/work", cwd, "--chdir", cwd, "--"});
   a.insert(a.end(), argv.begin(), argv.end());
   return a;
 }

@@ -114,7 +114,8 @@ struct LoopVar {
 const char* const kBodyFields[] = {"image",   "command",       "args",        "env",
                                    "resources", "outputs",     "retries",     "timeout",
                                    "node_selector", "tolerations", "labels", "annotations",
-                                   "cache", "volumes", "secret_env", "image_pull_policy"};
+                                   "cache", "volumes", "secret_env", "image_pull_policy",
+                                   "working_dir", "run_as_user", "run_as_group", "run_as_non_root"};
 
 // "90s", "30m", "2h", "1h30m" as whole seconds: the launcher's rule (runtime::parse_duration).
 std::optional<long long> duration_seconds(const std::string& text) {
@@ -332,6 +333,8 @@ class Checker {
           }
           return ok;
         });
+      } else if (name == "retries" && node<ast::MapExpr>(strip(field.value))) {
+        retry_map(field.value, c);
       } else if (name == "retries" || name == "timeout") {
         auto v = value(field.value, Context::Body);
         if (!v) continue;
@@ -447,6 +450,35 @@ class Checker {
           continue;
         }
         c.image_pull_policy = text;
+      } else if (name == "working_dir") {
+        auto v = value(field.value, Context::Body);
+        if (!v) continue;
+        std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
+        if (!v->is_literal() || v->type.kind != TypeKind::String || !runtime::parse_data_entry("x:" + text)) {
+          diags_.error(v->range, "'working_dir' must be a literal absolute path (without ':', '..' or "
+                                 "control characters)");
+          continue;
+        }
+        c.working_dir = runtime::parse_data_entry("x:" + text)->path;
+      } else if (name == "run_as_user" || name == "run_as_group") {
+        auto v = value(field.value, Context::Body);
+        if (!v) continue;
+        if (!v->is_literal() || !v->literal.is_number_integer() || v->literal.get<long long>() < 0 ||
+            v->literal.get<long long>() > 2147483647) {
+          diags_.error(v->range, fmt::format("'{}' must be a literal int from 0 to 2147483647 (a numeric "
+                                             "{} id)",
+                                             name, name == "run_as_user" ? "user" : "group"));
+          continue;
+        }
+        (name == "run_as_user" ? c.run_as_user : c.run_as_group) = v->literal.get<long long>();
+      } else if (name == "run_as_non_root") {
+        auto v = value(field.value, Context::Body);
+        if (!v) continue;
+        if (!v->is_literal() || !v->literal.is_boolean()) {
+          diags_.error(v->range, "'run_as_non_root' must be a literal bool");
+          continue;
+        }
+        c.run_as_non_root = v->literal.get<bool>();
       } else if (name == "tolerations") {
         const auto* list = node<ast::ListExpr>(strip(field.value));
         if (!list) {
@@ -654,6 +686,10 @@ class Checker {
         program_.description = d->text.text();
       } else if (const auto* param = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get())) {
         check_param(param->get());
+      } else if (const auto* set = boost::get<x3::forward_ast<ast::SettingsStmt>>(&s.get())) {
+        if (settings_seen_) diags_.error(set->get().range, "a pipeline has only one 'settings' block");
+        settings_seen_ = true;
+        check_settings(set->get());
       } else if (const auto* f = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
         if (finally) {
           diags_.error(f->get().range, "a pipeline has only one 'finally' block");
@@ -834,6 +870,8 @@ class Checker {
           diags_.error(d->range, "'description' is only allowed at the top of a pipeline");
         if (const auto* p = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get()))
           diags_.error(p->get().range, "'param' is only allowed at the top of a pipeline");
+        if (const auto* set = boost::get<x3::forward_ast<ast::SettingsStmt>>(&s.get()))
+          diags_.error(set->get().range, "'settings' is only allowed at the top of a pipeline");
       }
     }
   }
@@ -948,6 +986,140 @@ class Checker {
     scope_path_.pop_back();
     loop_vars_.pop_back();
     return out;
+  }
+
+  // `retries {limit: 3, policy: "OnFailure", backoff: "30s", factor: 2, max_duration: "1h"}`:
+  // literals (Argo's retryStrategy fields are fixed in the workflow).
+  void retry_map(const ast::Expression& e, ir::ContainerOp& c) {
+    static const char* const kKeys[] = {"limit", "policy", "backoff", "factor", "max_duration"};
+    auto items = entries(e, "'retries'", [&](const ast::MapEntry& entry, const std::string& key) {
+      if (std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys)) return true;
+      diags_.error(entry.range, fmt::format("unknown 'retries' field '{}' (limit, policy, backoff, "
+                                            "factor, max_duration)",
+                                            key));
+      return false;
+    });
+    for (auto& [key, v] : items) {
+      std::string text = v.is_literal() ? ir::literal_text(v.literal) : "";
+      auto whole = [&]() -> std::optional<long long> {
+        if (!v.is_literal() || !v.literal.is_number_integer()) return std::nullopt;
+        long long n = v.literal.get<long long>();
+        return n >= 0 && n < 1000000000 ? std::optional<long long>(n) : std::nullopt;
+      };
+      if (key == "limit") {
+        if (auto n = whole()) c.retries = *n;
+        else diags_.error(v.range, "'limit' must be a literal int >= 0 (how many times a failed step is run again)");
+      } else if (key == "policy") {
+        if (text == "Always" || text == "OnFailure" || text == "OnError" || text == "OnTransientError")
+          c.retry_policy = text;
+        else
+          diags_.error(v.range, "'policy' must be \"Always\", \"OnFailure\" (the container failed), "
+                                "\"OnError\" (Argo or Kubernetes failed) or \"OnTransientError\"");
+      } else if (key == "factor") {
+        if (auto n = whole(); n && *n >= 1) c.retry_factor = *n;
+        else diags_.error(v.range, "'factor' must be a literal int >= 1 (each wait is the last one times it)");
+      } else {
+        std::optional<long long> s;
+        if (auto n = whole()) s = *n;
+        else if (v.is_literal() && v.type.kind == TypeKind::String) s = duration_seconds(text);
+        if (!s || *s <= 0) {
+          diags_.error(v.range, fmt::format("'{}' must be a literal positive int of seconds or a "
+                                            "duration such as \"30s\", \"5m\"",
+                                            key));
+          continue;
+        }
+        (key == "backoff" ? c.retry_backoff_seconds : c.retry_max_duration_seconds) = *s;
+      }
+    }
+    if (!c.retries) {
+      diags_.error(range_of(e), "'retries' needs a 'limit' (how many times a failed step is run again)");
+      return;
+    }
+    if ((c.retry_factor || c.retry_max_duration_seconds) && !c.retry_backoff_seconds)
+      diags_.error(range_of(e), "'factor' and 'max_duration' need a 'backoff' (the first wait)");
+  }
+
+  // `settings { ... }`: literals, since they are fields of the workflow itself.
+  void check_settings(const ast::SettingsStmt& s) {
+    static const char* const kSettings[] = {"timeout", "ttl", "pod_gc", "parallelism",
+                                            "service_account", "image_pull_secrets"};
+    ir::Settings& out = program_.settings;
+    std::set<std::string> seen;
+    for (const auto& field : s.body.fields) {
+      const std::string& name = field.name.name;
+      if (std::find(std::begin(kSettings), std::end(kSettings), name) == std::end(kSettings)) {
+        diags_.error(field.name.range, fmt::format("unknown setting '{}'", name));
+        if (!suggest(field.name.range, name, {std::begin(kSettings), std::end(kSettings)}))
+          diags_.note(field.name.range, "settings are timeout, ttl, pod_gc, parallelism, "
+                                        "service_account and image_pull_secrets");
+        continue;
+      }
+      if (!seen.insert(name).second) {
+        diags_.error(field.name.range, fmt::format("duplicate setting '{}'", name));
+        continue;
+      }
+      out.ranges[name] = field.name.range;
+      const ast::Expression& e = strip(field.value);
+      const auto* str = node<ast::StringLit>(e);
+      if (node<ast::Reference>(e) || (str && !str->is_plain())) {
+        diags_.error(range_of(e), fmt::format("'{}' must be a literal: settings are read when the "
+                                              "run is created, before any parameter has a value",
+                                              name));
+        continue;
+      }
+      if (name == "image_pull_secrets") {
+        const auto* list = node<ast::ListExpr>(strip(field.value));
+        if (!list) {
+          diags_.error(range_of(field.value), "'image_pull_secrets' must be a list of Secret names");
+          continue;
+        }
+        for (const auto& item : list->items) {
+          auto v = value(item, Context::Default);
+          if (!v) continue;
+          std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
+          if (!v->is_literal() || v->type.kind != TypeKind::String || !runtime::is_dns1123_subdomain(text)) {
+            diags_.error(v->range, "an image pull secret is a literal Secret name (a Kubernetes name)");
+            continue;
+          }
+          out.image_pull_secrets.push_back(text);
+        }
+        continue;
+      }
+      auto v = value(field.value, Context::Default);
+      if (!v) continue;
+      std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
+      bool is_text = v->is_literal() && v->type.kind == TypeKind::String;
+      if (name == "timeout" || name == "ttl") {
+        std::optional<long long> n;
+        if (v->is_literal() && v->literal.is_number_integer()) n = v->literal.get<long long>();
+        else if (is_text) n = duration_seconds(text);
+        if (!n || *n <= 0 || *n > 2147483647) {
+          diags_.error(v->range, fmt::format("'{}' must be a literal positive int of seconds or a "
+                                             "duration such as \"6h\", \"1d\"",
+                                             name));
+          continue;
+        }
+        (name == "timeout" ? out.timeout_seconds : out.ttl_seconds) = *n;
+      } else if (name == "pod_gc") {
+        if (text == "OnPodCompletion" || text == "OnPodSuccess" || text == "OnWorkflowCompletion" ||
+            text == "OnWorkflowSuccess") {
+          out.pod_gc = text;
+        } else {
+          diags_.error(v->range, "'pod_gc' must be \"OnPodCompletion\", \"OnPodSuccess\", "
+                                 "\"OnWorkflowCompletion\" or \"OnWorkflowSuccess\" (when Argo deletes "
+                                 "the run's pods)");
+        }
+      } else if (name == "parallelism") {
+        if (v->is_literal() && v->literal.is_number_integer() && v->literal.get<long long>() >= 1 &&
+            v->literal.get<long long>() <= 2147483647)
+          out.parallelism = v->literal.get<long long>();
+        else
+          diags_.error(v->range, "'parallelism' must be a literal int >= 1 (pods of the run at once)");
+      } else if (name == "service_account") {
+        if (is_text && runtime::is_dns1123_subdomain(text)) out.service_account = text;
+        else diags_.error(v->range, "'service_account' must be a literal ServiceAccount name");
+      }
+    }
   }
 
   // `limit N`: a literal positive int (Argo's `parallelism` and KFP's
@@ -1613,7 +1785,8 @@ class Checker {
   std::vector<ScopeKind> scope_kinds_;
   std::map<const ast::ForStmt*, int> loop_scopes_;
   std::unordered_map<int, const ast::ForStmt*> scope_loops_;  // the other way round
-  std::deque<std::string> loop_labels_;  // names of loops in the step graph ("for VAR")
+  std::deque<std::string> loop_labels_;
+  bool settings_seen_ = false;  // names of loops in the step graph ("for VAR")
   std::map<std::pair<const ast::IfStmt*, bool>, int> if_scopes_;
   int finally_scope_ = -1;
   std::vector<int> scope_path_;

@@ -61,6 +61,7 @@ struct Program {
   std::map<std::string, OpInfo, std::less<>> ops;  // every op the program can call, by name
   std::vector<Stmt> body;
   std::vector<Stmt> finally_body;
+  ir::Settings settings;
 };
 
 }  // namespace pipec::sema

@@ -184,6 +184,23 @@ struct Description : Located {
   StringLit text;
 };
 
+/// `image "python:3.11"` and the other fields of a container op body (and of `settings`).
+struct BodyField : Located {
+  Identifier name;
+  Expression value;
+};
+
+struct OpBody : Located {
+  char open = '{';
+  std::vector<BodyField> fields;
+};
+
+/// `settings { timeout "6h" ... }`: the pipeline's own settings.
+struct SettingsStmt : Located {
+  std::string keyword;
+  OpBody body;
+};
+
 struct IfStmt;
 struct ForStmt;
 struct FinallyStmt;
@@ -192,7 +209,8 @@ struct FinallyStmt;
 /// the larger declarations live on the heap so a statement stays small.
 struct Statement
     : x3::variant<Description, x3::forward_ast<ParamDecl>, StepDecl, x3::forward_ast<IfStmt>,
-                  x3::forward_ast<ForStmt>, x3::forward_ast<FinallyStmt>> {
+                  x3::forward_ast<ForStmt>, x3::forward_ast<FinallyStmt>,
+                  x3::forward_ast<SettingsStmt>> {
   using base_type::base_type;
   using base_type::operator=;
 };
@@ -237,17 +255,6 @@ struct OpOutputDecl : Located {
   Identifier name;
   TypeExpr type;
   std::string doc;
-};
-
-/// `image "python:3.11"` and the other fields of a container op body.
-struct BodyField : Located {
-  Identifier name;
-  Expression value;
-};
-
-struct OpBody : Located {
-  char open = '{';
-  std::vector<BodyField> fields;
 };
 
 /// `op NAME(PARAMS) [-> (OUTPUTS)] [{ BODY }]`; no body: a built-in training op.

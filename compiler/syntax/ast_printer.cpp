@@ -123,6 +123,10 @@ class Printer {
     } else if (const auto* fin = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
       line(depth, "(finally)");
       block(depth + 1, fin->get().body);
+    } else if (const auto* set = boost::get<x3::forward_ast<ast::SettingsStmt>>(&s.get())) {
+      line(depth, "(settings)");
+      for (const auto& f : set->get().body.fields)
+        line(depth + 1, "(" + f.name.name + " " + expr(f.value) + ")");
     }
   }
 

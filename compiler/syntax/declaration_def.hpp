@@ -27,6 +27,7 @@ struct else_body_class;
 struct else_if_class;
 struct if_statement_class;
 struct for_stmt_class;
+struct settings_stmt_class;
 struct finally_stmt_class;
 struct statement_class;
 struct statement_expected_class;
@@ -55,6 +56,7 @@ x3::rule<else_body_class, ast::Block> const else_body = "'{' or 'if'";
 x3::rule<else_if_class, ast::Block> const else_if = "'if'";
 x3::rule<if_statement_class, ast::Statement> const if_statement = "'if'";
 x3::rule<for_stmt_class, ast::ForStmt> const for_stmt = "'for'";
+x3::rule<settings_stmt_class, ast::SettingsStmt> const settings_stmt = "'settings'";
 x3::rule<finally_stmt_class, ast::FinallyStmt> const finally_stmt = "'finally'";
 x3::rule<statement_class, ast::Statement> const statement = "statement";
 x3::rule<statement_expected_class, ast::Statement> const statement_expected = "statement or '}'";
@@ -100,7 +102,10 @@ auto const for_stmt_def = kw_for > identifier > kw_in > expression() >
                           -(x3::lexeme[x3::lit("limit") >> !ident_char] > expression()) > block;
 // finally { ... }
 auto const finally_stmt_def = keyword_text("finally") > block;
-auto const statement_def = description | param_decl | step_decl | if_stmt | for_stmt | finally_stmt;
+// settings { timeout "6h" }: `settings` is a keyword only here
+auto const settings_stmt_def = keyword_text("settings") > op_body;
+auto const statement_def =
+    description | param_decl | step_decl | if_stmt | for_stmt | finally_stmt | settings_stmt;
 auto const statement_expected_def = statement;
 auto const statement_item_def = x3::eps > statement_expected;
 // epochs: int = 10
@@ -120,7 +125,7 @@ auto const op_decl_def = kw_op > identifier > '(' > -(op_param % ',' >> -x3::lit
 auto const pipeline_decl_def = kw_pipeline > identifier > block;
 
 BOOST_SPIRIT_DEFINE(type_expr, constraint, param_decl, argument, step_decl, description, block,
-                    block_end, if_stmt, else_body, else_if, if_statement, for_stmt, finally_stmt,
+                    block_end, if_stmt, else_body, else_if, if_statement, for_stmt, finally_stmt, settings_stmt,
                     statement, statement_expected, statement_item, op_param, op_output, op_outputs, body_field, body_end, op_body,
                     op_decl, pipeline_decl)
 
@@ -138,6 +143,7 @@ struct else_body_class {};
 struct else_if_class : annotate_range {};
 struct if_statement_class {};
 struct for_stmt_class : annotate_range {};
+struct settings_stmt_class : annotate_range {};
 struct finally_stmt_class : annotate_range {};
 struct statement_class {};
 struct statement_expected_class {};

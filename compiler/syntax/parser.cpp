@@ -613,6 +613,9 @@ class Finisher {
     block(s.body);
   }
   void operator()(ast::FinallyStmt& s) { block(s.body); }
+  void operator()(ast::SettingsStmt& s) {
+    for (auto& f : s.body.fields) expr(f.value);
+  }
   void block(ast::Block& b) {
     for (auto& s : b.statements) boost::apply_visitor(*this, s);
   }

@@ -155,6 +155,17 @@ def limits():
     log = read("steps/flaky/log")
     if log.count("attempt") != 3 or "seen" in log:
         fail("three attempts, each on a fresh /tmp: " + log)
+    # Backoff 1 s, factor 2: the attempts start about 1 s, then 2 s apart.
+    at = [float(line[3:]) for line in read("steps/backoff/log").splitlines() if line.startswith("at=")]
+    gaps = [b - a for a, b in zip(at, at[1:])]
+    if len(at) != 3 or not (0.9 < gaps[0] < 1.8) or not (1.9 < gaps[1] < 2.8):
+        fail(f"backoff: attempts at {at}")
+    # max_duration 2 s: after the waits of 1 s and 2 s no third retry starts.
+    if read("steps/give_up/log").count("try") != 2:
+        fail("max_duration: " + read("steps/give_up/log"))
+    # working_dir: the step runs in /job, its own directory.
+    if read("steps/where/log").split() != ["/job", "home=/job"] or not os.path.exists(os.path.join(RUN, "steps/where/work/here")):
+        fail("working_dir: " + read("steps/where/log"))
 
 
 def progress():

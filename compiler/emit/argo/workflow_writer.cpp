@@ -492,6 +492,14 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
     c["volumeMounts"] = std::move(mounts);
   }
   if (!op.image_pull_policy.empty()) c["imagePullPolicy"] = op.image_pull_policy;
+  if (!op.working_dir.empty()) c["workingDir"] = op.working_dir;
+  if (op.run_as_user || op.run_as_group || op.run_as_non_root) {
+    Json security = Json::object();
+    if (op.run_as_user) security["runAsUser"] = *op.run_as_user;
+    if (op.run_as_group) security["runAsGroup"] = *op.run_as_group;
+    if (op.run_as_non_root) security["runAsNonRoot"] = *op.run_as_non_root;
+    c["securityContext"] = std::move(security);
+  }
 
   // Resources: requests = limits. Literal quantities go into the container; values known
   // only at run time go through podSpecPatch, built as JSON by Argo's toJson.
@@ -597,7 +605,17 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
     }
     t["container"] = std::move(container);
     if (!patch.is_null()) t["podSpecPatch"] = std::move(patch);
-    if (op->retries) t["retryStrategy"] = {{"limit", *op->retries}, {"retryPolicy", "Always"}};
+    if (op->retries) {
+      Json retry = {{"limit", *op->retries}, {"retryPolicy", op->retry_policy}};
+      if (op->retry_backoff_seconds) {
+        Json backoff = {{"duration", fmt::format("{}s", *op->retry_backoff_seconds)}};
+        if (op->retry_factor) backoff["factor"] = *op->retry_factor;
+        if (op->retry_max_duration_seconds)
+          backoff["maxDuration"] = fmt::format("{}s", *op->retry_max_duration_seconds);
+        retry["backoff"] = std::move(backoff);
+      }
+      t["retryStrategy"] = std::move(retry);
+    }
     if (op->timeout_seconds) t["activeDeadlineSeconds"] = *op->timeout_seconds;
     if (!op->doc.empty()) annotations["pipec.dev/doc"] = argo_text(op->doc);
   }
@@ -978,7 +996,22 @@ bool WorkflowWriter::run(std::string& out) {
   text += "spec:";
   append_scalar_entry(text, "entrypoint", entry, 2);
   if (!p_.params.empty()) append_entry(text, "arguments", Json{{"parameters", workflow_arguments()}}, 2);
-  append_scalar_entry(text, "serviceAccountName", options_.service_account, 2);
+  // As dsl-compile orders PipelineConf's fields after serviceAccountName.
+  const ir::Settings& set = p_.settings;
+  append_scalar_entry(text, "serviceAccountName",
+                      !options_.service_account.empty() ? options_.service_account
+                      : !set.service_account.empty()    ? set.service_account
+                                                        : "pipeline-runner",
+                      2);
+  if (set.parallelism) append_entry(text, "parallelism", Json(*set.parallelism), 2);
+  if (set.ttl_seconds) append_entry(text, "ttlStrategy", Json{{"secondsAfterCompletion", *set.ttl_seconds}}, 2);
+  if (!set.image_pull_secrets.empty()) {
+    Json secrets = Json::array();
+    for (const auto& s : set.image_pull_secrets) secrets.push_back({{"name", s}});
+    append_entry(text, "imagePullSecrets", secrets, 2);
+  }
+  if (set.timeout_seconds) append_entry(text, "activeDeadlineSeconds", Json(*set.timeout_seconds), 2);
+  if (!set.pod_gc.empty()) append_entry(text, "podGC", Json{{"strategy", set.pod_gc}}, 2);
   if (!exit_name.empty()) append_scalar_entry(text, "onExit", exit_name, 2);
   new_line(text, 2);
   text += "templates:";

@@ -8,7 +8,9 @@
 namespace pipec::emit::argo {
 
 struct WriteOptions {
-  std::string service_account = "pipeline-runner";
+  /// --service-account; "" = the pipeline's `settings { service_account ... }`, else
+  /// "pipeline-runner" (KFP's).
+  std::string service_account;
   /// Image of runtime/'s pipec-launcher, which training steps run.
   std::string launcher_image = "ghcr.io/pipec/pipec-launcher:0.1.0";
   /// Target the training-operator's kubeflow.org/v1 MPIJob instead of mpi-operator v2beta1.

@@ -579,7 +579,14 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
     component = container_component(step);
     for (const auto& [name, value] : step.args) task_input(inputs, name, value, s, deps);
     if (auto op = ops_.find(step.op); op != ops_.end()) {
-      if (op->second->retries) task["retryPolicy"] = {{"maxRetryCount", *op->second->retries}};
+      if (const ir::ContainerOp& o = *op->second; o.retries) {
+        // KFP v2 retries a failed task whatever failed (no policy); backoff as kfp writes it.
+        J retry = {{"maxRetryCount", *o.retries}};
+        if (o.retry_backoff_seconds) retry["backoffDuration"] = fmt::format("{}s", *o.retry_backoff_seconds);
+        if (o.retry_factor) retry["backoffFactor"] = static_cast<double>(*o.retry_factor);
+        if (o.retry_max_duration_seconds) retry["backoffMaxDuration"] = fmt::format("{}s", *o.retry_max_duration_seconds);
+        task["retryPolicy"] = std::move(retry);
+      }
       for (const auto& [key, value] : op->second->resources)
         if (value.kind == ir::Value::Kind::Interpolation && !ir::whole_ref(value))
           task_input(inputs, resource_input(key), at_call_site(value, step), s, deps);
@@ -792,6 +799,17 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   // Environment: literal values in the container's `env`; KFP v2 substitutes placeholders
   // only in the command line, so a variable from a value is exported by a small `sh`
   // prologue from an argument (`sh -c 'export A="$1"; shift 1; exec "$@"' pipec-env V CMD…`).
+  // `working_dir`: a KFP v2 container has no workingDir; a prologue changes to it (the
+  // path is a literal the checker allowed, passed as an argument, never as script text).
+  if (!op.working_dir.empty()) {
+    if (op.command.empty())
+      error(op.range, "on the kfp-v2 target an op with a working_dir needs a command (the container "
+                      "changes to the directory before the command runs)");
+    literal_ok(op.working_dir, op.range);
+    std::vector<J> wrapped = {"sh", "-c", "mkdir -p -- \"$0\" && cd -- \"$0\" && exec \"$@\"", op.working_dir};
+    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+    argv = std::move(wrapped);
+  }
   J env = J::array();
   std::string exports;
   std::vector<J> values;
@@ -907,6 +925,13 @@ std::string SpecWriter::container_component(const ir::Step& step) {
          {"keyToEnv", J::array({{{"secretKey", s.key}, {"envVar", s.var}}})},
          {"secretNameParameter", {{"runtimeValue", {{"constant", s.secret}}}}}});
   if (!op.image_pull_policy.empty()) platform_[executor]["imagePullPolicy"] = op.image_pull_policy;
+  if (op.run_as_user || op.run_as_group || op.run_as_non_root) {
+    J security = J::object();
+    if (op.run_as_user) security["runAsUser"] = *op.run_as_user;
+    if (op.run_as_group) security["runAsGroup"] = *op.run_as_group;
+    if (op.run_as_non_root) security["runAsNonRoot"] = *op.run_as_non_root;
+    platform_[executor]["securityContext"] = std::move(security);
+  }
   if (!op.tolerations.empty()) {
     J tolerations = J::array();
     for (const auto& text : op.tolerations) tolerations.push_back(J::parse(text));
@@ -1052,6 +1077,26 @@ bool SpecWriter::run(std::string& out) {
   }
   if (!ok_) return false;
 
+  // `settings`: what KFP v2 has a place for (kfp's PipelineConfig, kfp-kubernetes' image
+  // pull secrets on every executor); the rest is said, not dropped silently.
+  const ir::Settings& set = p_.settings;
+  for (const auto& secret : set.image_pull_secrets)
+    for (const auto& [executor, unused] : executors_.items())
+      platform_[executor]["imagePullSecret"].push_back(
+          {{"secretName", secret}, {"secretNameParameter", {{"runtimeValue", {{"constant", secret}}}}}});
+  J pipeline_config = J::object();
+  if (set.ttl_seconds) pipeline_config["resourceTtlOnCompletion"] = *set.ttl_seconds;
+  if (set.timeout_seconds) pipeline_config["activeDeadlineSeconds"] = *set.timeout_seconds;
+  if (!set.pod_gc.empty())
+    diags_.warning(set.ranges.at("pod_gc"), "'pod_gc' has no KFP v2 form (the KFP v2 backend sets the pod GC "
+                              "strategy of its runs); it is not applied");
+  if (set.parallelism)
+    diags_.warning(set.ranges.at("parallelism"), "'parallelism' has no KFP v2 form (KFP v2 limits only loops: "
+                              "'for ... limit N'); it is not applied");
+  if (!set.service_account.empty())
+    diags_.warning(set.ranges.at("service_account"), "'service_account' has no place in a KFP v2 pipeline spec: KFP v2 "
+                              "takes the service account per run (the run's service_account)");
+
   J spec = J::object();
   if (!components_.empty()) spec["components"] = std::move(components_);
   spec["deploymentSpec"] = {{"executors", std::move(executors_)}};
@@ -1064,8 +1109,11 @@ bool SpecWriter::run(std::string& out) {
 
   out.clear();
   argo::append_yaml(out, nlohmann::ordered_json::parse(spec.dump()));
-  if (!platform_.empty()) {
-    J platforms = {{"platforms", {{"kubernetes", {{"deploymentSpec", {{"executors", std::move(platform_)}}}}}}}};
+  if (!platform_.empty() || !pipeline_config.empty()) {
+    J kubernetes = J::object();
+    if (!platform_.empty()) kubernetes["deploymentSpec"] = {{"executors", std::move(platform_)}};
+    if (!pipeline_config.empty()) kubernetes["pipelineConfig"] = std::move(pipeline_config);
+    J platforms = {{"platforms", {{"kubernetes", std::move(kubernetes)}}}};
     out += "---\n";
     argo::append_yaml(out, nlohmann::ordered_json::parse(platforms.dump()));
   }
