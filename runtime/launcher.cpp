@@ -191,6 +191,7 @@ class Launcher {
   std::set<std::pair<std::string, std::string>> owned_;  // (plural, name) created or adopted
   json source_job_;                // as rendered (an operator's job), for the UI metadata
   std::string source_replica_map_; // its replica-spec map
+  std::string source_kind_;        // the rendered job's kind (a TrainJob is made of it)
   std::string name_, ns_, api_version_;
   JobKind kind_;
   std::optional<MetricScraper> scraper_;
@@ -253,9 +254,10 @@ bool Launcher::prepare() {
   source_job_ = job_;
   // Where it runs: the operator's CRD as rendered, or Trainer v2's TrainJob made from it.
   const std::string source_kind = text(job_, "kind");
+  source_kind_ = source_kind;
   if (!is_training_runtime(source_kind, o_.runtime))
     return error(fmt::format("--runtime '{}': expected 'operator', 'trainer-v2' for a "
-                             "pytorch_job or 'pods' for a tf_job",
+                             "pytorch_job or an mpi_job, or 'pods' for a tf_job",
                              o_.runtime)),
            false;
   pods_mode_ = o_.runtime == "pods";
@@ -265,7 +267,7 @@ bool Launcher::prepare() {
     if (!o_.trainer_runtime.empty() && !is_dns1123_subdomain(o_.trainer_runtime))
       return error(fmt::format("--trainer-runtime '{}': not a Kubernetes name", o_.trainer_runtime)),
              false;
-    auto train_job = pytorchjob_to_trainjob(rendered.job, o_.trainer_runtime);
+    auto train_job = to_trainjob(rendered.job, o_.trainer_runtime);
     if (!train_job.ok) return error(train_job.error), false;
     job_ = json::parse(train_job.job);
   }
@@ -327,7 +329,8 @@ bool Launcher::prepare() {
   if (kind == "TFJob") kind_ = {"tfjobs", "tfReplicaSpecs", "worker", true};
   if (kind == "PyTorchJob") kind_ = {"pytorchjobs", "pytorchReplicaSpecs", "worker", true};
   if (kind == "TrainJob") {
-    kind_ = {"trainjobs", "", "node", true};
+    // The leader: the MPI runtime's launcher job, else node 0.
+    kind_ = {"trainjobs", "", source_kind_ == "MPIJob" ? "launcher" : "node", true};
     kind_.job_label = "jobset.sigs.k8s.io/jobset-name";
     kind_.type_label = "jobset.sigs.k8s.io/replicatedjob-name";
     kind_.index_label = "jobset.sigs.k8s.io/job-index";

@@ -12,6 +12,9 @@ constexpr std::string_view kPatchManager = "pipec.dev/launcher";
 // The runtime's replicated job and container that run the trainer (Trainer v2.3.0's
 // torch-distributed: replicatedJobs[name=node], containers[name=node]).
 constexpr std::string_view kNodeJob = "node";
+// The MPI runtimes' launcher job (deepspeed-distributed, mlx-distributed): it runs the
+// trainer's command; its container is named `node` too.
+constexpr std::string_view kLauncherJob = "launcher";
 
 const json& at(const json& object, std::string_view key) {
   static const json null;
@@ -39,11 +42,128 @@ long replicas(const json& spec) {
 bool is_training_runtime(std::string_view kind, std::string_view runtime) {
   if (runtime.empty() || runtime == "operator") return true;
   if (runtime == "pods") return kind == "TFJob";
-  return runtime == "trainer-v2" && kind == "PyTorchJob";
+  return runtime == "trainer-v2" && (kind == "PyTorchJob" || kind == "MPIJob");
 }
 
 std::string default_trainer_runtime(std::string_view kind) {
-  return kind == "PyTorchJob" ? "torch-distributed" : std::string();
+  if (kind == "PyTorchJob") return "torch-distributed";
+  if (kind == "MPIJob") return "deepspeed-distributed";
+  return std::string();
+}
+
+namespace {
+
+// The git clone of a rendered pod's git-sync init container (its script, reading only
+// GIT_SYNC_* variables, added to `env`), and the working directory: what a runtime patch
+// cannot add (a patch's init containers take no image or command) runs before the
+// command's script. Nothing here is a value: values stay in the environment.
+std::string command_prefix(const json& pod, const json& container, json& env, bool& git) {
+  std::string prefix;
+  for (const auto& init : at(pod, "initContainers").is_array() ? at(pod, "initContainers") : json::array()) {
+    if (at(init, "name") != "git-sync") continue;
+    const json& command = at(init, "command");
+    if (!command.is_array() || command.size() != 3 || !command[2].is_string()) continue;
+    git = true;
+    for (const auto& e : at(init, "env").is_array() ? at(init, "env") : json::array()) env.push_back(e);
+    prefix += "( " + command[2].get<std::string>() + " ) || exit 1\n";
+  }
+  if (const json& dir = at(container, "workingDir"); dir.is_string() && !dir.get<std::string>().empty())
+    prefix += "cd " + shell_quote(dir.get<std::string>()) + " || exit 1\n";
+  return prefix;
+}
+
+// The container's command after `prefix`: a shell command's script follows it; an exec
+// command runs after it, its words as arguments.
+json prefixed_command(const json& command, const std::string& prefix) {
+  if (command.is_array() && command.size() == 3 && command[0] == "sh" && command[1] == "-c" &&
+      command[2].is_string())
+    return json::array({"sh", "-c", prefix + command[2].get<std::string>()});
+  json wrapped = json::array({"sh", "-c", prefix + "exec \"$@\"", "pipec-trainer"});
+  if (command.is_array())
+    for (const auto& word : command) wrapped.push_back(word);
+  return wrapped;
+}
+
+// Volumes, mounts, node selector and tolerations of a rendered pod, as one runtimePatches
+// entry (manager pipec.dev/launcher) on the runtime's replicated jobs `jobs` (container
+// `node` in each); null when there is nothing to patch.
+json runtime_patch(const json& pod, const json& container, bool git, const std::vector<std::string>& jobs) {
+  json pod_patch = json::object();
+  json volume_mounts = at(container, "volumeMounts").is_array() ? at(container, "volumeMounts") : json::array();
+  if (git) volume_mounts.push_back({{"name", "code-sync"}, {"mountPath", "/code"}});
+  if (const json& v = at(pod, "volumes"); v.is_array() && !v.empty()) pod_patch["volumes"] = v;
+  if (const json& s = at(pod, "nodeSelector"); s.is_object() && !s.empty()) pod_patch["nodeSelector"] = s;
+  if (const json& t = at(pod, "tolerations"); t.is_array() && !t.empty()) pod_patch["tolerations"] = t;
+  if (!volume_mounts.empty())
+    pod_patch["containers"] = json::array({{{"name", kNodeJob}, {"volumeMounts", volume_mounts}}});
+  if (pod_patch.empty()) return nullptr;
+  json replicated = json::array();
+  for (const auto& job : jobs)
+    replicated.push_back({{"name", job}, {"template", {{"spec", {{"template", {{"spec", pod_patch}}}}}}}});
+  return json::array({{{"manager", kPatchManager},
+                       {"trainingRuntimeSpec",
+                        {{"template", {{"spec", {{"replicatedJobs", std::move(replicated)}}}}}}}}});
+}
+
+json train_job(const json& source, std::string_view kind, std::string_view runtime_name, json trainer,
+               json patches) {
+  json spec = {{"runtimeRef",
+                {{"apiGroup", "trainer.kubeflow.org"},
+                 {"kind", "ClusterTrainingRuntime"},
+                 {"name", runtime_name.empty() ? default_trainer_runtime(kind) : std::string(runtime_name)}}},
+               {"trainer", std::move(trainer)}};
+  if (!patches.is_null()) spec["runtimePatches"] = std::move(patches);
+  return {{"apiVersion", "trainer.kubeflow.org/v1alpha1"}, {"kind", "TrainJob"},
+          {"metadata", at(source, "metadata").is_object() ? at(source, "metadata") : json::object()},
+          {"spec", std::move(spec)}};
+}
+
+}  // namespace
+
+TrainJobResult to_trainjob(std::string_view text, std::string_view runtime_name) {
+  json source = json::parse(text, nullptr, false);
+  if (source.is_object() && at(source, "kind") == "MPIJob") return mpijob_to_trainjob(text, runtime_name);
+  return pytorchjob_to_trainjob(text, runtime_name);
+}
+
+TrainJobResult mpijob_to_trainjob(std::string_view text, std::string_view runtime_name) {
+  TrainJobResult result;
+  json source = json::parse(text, nullptr, false);
+  if (!source.is_object() || at(source, "kind") != "MPIJob") {
+    result.error = "mpijob_to_trainjob converts an MPIJob";
+    return result;
+  }
+  const json& replica_specs = at(at(source, "spec"), "mpiReplicaSpecs");
+  const json& launcher_pod = at(at(at(replica_specs, "Launcher"), "template"), "spec");
+  const json& worker = at(replica_specs, "Worker");
+  const json& worker_pod = at(at(worker, "template"), "spec");
+  const json& launchers = at(launcher_pod, "containers");
+  const json& workers = at(worker_pod, "containers");
+  if (!launchers.is_array() || launchers.empty() || !workers.is_array() || workers.empty()) {
+    result.error = "the MPIJob has no launcher or worker container";
+    return result;
+  }
+  const json& c = launchers[0];
+  // The launcher's command runs mpirun over the runtime's `node` pods (Trainer writes the
+  // hostfile and points OpenMPI at it); one node per MPIJob worker, its slots as the
+  // processes per node, the workers' resources per node.
+  json trainer = json::object();
+  trainer["image"] = at(c, "image");
+  trainer["numNodes"] = replicas(worker);
+  if (const json& slots = at(at(source, "spec"), "slotsPerWorker"); slots.is_number_integer())
+    trainer["numProcPerNode"] = slots;
+  json env = at(c, "env").is_array() ? at(c, "env") : json::array();
+  bool git = false;
+  std::string prefix = command_prefix(launcher_pod, c, env, git);
+  if (at(c, "command").is_array() || !prefix.empty()) trainer["command"] = prefixed_command(at(c, "command"), prefix);
+  if (const json& args = at(c, "args"); args.is_array()) trainer["args"] = args;
+  if (!env.empty()) trainer["env"] = std::move(env);
+  if (const json& resources = at(workers[0], "resources"); resources.is_object() && !resources.empty())
+    trainer["resourcesPerNode"] = resources;
+  json patches = runtime_patch(launcher_pod, c, git, {std::string(kLauncherJob), std::string(kNodeJob)});
+  result.ok = true;
+  result.job = train_job(source, "MPIJob", runtime_name, std::move(trainer), std::move(patches)).dump();
+  return result;
 }
 
 TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view runtime_name) {
@@ -79,23 +199,8 @@ TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view ru
     }
   }
   json env = at(c, "env").is_array() ? at(c, "env") : json::array();
-
-  // What a runtime patch cannot add goes before the command's script: the git clone of
-  // the init container (its script, reading only GIT_SYNC_* variables), the working
-  // directory, and the PyTorchJob's variables from Trainer's PET_* ones. Nothing here is
-  // a value: values stay in the environment.
-  std::string prefix;
   bool git = false;
-  for (const auto& init : at(pod, "initContainers").is_array() ? at(pod, "initContainers") : json::array()) {
-    if (at(init, "name") != "git-sync") continue;
-    const json& command = at(init, "command");
-    if (!command.is_array() || command.size() != 3 || !command[2].is_string()) continue;
-    git = true;
-    for (const auto& e : at(init, "env").is_array() ? at(init, "env") : json::array()) env.push_back(e);
-    prefix += "( " + command[2].get<std::string>() + " ) || exit 1\n";
-  }
-  if (const json& dir = at(c, "workingDir"); dir.is_string() && !dir.get<std::string>().empty())
-    prefix += "cd " + shell_quote(dir.get<std::string>()) + " || exit 1\n";
+  std::string prefix = command_prefix(pod, c, env, git);
   // WORLD_SIZE counts processes as the PyTorchJob operator does: nodes x processes per
   // node (a count that is not a number, such as "auto", counts 1).
   prefix +=
@@ -105,51 +210,13 @@ TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view ru
       "MASTER_PORT=\"${MASTER_PORT:-${PET_MASTER_PORT:-}}\" "
       "WORLD_SIZE=\"${WORLD_SIZE:-$((pipec_n * pipec_p))}\" RANK=\"${RANK:-${PET_NODE_RANK:-}}\"\n"
       "unset pipec_n pipec_p\n";
-  json command = at(c, "command");
-  if (command.is_array() && command.size() == 3 && command[0] == "sh" && command[1] == "-c" &&
-      command[2].is_string()) {
-    trainer["command"] = json::array({"sh", "-c", prefix + command[2].get<std::string>()});
-  } else if (command.is_array()) {
-    // An exec command: run it after the same preparation, its words as arguments.
-    json wrapped = json::array({"sh", "-c", prefix + "exec \"$@\"", "pipec-trainer"});
-    for (const auto& word : command) wrapped.push_back(word);
-    trainer["command"] = std::move(wrapped);
-  }
+  if (const json& command = at(c, "command"); command.is_array()) trainer["command"] = prefixed_command(command, prefix);
   if (const json& args = at(c, "args"); args.is_array()) trainer["args"] = args;
   if (!env.empty()) trainer["env"] = std::move(env);
   if (const json& resources = at(c, "resources"); resources.is_object() && !resources.empty())
     trainer["resourcesPerNode"] = resources;
-
-  // Volumes, mounts, node selector, tolerations: a patch of the runtime's node pods.
-  json pod_patch = json::object();
-  json volume_mounts = at(c, "volumeMounts").is_array() ? at(c, "volumeMounts") : json::array();
-  if (git) volume_mounts.push_back({{"name", "code-sync"}, {"mountPath", "/code"}});
-  if (const json& v = at(pod, "volumes"); v.is_array() && !v.empty()) pod_patch["volumes"] = v;
-  if (const json& s = at(pod, "nodeSelector"); s.is_object() && !s.empty()) pod_patch["nodeSelector"] = s;
-  if (const json& t = at(pod, "tolerations"); t.is_array() && !t.empty()) pod_patch["tolerations"] = t;
-  if (!volume_mounts.empty())
-    pod_patch["containers"] = json::array({{{"name", kNodeJob}, {"volumeMounts", volume_mounts}}});
-
-  json spec = {{"runtimeRef",
-                {{"apiGroup", "trainer.kubeflow.org"},
-                 {"kind", "ClusterTrainingRuntime"},
-                 {"name", runtime_name.empty() ? default_trainer_runtime("PyTorchJob")
-                                               : std::string(runtime_name)}}},
-               {"trainer", std::move(trainer)}};
-  if (!pod_patch.empty()) {
-    spec["runtimePatches"] = json::array(
-        {{{"manager", kPatchManager},
-          {"trainingRuntimeSpec",
-           {{"template",
-             {{"spec",
-               {{"replicatedJobs",
-                 json::array({{{"name", kNodeJob},
-                               {"template",
-                                {{"spec", {{"template", {{"spec", std::move(pod_patch)}}}}}}}}})}}}}}}}}});
-  }
-  json job = {{"apiVersion", "trainer.kubeflow.org/v1alpha1"}, {"kind", "TrainJob"},
-              {"metadata", at(source, "metadata").is_object() ? at(source, "metadata") : json::object()},
-              {"spec", std::move(spec)}};
+  json job = train_job(source, "PyTorchJob", runtime_name, std::move(trainer),
+                       runtime_patch(pod, c, git, {std::string(kNodeJob)}));
   result.ok = true;
   result.job = job.dump();
   return result;

@@ -10,7 +10,7 @@
 namespace pipec::runtime {
 
 /// The runtimes a training op may name: "" (the build's default), "operator" (the
-/// training operator's CRDs: MPIJob, TFJob, PyTorchJob), for a PyTorchJob "trainer-v2"
+/// training operator's CRDs: MPIJob, TFJob, PyTorchJob), for a PyTorchJob or MPIJob "trainer-v2"
 /// (a TrainJob), for a TFJob "pods" (plain Pods and Services, runtime/tf_pods.hpp). `kind` is the job's kind. The compiler checks literals with
 /// it and the launcher run-time values.
 [[nodiscard]] bool is_training_runtime(std::string_view kind, std::string_view runtime);
@@ -35,5 +35,17 @@ struct TrainJobResult {
 /// PET_* variables, so a command written for the PyTorchJob runs unchanged.
 [[nodiscard]] TrainJobResult pytorchjob_to_trainjob(std::string_view pytorchjob,
                                                     std::string_view runtime_name);
+
+/// The TrainJob for a rendered MPIJob, on an MPI runtime (`mlPolicy.mpi`; default
+/// deepspeed-distributed, which Trainer ships): the launcher's image, command (after the
+/// same git clone and working directory as above) and env as the trainer's, one node per
+/// MPIJob worker, slotsPerWorker as numProcPerNode, the workers' resources per node;
+/// volumes, mounts, node selector and tolerations patched into both the `launcher` and
+/// the `node` jobs. The node pods run the runtime's image (a TrainJob sets the image of
+/// the launcher only): the runtime must hold the program (docs/training-ops.md).
+[[nodiscard]] TrainJobResult mpijob_to_trainjob(std::string_view mpijob, std::string_view runtime_name);
+
+/// pytorchjob_to_trainjob or mpijob_to_trainjob, by the job's kind.
+[[nodiscard]] TrainJobResult to_trainjob(std::string_view job, std::string_view runtime_name);
 
 }  // namespace pipec::runtime

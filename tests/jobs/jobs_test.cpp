@@ -252,6 +252,61 @@ TEST(Jobs, PyTorchOnTrainerV2) {
   EXPECT_EQ(pod["tolerations"][0]["key"], "nvidia.com/gpu");
 }
 
+// mpi_job on runtime "trainer-v2": the TrainJob made of the rendered MPIJob passes the
+// Trainer v2 CRD schema at the edges: 1 and 64 workers, 0 and 8 GPUs, 1 and 8 slots.
+TEST(Jobs, MpiOnTrainerV2) {
+  auto out = build_example("mpi_trainer_v2.pipe");
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  const std::vector<Case> cases = {
+      {"defaults", {}},
+      {"one-node-no-gpu", {{"workers", 1}, {"gpus", 0}}},
+      {"many", {{"workers", 64}, {"gpus", 8}, {"slots", 8}, {"training_runtime", "deepspeed-distributed"},
+                {"data", "other-claim:/data"}}}};
+  std::vector<std::pair<std::string, std::string>> docs;
+  std::vector<nlohmann::json> jobs;
+  for (const auto& c : cases) {
+    auto r = render_with(out, c.values);
+    ASSERT_TRUE(r.ok) << c.name << ": " << r.error;
+    std::string runtime_name = "horovod-mpi";
+    if (auto it = c.values.find("training_runtime"); it != c.values.end())
+      runtime_name = it->second.get<std::string>();
+    auto t = runtime::to_trainjob(r.job, runtime_name);
+    ASSERT_TRUE(t.ok) << t.error;
+    docs.emplace_back(c.name, t.job);
+    jobs.push_back(nlohmann::json::parse(t.job));
+  }
+  auto v = testing::validate_jobs(docs);
+  EXPECT_EQ(v.code, 0) << v.output;
+  for (const auto& [name, text] : docs)
+    EXPECT_NE(v.output.find(name + ".json: ok"), std::string::npos) << name << "\n" << v.output;
+  auto& args = out.call.args;
+  auto flag = std::find(args.begin(), args.end(), "--runtime");
+  ASSERT_NE(flag, args.end());
+  EXPECT_EQ(*(flag + 1), "trainer-v2");
+  const auto& t = jobs[0]["spec"];
+  EXPECT_EQ(t["runtimeRef"]["name"], "horovod-mpi");
+  EXPECT_EQ(t["trainer"]["image"], "horovod/horovod:0.28.1");
+  EXPECT_EQ(t["trainer"]["numNodes"], 2);
+  EXPECT_EQ(t["trainer"]["numProcPerNode"], 1);
+  EXPECT_EQ(t["trainer"]["resourcesPerNode"]["limits"]["nvidia.com/gpu"], "1");
+  EXPECT_EQ(jobs[1]["spec"]["trainer"]["resourcesPerNode"]["limits"]["nvidia.com/gpu"], "0");
+  EXPECT_EQ(jobs[2]["spec"]["trainer"]["numNodes"], 64);
+  EXPECT_EQ(jobs[2]["spec"]["trainer"]["numProcPerNode"], 8);
+  EXPECT_EQ(jobs[2]["spec"]["runtimeRef"]["name"], "deepspeed-distributed");
+  const auto& patched = t["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"];
+  ASSERT_EQ(patched.size(), 2u);
+  for (const auto& job : patched) {
+    const auto& pod = job["template"]["spec"]["template"]["spec"];
+    EXPECT_EQ(pod["volumes"][0]["persistentVolumeClaim"]["claimName"], "user-susan") << job["name"];
+    EXPECT_EQ(pod["containers"][0]["name"], "node");
+    EXPECT_EQ(pod["nodeSelector"]["nvidia.com/gpu.present"], "true");
+    EXPECT_EQ(pod["tolerations"][0]["key"], "nvidia.com/gpu");
+  }
+  // The command is the launcher's script; the value is in the environment, not in it.
+  EXPECT_NE(t["trainer"]["command"][2].get<std::string>().find("mpirun python"), std::string::npos);
+  EXPECT_NE(t["trainer"]["env"].dump().find("PIPEC_batch_size"), std::string::npos);
+}
+
 // runtime "pods": the Pods and headless Services the launcher makes of the rendered TFJob
 // (runtime/tf_pods.hpp) pass Kubernetes' core v1 schema, at the edges: 0 and several ps, 1
 // and many workers, evaluator on and off, 0 and 8 GPUs.

@@ -37,6 +37,7 @@ EXPECT = {
     "helm_tf_training": ([], 2, "helm_tf_training.pipe:28:11: error: step 'train' cannot run locally: 'data'"),
     "mnist_tf": ([], 2, "mnist_tf.pipe:21:11: error: step 'train' cannot run locally: 'data'"),
     "mpi_run": ([], 2, "mpi_run.pipe:22:11: error: step 'all_reduce' cannot run locally: 'data'"),
+    "mpi_trainer_v2": ([], 2, "mpi_trainer_v2.pipe:25:11: error: step 'all_reduce' cannot run locally: 'data'"),
     "ps_worker_tf": ([], 2, "ps_worker_tf.pipe:37:13: error: step 'train' cannot run locally: 'data'"),
     "pytorch_ddp": ([], 2, "pytorch_ddp.pipe:21:18: error: step 'train' cannot run locally: 'sync_source'"),
     "pytorch_trainer_v2": ([], 2, "pytorch_trainer_v2.pipe:26:11: error: step 'train' cannot run locally: 'data'"),

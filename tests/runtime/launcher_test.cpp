@@ -350,8 +350,40 @@ TEST_F(RuntimeLauncher, AFailedTrainJobSaysWhyFromItsNodePod) {
   EXPECT_NE(r.err.find("Traceback: CUDA out of memory"), std::string::npos) << r.err;
 }
 
-TEST_F(RuntimeLauncher, ARuntimeThatDoesNotFitStopsBeforeAnyRequest) {
+// --runtime trainer-v2 for an MPIJob: a TrainJob on an MPI runtime, whose launcher pod
+// (JobSet's replicated job `launcher`) speaks, not the sshd nodes.
+TEST_F(RuntimeLauncher, TrainerV2RunsAnMpiJobAsATrainJobFollowingItsLauncher) {
   auto o = options(kMpiJob);
+  o.runtime = "trainer-v2";
+  o.metric_args = {"acc"};
+  json created;
+  auto r = run(o, [&](const std::string& job) {
+    created = *kube_.job(job);
+    kube_.add_jobset_pod(job + "-node-0-0-abcde", job, "node", 0);
+    kube_.log(job + "-node-0-0-abcde", "sshd listening acc=0.1");
+    kube_.add_jobset_pod(job + "-launcher-0-0-fghij", job, "launcher", 0);
+    kube_.log(job + "-launcher-0-0-fghij", "rank 0 acc=0.8");
+    kube_.end_pod(job + "-launcher-0-0-fghij", 0);
+    kube_.set_condition(job, "Complete", "AllJobsCompleted", "jobset completed successfully");
+  });
+  ASSERT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_EQ(r.out, "rank 0 acc=0.8\n");
+  EXPECT_EQ(created["kind"], "TrainJob");
+  EXPECT_EQ(created["spec"]["runtimeRef"]["name"], "deepspeed-distributed");
+  EXPECT_EQ(created["spec"]["trainer"]["numNodes"], 2);
+  EXPECT_EQ(created["spec"]["trainer"]["args"], json::array({"python", "train.py"}));
+  const auto& jobs = created["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"];
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0]["name"], "launcher");
+  EXPECT_EQ(jobs[1]["name"], "node");
+  EXPECT_EQ(jobs[1]["template"]["spec"]["template"]["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"],
+            "user-susan");
+  EXPECT_EQ(kube_.count("DELETE /apis/trainer.kubeflow.org/v1alpha1/namespaces/team/trainjobs/wf-train-123"), 1);
+  EXPECT_NE(read(dir_ / "out" / "metrics.json").find(R"("numberValue":0.8)"), std::string::npos);
+}
+
+TEST_F(RuntimeLauncher, ARuntimeThatDoesNotFitStopsBeforeAnyRequest) {
+  auto o = options(kTfJobWorkers);
   o.runtime = "trainer-v2";
   auto r = run(o);
   EXPECT_EQ(r.code, kExitBadArguments);

@@ -143,13 +143,53 @@ TEST_F(RuntimeTrainerV2, AMissingWorkingDirectoryStopsTheCommand) {
   EXPECT_NE(status, 0);
 }
 
-TEST(RuntimeTrainerV2Rules, OnlyAPyTorchJobGoesToTrainerV2) {
+TEST(RuntimeTrainerV2Rules, APyTorchJobOrAnMpiJobGoesToTrainerV2) {
   EXPECT_TRUE(is_training_runtime("PyTorchJob", "trainer-v2"));
+  EXPECT_TRUE(is_training_runtime("MPIJob", "trainer-v2"));
   EXPECT_TRUE(is_training_runtime("MPIJob", "operator"));
   EXPECT_TRUE(is_training_runtime("TFJob", ""));
-  EXPECT_FALSE(is_training_runtime("MPIJob", "trainer-v2"));
+  EXPECT_FALSE(is_training_runtime("TFJob", "trainer-v2"));
   EXPECT_FALSE(is_training_runtime("PyTorchJob", "Trainer-V2"));
   EXPECT_FALSE(pytorchjob_to_trainjob(R"({"kind":"MPIJob"})", "").ok);
+  EXPECT_FALSE(mpijob_to_trainjob(R"({"kind":"PyTorchJob"})", "").ok);
+  EXPECT_EQ(default_trainer_runtime("MPIJob"), "deepspeed-distributed");
+}
+
+// An MPIJob's launcher command (shell form, as mpi_job renders it) runs after the git
+// clone and in the working directory, with the values still only in the environment.
+TEST_F(RuntimeTrainerV2, AnMpiJobsLauncherCommandRunsUnchangedInItsWorkingDirectory) {
+  json launcher = {{"containers", json::array({{{"name", "mpi"},
+                                                {"image", "horovod/horovod:0.28.1"},
+                                                {"command", json::array({"sh", "-c", "printf '%s|' \"$(pwd)\" \"${PIPEC_msg}\""})},
+                                                {"workingDir", dir_.string()},
+                                                {"env", json::array({{{"name", "PIPEC_msg"}, {"value", "it's \"$(id)\"\n`x`"}}})}}})},
+                   {"volumes", json::array({{{"name", "data-0"}, {"persistentVolumeClaim", {{"claimName", "c"}}}}})}};
+  json worker = {{"containers", json::array({{{"name", "mpi"},
+                                              {"image", "horovod/horovod:0.28.1"},
+                                              {"command", json::array({"/usr/sbin/sshd", "-De"})},
+                                              {"resources", {{"limits", {{"nvidia.com/gpu", "8"}}}}}}})}};
+  json source = {{"apiVersion", "kubeflow.org/v2beta1"},
+                 {"kind", "MPIJob"},
+                 {"metadata", {{"name", "mpi"}}},
+                 {"spec",
+                  {{"slotsPerWorker", 8},
+                   {"mpiReplicaSpecs",
+                    {{"Launcher", {{"replicas", 1}, {"template", {{"spec", launcher}}}}},
+                     {"Worker", {{"replicas", 16}, {"template", {{"spec", worker}}}}}}}}}};
+  auto t = to_trainjob(source.dump(), "my-mpi");
+  ASSERT_TRUE(t.ok) << t.error;
+  json job = json::parse(t.job);
+  EXPECT_EQ(job["spec"]["runtimeRef"]["name"], "my-mpi");
+  EXPECT_EQ(job["spec"]["trainer"]["image"], "horovod/horovod:0.28.1");
+  EXPECT_EQ(job["spec"]["trainer"]["numNodes"], 16);
+  EXPECT_EQ(job["spec"]["trainer"]["numProcPerNode"], 8);
+  EXPECT_EQ(job["spec"]["trainer"]["resourcesPerNode"]["limits"]["nvidia.com/gpu"], "8");
+  int status = 0;
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin"};
+  for (const auto& e : job["spec"]["trainer"]["env"])
+    env.push_back(e["name"].get<std::string>() + "=" + e["value"].get<std::string>());
+  EXPECT_EQ(run(command_of(job), env, status), dir_.string() + "|it's \"$(id)\"\n`x`|");
+  EXPECT_EQ(status, 0);
 }
 
 }  // namespace

@@ -335,7 +335,8 @@ bool Builder::read_arguments() {
     std::string r = ir::literal_text(s->value);
     if (s->input.empty() && !runtime::is_training_runtime(job_kind(), r))
       error(*arg("runtime"), "argument " + op_arg("runtime") + " must be " +
-                                 (step_.kind == ir::OpKind::PyTorchJob ? std::string("'operator' or 'trainer-v2'")
+                                 (step_.kind == ir::OpKind::PyTorchJob || step_.kind == ir::OpKind::MpiJob
+                                      ? std::string("'operator' or 'trainer-v2'")
                                   : step_.kind == ir::OpKind::TfJob  ? std::string("'operator' or 'pods'")
                                                                      : std::string("'operator'")) +
                                  ", got '" + r + "'");
