@@ -311,11 +311,7 @@ bool Launcher::prepare() {
       specs.push_back(std::move(*s));
     }
   }
-  std::set<std::string> reported;
-  for (const auto& s : specs)
-    if (!reported.insert(s.reported).second)
-      return error(fmt::format("two metrics are reported as '{}'", s.reported)), false;
-  if (specs.size() > 50) return error("KFP shows at most 50 metrics per step"), false;
+  if (!check_metric_specs(specs, why)) return error(why), false;
   scraper_.emplace(std::move(specs));
 
   // Where the job goes, what it is called, which pod speaks for it.

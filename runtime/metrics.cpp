@@ -413,4 +413,18 @@ bool write_file_atomically(const std::string& path, std::string_view content, st
   return ok;
 }
 
+bool check_metric_specs(const std::vector<MetricSpec>& specs, std::string& error) {
+  for (std::size_t i = 0; i < specs.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (specs[i].reported == specs[j].reported) {
+        error = fmt::format("two metrics are reported as '{}'", specs[i].reported);
+        return false;
+      }
+  if (specs.size() > 50) {
+    error = fmt::format("KFP shows at most 50 metrics per step, got {}", specs.size());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace pipec::runtime

@@ -40,6 +40,10 @@ struct MetricSpec {
 [[nodiscard]] std::optional<MetricSpec> parse_metric_spec(std::string_view spec,
                                                           std::string& error);
 
+/// The rules a step's metrics meet together: no two reported under the same name, at most
+/// 50 (what KFP shows for a step). Returns false and sets `error` otherwise.
+[[nodiscard]] bool check_metric_specs(const std::vector<MetricSpec>& specs, std::string& error);
+
 /// Finds `name=value` and `name: value` (also `name = value`, `name:value`) for the given
 /// names in a log. A name is a whole token: it starts after a space, tab, `,;([{"'|`, `:` or
 /// `=`, a `\r` or the start of the line, so `train_loss=1` is not `loss`. A value is a

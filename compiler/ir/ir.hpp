@@ -202,6 +202,11 @@ struct ContainerOp {
   /// securityContext.
   std::optional<long long> run_as_user, run_as_group;
   std::optional<bool> run_as_non_root;
+  /// `metrics ["acc:PERCENTAGE", "loss:min"]`: specs as training ops take them (literals
+  /// or whole op parameters), collected by pipec-metrics from the command's output, or
+  /// from the file `metrics_from` after it ends.
+  std::vector<Value> metrics;
+  std::string metrics_from;
   std::string doc;
   SourceRange range;
 };

@@ -595,8 +595,11 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   }
   for (const auto& [k, v] : op->env) set_env(proc->env, k, text(v, scope, &args));
   for (const auto& var : script_vars) set_env(proc->env, "PIPEC_" + var, args.count(var) ? args[var] : "");
-  for (const auto& out : op->outputs) {
-    std::string d = fs::path(out.path).parent_path().string();
+  std::vector<std::string> written;  // files the step writes for pipec: outputs, metrics
+  for (const auto& out : op->outputs) written.push_back(out.path);
+  if (!op->metrics_from.empty()) written.push_back(op->metrics_from);
+  for (const auto& path : written) {
+    std::string d = fs::path(path).parent_path().string();
     if (std::find(proc->output_dirs.begin(), proc->output_dirs.end(), d) == proc->output_dirs.end())
       proc->output_dirs.push_back(d);
   }
@@ -636,6 +639,17 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
       return Outcome::Failed;
     }
   }
+  // Metrics, as pipec-metrics collects them on a cluster (the launcher's scraper): from
+  // the step's log (each attempt anew), or from the op's `metrics_from` file.
+  std::vector<runtime::MetricSpec> specs;
+  for (const auto& m : op->metrics) {
+    std::string why;
+    auto spec = runtime::parse_metric_spec(text(m, scope, &args), why);
+    if (!spec) throw EvalError{why};
+    specs.push_back(std::move(*spec));
+  }
+  if (std::string why; !runtime::check_metric_specs(specs, why)) throw EvalError{why};
+  std::unique_ptr<runtime::MetricScraper> scraper;
   int attempts = 1 + static_cast<int>(op->retries.value_or(0));
   Outcome outcome = Outcome::Failed;
   const auto first_start = std::chrono::steady_clock::now();
@@ -672,11 +686,30 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
       rec.message = error;
       return Outcome::Failed;
     }
+    if (!specs.empty()) {
+      scraper = std::make_unique<runtime::MetricScraper>(specs);
+      proc->scraper = op->metrics_from.empty() ? scraper.get() : nullptr;
+    }
     std::vector<std::unique_ptr<Proc>> procs;
     procs.push_back(std::move(proc));
     outcome = wait_all(procs, phase, op->timeout_seconds.value_or(0), rec.message);
     proc = std::move(procs[0]);
     if (outcome != Outcome::Failed) break;
+  }
+  if (scraper) {
+    if (!op->metrics_from.empty()) {
+      std::ifstream in(proc->dir + "/fs" + op->metrics_from, std::ios::binary);
+      std::ostringstream s;
+      s << in.rdbuf();
+      if (in) scraper->feed_lines(s.str());
+    }
+    std::lock_guard lock(mu_);
+    std::ofstream(proc->dir + "/mlpipeline-metrics.json") << scraper->metrics_json() << '\n';
+    for (std::size_t i = 0; i < specs.size(); ++i)
+      if (auto v = scraper->value(i)) {
+        if (!rec.metrics.empty()) rec.metrics += ' ';
+        rec.metrics += fmt::format("{}={}", specs[i].reported, *v);
+      }
   }
   if (outcome != Outcome::Succeeded) return outcome;
   // Outputs: the files the op declares, one trailing newline dropped (as Argo does).

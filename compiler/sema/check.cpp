@@ -29,6 +29,7 @@
 #include "compiler/sema/program.hpp"
 #include "compiler/sema/types.hpp"
 #include "runtime/job_render.hpp"
+#include "runtime/metrics.hpp"
 
 namespace pipec::sema {
 
@@ -115,7 +116,8 @@ const char* const kBodyFields[] = {"image",   "command",       "args",        "e
                                    "resources", "outputs",     "retries",     "timeout",
                                    "node_selector", "tolerations", "labels", "annotations",
                                    "cache", "volumes", "secret_env", "image_pull_policy",
-                                   "working_dir", "run_as_user", "run_as_group", "run_as_non_root"};
+                                   "working_dir", "run_as_user", "run_as_group", "run_as_non_root",
+                                   "metrics", "metrics_from"};
 
 // "90s", "30m", "2h", "1h30m" as whole seconds: the launcher's rule (runtime::parse_duration).
 std::optional<long long> duration_seconds(const std::string& text) {
@@ -450,6 +452,39 @@ class Checker {
           continue;
         }
         c.image_pull_policy = text;
+      } else if (name == "metrics") {
+        // The launcher's rules (runtime/metrics.hpp) for each literal spec and the set;
+        // pipec-metrics applies them to values known at run time.
+        std::vector<runtime::MetricSpec> specs;
+        for (auto& v : words(field.value, "'metrics'")) {
+          if (v.is_literal()) {
+            std::string why;
+            auto spec = v.type.kind == TypeKind::String ? runtime::parse_metric_spec(ir::literal_text(v.literal), why)
+                                                        : std::nullopt;
+            if (!spec) {
+              diags_.error(v.range, why.empty() ? std::string("a metric spec is a string such as \"acc:PERCENTAGE\"") : why);
+              continue;
+            }
+            specs.push_back(std::move(*spec));
+          } else if (!ir::whole_ref(v)) {
+            diags_.error(v.range, "a metric spec is a literal or one of the op's parameters, not text built from values");
+            continue;
+          }
+          c.metrics.push_back(std::move(v));
+        }
+        if (std::string why; !runtime::check_metric_specs(specs, why)) diags_.error(range_of(field.value), why);
+      } else if (name == "metrics_from") {
+        auto v = value(field.value, Context::Body);
+        if (!v) continue;
+        std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
+        auto entry = v->is_literal() && v->type.kind == TypeKind::String ? runtime::parse_data_entry("x:" + text)
+                                                                          : std::nullopt;
+        if (!entry) {
+          diags_.error(v->range, "'metrics_from' must be a literal absolute path (a file the command writes "
+                                 "its metrics to, as name=value lines)");
+          continue;
+        }
+        c.metrics_from = entry->path;
       } else if (name == "working_dir") {
         auto v = value(field.value, Context::Body);
         if (!v) continue;
@@ -567,6 +602,13 @@ class Checker {
       }
     }
     current_op_ = nullptr;
+    if (!c.metrics_from.empty() && c.metrics.empty())
+      diags_.error(seen.count("metrics_from") ? seen["metrics_from"] : op.name.range,
+                   "'metrics_from' names where the metrics are read; say which with 'metrics'");
+    if (!c.metrics.empty() && c.command.empty())
+      diags_.error(seen.count("metrics") ? seen["metrics"] : op.name.range,
+                   "an op with 'metrics' needs a 'command': pipec-metrics runs it and reads its output "
+                   "(the image's own entrypoint is not known)");
     if (!has_image && !unknown_field)
       diags_.error(op.name.range, fmt::format("op '{}' has no 'image' (e.g. image \"python:3.11\")",
                                               op.name.name));

@@ -295,7 +295,24 @@ def fanin():
         fail("last")
 
 
+def metrics():
+    """Container ops' metrics, as pipec-metrics collects them: from the output (stderr too),
+    a spec from a parameter, and from a file the command writes."""
+    run(os.path.join(HERE, "metrics.pipe"), expect=0)
+    got = json.loads(read("steps/evaluate/mlpipeline-metrics.json"))["metrics"]
+    if got != [{"format": "PERCENTAGE", "name": "accuracy", "numberValue": 0.93},
+               {"format": "RAW", "name": "loss", "numberValue": 0.3},
+               {"format": "RAW", "name": "f1", "numberValue": 0.88}]:
+        fail(f"evaluate: {got}")
+    got = json.loads(read("steps/score/mlpipeline-metrics.json"))["metrics"]
+    if got != [{"format": "RAW", "name": "rmse", "numberValue": 0.25}]:
+        fail(f"score (metrics_from): {got}")
+    steps = {s["step"]: s for s in json.loads(read("summary.json"))["steps"]}
+    if "accuracy=0.93" not in json.dumps(steps["evaluate"]):
+        fail(f"summary: {steps['evaluate']}")
+
+
 os.makedirs(WORK, exist_ok=True)
-{"fanin": fanin, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
+{"fanin": fanin, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
  "pytorch": pytorch, "mpi": mpi, "tf": tf, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume}[SCENARIO]()
 print("ok")

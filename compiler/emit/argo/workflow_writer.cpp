@@ -108,6 +108,11 @@ std::string argo_text(std::string_view text, bool tag_follows = false) {
   return out;
 }
 
+/// Where an op with metrics finds pipec-metrics: an emptyDir its init container fills.
+constexpr const char* kMetricsVolume = "pipec-metrics";
+constexpr const char* kMetricsDir = "/.pipec";
+constexpr const char* kMetricsTool = "/.pipec/pipec-metrics";
+
 /// The environment variable that carries op parameter `name` into a shell script.
 std::string script_var(const std::string& name) { return "PIPEC_" + name; }
 
@@ -474,6 +479,23 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
     for (const auto& w : op.command) command.push_back(argo_value(w, op_scope));
     for (const auto& w : op.args) args.push_back(argo_value(w, op_scope));
   }
+  // Metrics: pipec-metrics (copied into the pod by an init container, container_template)
+  // runs the command and writes KFP's metrics file from its output, with the launcher's
+  // scraper; a spec from a parameter is one whole argv word it checks at run time.
+  if (!op.metrics.empty() && !command.empty()) {
+    Json wrapped = Json::array({std::string(kMetricsTool)});
+    for (const auto& m : op.metrics) {
+      wrapped.push_back("--metric");
+      wrapped.push_back(argo_value(m, op_scope));
+    }
+    if (!op.metrics_from.empty()) {
+      wrapped.push_back("--from");
+      wrapped.push_back(op.metrics_from);
+    }
+    wrapped.push_back("--");
+    for (auto& w : command) wrapped.push_back(std::move(w));
+    command = std::move(wrapped);
+  }
   if (!command.empty()) c["command"] = std::move(command);
   if (!args.empty()) c["args"] = std::move(args);
 
@@ -485,10 +507,11 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   for (const auto& s : op.secret_env)
     env.push_back({{"name", s.var}, {"valueFrom", {{"secretKeyRef", {{"name", s.secret}, {"key", s.key}}}}}});
   if (!env.empty()) c["env"] = std::move(env);
-  if (!op.volumes.empty()) {
+  if (!op.volumes.empty() || !op.metrics.empty()) {
     Json mounts = Json::array();
     for (std::size_t i = 0; i < op.volumes.size(); ++i)
       mounts.push_back({{"name", "vol-" + std::to_string(i)}, {"mountPath", op.volumes[i].path}});
+    if (!op.metrics.empty()) mounts.push_back({{"name", kMetricsVolume}, {"mountPath", kMetricsDir}});
     c["volumeMounts"] = std::move(mounts);
   }
   if (!op.image_pull_policy.empty()) c["imagePullPolicy"] = op.image_pull_policy;
@@ -603,6 +626,17 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
       }
       t["outputs"] = {{"parameters", std::move(params)}, {"artifacts", std::move(artifacts)}};
     }
+    if (!op->metrics.empty()) {
+      t["outputs"]["artifacts"].push_back({{"name", "mlpipeline-metrics"},
+                                           {"path", "/tmp/outputs/mlpipeline-metrics.json"},
+                                           {"optional", true}});
+      // pipec-metrics is static: the launcher image's copy runs in any image.
+      t["initContainers"] = Json::array(
+          {{{"name", "pipec-metrics"},
+            {"image", options_.launcher_image},
+            {"command", Json::array({"/usr/local/bin/pipec-metrics", "--install", std::string(kMetricsTool)})},
+            {"volumeMounts", Json::array({{{"name", kMetricsVolume}, {"mountPath", kMetricsDir}}})}}});
+    }
     t["container"] = std::move(container);
     if (!patch.is_null()) t["podSpecPatch"] = std::move(patch);
     if (op->retries) {
@@ -626,7 +660,7 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
       for (const auto& [k, v] : op->node_selector) selector[k] = v;
       t["nodeSelector"] = std::move(selector);
     }
-    if (!op->volumes.empty()) {
+    if (!op->volumes.empty() || !op->metrics.empty()) {
       Json volumes = Json::array();
       for (std::size_t i = 0; i < op->volumes.size(); ++i) {
         const auto& v = op->volumes[i];
@@ -637,6 +671,7 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
         if (v.kind == "secret") vol["secret"] = {{"secretName", v.name}};
         volumes.push_back(std::move(vol));
       }
+      if (!op->metrics.empty()) volumes.push_back({{"name", kMetricsVolume}, {"emptyDir", Json::object()}});
       t["volumes"] = std::move(volumes);
     }
     if (!op->tolerations.empty()) {

@@ -799,6 +799,11 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   // Environment: literal values in the container's `env`; KFP v2 substitutes placeholders
   // only in the command line, so a variable from a value is exported by a small `sh`
   // prologue from an argument (`sh -c 'export A="$1"; shift 1; exec "$@"' pipec-env V CMD…`).
+  if (!op.metrics.empty())
+    error(op.metrics.front().range.valid() ? op.metrics.front().range : op.range,
+          "on the kfp-v2 target a container op cannot declare 'metrics': pipec-metrics, which collects "
+          "them, reaches the pod through an init container, and a KFP v2 task has none (training "
+          "ops' metrics work on both targets)");
   // `working_dir`: a KFP v2 container has no workingDir; a prologue changes to it (the
   // path is a literal the checker allowed, passed as an argument, never as script text).
   if (!op.working_dir.empty()) {

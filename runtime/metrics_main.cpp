@@ -1,0 +1,161 @@
+// pipec-metrics: runs a container op's command and collects the metrics it prints, with
+// the launcher's scraper (runtime/metrics.hpp: one rule for training and container steps),
+// into KFP's metrics file. Built static, so an init container can copy it from the
+// launcher image into any step's image (docs/runtime.md "Metrics of container ops").
+//
+//   pipec-metrics --install PATH
+//   pipec-metrics --metric SPEC... [--metrics-file PATH] [--from FILE] -- COMMAND...
+//
+// The command's stdout and stderr reach this process's stdout unchanged (the pod's log
+// merges them too); the metrics are read from them, or from FILE after the command ends.
+// The exit status is the command's (128 + N for a signal N); SIGTERM and SIGINT are
+// passed on to it. 2: bad arguments, 127: the command cannot be started.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "runtime/metrics.hpp"
+
+namespace {
+
+using pipec::runtime::MetricScraper;
+using pipec::runtime::MetricSpec;
+
+volatile sig_atomic_t g_child = 0;
+
+void forward(int sig) {
+  if (g_child > 0) ::kill(static_cast<pid_t>(g_child), sig);
+}
+
+int usage(const std::string& why) {
+  std::cerr << "pipec-metrics: " << why
+            << "\nusage: pipec-metrics --install PATH\n"
+               "       pipec-metrics --metric SPEC... [--metrics-file PATH] [--from FILE] -- COMMAND...\n";
+  return 2;
+}
+
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Copies this executable to `path` (mode 0755): the init container's whole job.
+int install(const std::string& path) {
+  std::ifstream in("/proc/self/exe", std::ios::binary);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << in.rdbuf();
+  out.close();
+  if (!in || !out || ::chmod(path.c_str(), 0755) != 0) {
+    std::cerr << "pipec-metrics: cannot install to " << path << ": " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<MetricSpec> specs;
+  std::string metrics_file = "/tmp/outputs/mlpipeline-metrics.json";
+  std::string from;
+  std::vector<char*> command;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string& out) {
+      if (i + 1 >= argc) return false;
+      out = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--install") {
+      if (!value(v)) return usage("--install needs a path");
+      return install(v);
+    } else if (a == "--metric") {
+      if (!value(v)) return usage("--metric needs a spec");
+      std::string why;
+      auto spec = pipec::runtime::parse_metric_spec(v, why);
+      if (!spec) return usage(why);
+      specs.push_back(std::move(*spec));
+    } else if (a == "--metrics-file") {
+      if (!value(metrics_file)) return usage("--metrics-file needs a path");
+    } else if (a == "--from") {
+      if (!value(from)) return usage("--from needs a file");
+    } else if (a == "--") {
+      for (int j = i + 1; j < argc; ++j) command.push_back(argv[j]);
+      break;
+    } else {
+      return usage("unknown argument '" + a + "'");
+    }
+  }
+  if (command.empty()) return usage("no command after --");
+  if (std::string why; !pipec::runtime::check_metric_specs(specs, why)) return usage(why);
+  command.push_back(nullptr);
+  MetricScraper scraper(specs);
+
+  int fds[2];
+  if (::pipe(fds) != 0) return usage(std::string("pipe: ") + std::strerror(errno));
+  struct sigaction sa {};
+  sa.sa_handler = forward;
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::sigaction(SIGINT, &sa, nullptr);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::dup2(fds[1], 2);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    ::execvp(command[0], command.data());
+    std::fprintf(stderr, "pipec-metrics: cannot run '%s': %s\n", command[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  if (pid < 0) return usage(std::string("fork: ") + std::strerror(errno));
+  g_child = pid;
+  ::close(fds[1]);
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    write_all(1, buffer, static_cast<std::size_t>(n));
+    if (from.empty()) scraper.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (from.empty()) {
+    scraper.finish();
+  } else {
+    std::ifstream in(from, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (in) scraper.feed_lines(text.str());
+    else std::cerr << "pipec-metrics: no metrics file " << from << " (the command did not write it)\n";
+  }
+  for (const auto& w : scraper.take_warnings()) std::cerr << "pipec-metrics: warning: " << w << "\n";
+  std::string why;
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (!pipec::runtime::write_file_atomically(metrics_file, scraper.metrics_json(), why)) {
+    std::cerr << "pipec-metrics: cannot write " << metrics_file << ": " << why << "\n";
+    if (code == 0) code = 1;
+  }
+  return code;
+}

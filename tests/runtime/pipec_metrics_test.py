@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""pipec-metrics, the real binary (runtime/metrics_main.cpp): a container op's command runs
+under it with its output passed through unchanged, its metrics written as KFP's file, its
+exit status kept, SIGTERM passed on; --install copies it; bad specs are exit 2.
+
+usage: pipec_metrics_test.py PIPEC_METRICS WORKDIR
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+TOOL, WORK = sys.argv[1], os.path.abspath(sys.argv[2])
+os.makedirs(WORK, exist_ok=True)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def run(*args, **kw):
+    return subprocess.run([TOOL, *args], capture_output=True, timeout=30, **kw)
+
+
+out = os.path.join(WORK, "m", "metrics.json")
+script = ("import sys\nprint('epoch 1 acc=0.5 loss: 2.0')\nprint('acc=0.75', file=sys.stderr)\n"
+          "print('arg=' + sys.argv[1])\nsys.exit(3)\n")
+hostile = "it's \"$(id)\" `x` {{workflow.name}}"
+p = run("--metric", "acc:PERCENTAGE", "--metric", "loss:min", "--metrics-file", out, "--",
+        "/usr/bin/python3", "-c", script, hostile)
+check(p.returncode == 3, f"exit status kept: {p.returncode}")
+check(p.stdout.decode() == f"epoch 1 acc=0.5 loss: 2.0\nacc=0.75\narg={hostile}\n",
+      "output passed through, stderr merged in order: " + repr(p.stdout))
+doc = json.load(open(out))
+check(doc == {"metrics": [{"format": "PERCENTAGE", "name": "acc", "numberValue": 0.75},
+                          {"format": "RAW", "name": "loss", "numberValue": 2.0}]}, f"metrics {doc}")
+
+# --from: the metrics come from the file, not the output.
+mfile = os.path.join(WORK, "from.txt")
+p = run("--metric", "rmse", "--metrics-file", out, "--from", mfile, "--",
+        "sh", "-c", 'echo rmse=9; echo "rmse=0.25" > "$0"', mfile)
+check(p.returncode == 0, "from: exit")
+check(json.load(open(out))["metrics"] == [{"format": "RAW", "name": "rmse", "numberValue": 0.25}],
+      "from: " + open(out).read())
+
+# SIGTERM reaches the command, which may still print its last metrics.
+proc = subprocess.Popen([TOOL, "--metric", "acc", "--metrics-file", out, "--", "sh", "-c",
+                         "trap 'echo acc=0.5; exit 7' TERM; echo started; while :; do sleep 0.1; done"],
+                        stdout=subprocess.PIPE)
+check(proc.stdout.readline() == b"started\n", "started")
+time.sleep(0.3)
+proc.send_signal(signal.SIGTERM)
+rest = proc.communicate(timeout=10)[0]
+check(proc.returncode == 7, f"SIGTERM passed on: exit {proc.returncode}")
+check(json.load(open(out))["metrics"] == [{"format": "RAW", "name": "acc", "numberValue": 0.5}],
+      "metrics after SIGTERM: " + open(out).read() + repr(rest))
+
+# Bad specs and usage: exit 2 before anything runs.
+marker = os.path.join(WORK, "ran")
+for args in (["--metric", "a=b", "--", "touch", marker], ["--metric", "x", "--metric", "x", "--", "touch", marker],
+             ["--metric", "x"], ["--bogus"]):
+    p = run(*args)
+    check(p.returncode == 2 and p.stderr.startswith(b"pipec-metrics: "), f"{args}: exit {p.returncode} {p.stderr!r}")
+check(not os.path.exists(marker), "a bad spec ran the command")
+p = run("--metric", "x", "--metrics-file", out, "--", os.path.join(WORK, "no-such-program"))
+check(p.returncode == 127, f"a command that cannot start: {p.returncode}")
+
+# --install: a working copy (what the init container does).
+copy = os.path.join(WORK, "bin", "pipec-metrics")
+os.makedirs(os.path.dirname(copy), exist_ok=True)
+check(run("--install", copy).returncode == 0 and os.access(copy, os.X_OK), "install")
+p = subprocess.run([copy, "--metric", "x", "--metrics-file", out, "--", "echo", "x=1"], capture_output=True)
+check(p.returncode == 0 and json.load(open(out))["metrics"][0]["numberValue"] == 1.0, "installed copy runs")
+
+for f in failures:
+    print("FAIL:", f)
+print("ok" if not failures else f"{len(failures)} failures")
+sys.exit(1 if failures else 0)
