@@ -4,12 +4,15 @@
 // launcher image into any step's image (docs/runtime.md "Metrics of container ops").
 //
 //   pipec-metrics --install PATH
-//   pipec-metrics --metric SPEC... [--metrics-file PATH] [--from FILE] -- COMMAND...
+//   pipec-metrics --metric SPEC... [--metrics-file PATH] [--from FILE]
+//                 [--executor-input JSON] -- COMMAND...
 //
 // The command's stdout and stderr reach this process's stdout unchanged (the pod's log
 // merges them too); the metrics are read from them, or from FILE after the command ends.
 // The exit status is the command's (128 + N for a signal N); SIGTERM and SIGINT are
-// passed on to it. 2: bad arguments, 127: the command cannot be started.
+// passed on to it. 2: bad arguments, 127: the command cannot be started. With KFP v2's
+// executor input (`{{$}}`) the metrics also go, as the metadata of the output artifact
+// `metrics` (system.Metrics), into the ExecutorOutput file it names.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -42,7 +45,8 @@ void forward(int sig) {
 int usage(const std::string& why) {
   std::cerr << "pipec-metrics: " << why
             << "\nusage: pipec-metrics --install PATH\n"
-               "       pipec-metrics --metric SPEC... [--metrics-file PATH] [--from FILE] -- COMMAND...\n";
+               "       pipec-metrics --metric SPEC... [--metrics-file PATH] [--from FILE]\n"
+               "                     [--executor-input JSON] -- COMMAND...\n";
   return 2;
 }
 
@@ -76,6 +80,7 @@ int main(int argc, char** argv) {
   std::vector<MetricSpec> specs;
   std::string metrics_file = "/tmp/outputs/mlpipeline-metrics.json";
   std::string from;
+  std::string executor_input;
   std::vector<char*> command;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -98,6 +103,8 @@ int main(int argc, char** argv) {
       if (!value(metrics_file)) return usage("--metrics-file needs a path");
     } else if (a == "--from") {
       if (!value(from)) return usage("--from needs a file");
+    } else if (a == "--executor-input") {
+      if (!value(executor_input)) return usage("--executor-input needs KFP v2's executor input");
     } else if (a == "--") {
       for (int j = i + 1; j < argc; ++j) command.push_back(argv[j]);
       break;
@@ -109,6 +116,9 @@ int main(int argc, char** argv) {
   if (std::string why; !pipec::runtime::check_metric_specs(specs, why)) return usage(why);
   command.push_back(nullptr);
   MetricScraper scraper(specs);
+  std::string output_file, executor_output, why;
+  if (!executor_input.empty() && !scraper.executor_output(executor_input, output_file, executor_output, why))
+    return usage("--executor-input: " + why);
 
   int fds[2];
   if (::pipe(fds) != 0) return usage(std::string("pipe: ") + std::strerror(errno));
@@ -151,10 +161,15 @@ int main(int argc, char** argv) {
     else std::cerr << "pipec-metrics: no metrics file " << from << " (the command did not write it)\n";
   }
   for (const auto& w : scraper.take_warnings()) std::cerr << "pipec-metrics: warning: " << w << "\n";
-  std::string why;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (!pipec::runtime::write_file_atomically(metrics_file, scraper.metrics_json(), why)) {
     std::cerr << "pipec-metrics: cannot write " << metrics_file << ": " << why << "\n";
+    if (code == 0) code = 1;
+  }
+  if (!executor_input.empty() &&
+      (!scraper.executor_output(executor_input, output_file, executor_output, why) ||
+       (!output_file.empty() && !pipec::runtime::write_file_atomically(output_file, executor_output, why)))) {
+    std::cerr << "pipec-metrics: cannot write KFP v2's executor output: " << why << "\n";
     if (code == 0) code = 1;
   }
   return code;

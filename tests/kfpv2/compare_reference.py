@@ -72,9 +72,9 @@ CASES = {
         "rename": {},
         "assign": {},
         "options": True,
-        "not_compared": "caching off, retry backoff, requests below limits, node selector, "
-                        "toleration, secret env, PVC, pull policy and pod label have no pipec "
-                        "form for container ops yet (issue 16); the rest of the options are compared",
+        "not_compared": "requests below limits (pipec's requests equal its limits) and the "
+                        "display name 'retried, not cached' (pipec names a task after its step); "
+                        "every other option is compared",
     },
 }
 
@@ -229,8 +229,21 @@ class Model:
         if memory.replace(".", "").isdigit():  # kfp's old float field: GB
             memory = "%dG" % float(memory)
         acc = resources.get("accelerator", {})
+        retry = leaf["task"].get("retryPolicy", {})
+        platform = self.platform.get(executor_name, {})
         return {
-            "retries": leaf["task"].get("retryPolicy", {}).get("maxRetryCount", 0),
+            "retries": retry.get("maxRetryCount", 0),
+            "backoff": (retry.get("backoffDuration"), number(retry.get("backoffFactor")),
+                        retry.get("backoffMaxDuration")),
+            "cache": leaf["task"].get("cachingOptions", {}).get("enableCache", False),
+            "node selector": platform.get("nodeSelector", {}).get("labels", {}),
+            "tolerations": sorted(json.dumps(t, sort_keys=True) for t in platform.get("tolerations", [])),
+            "secret env": sorted((s.get("secretName"), k["secretKey"], k["envVar"])
+                                 for s in platform.get("secretAsEnv", []) for k in s.get("keyToEnv", [])),
+            "pvc": sorted((p.get("constant", p.get("pvcNameParameter", {}).get("runtimeValue", {}).get("constant")),
+                           p.get("mountPath")) for p in platform.get("pvcMount", [])),
+            "pull policy": platform.get("imagePullPolicy", ""),
+            "pod labels": platform.get("podMetadata", {}).get("labels", {}),
             "cpu": cpu,
             "memory": memory,
             "accelerator": (acc.get("resourceType", acc.get("type", "")),

@@ -42,6 +42,7 @@ EXPECT = {
     "pytorch_ddp": ([], 2, "pytorch_ddp.pipe:21:18: error: step 'train' cannot run locally: 'sync_source'"),
     "pytorch_trainer_v2": ([], 2, "pytorch_trainer_v2.pipe:26:11: error: step 'train' cannot run locally: 'data'"),
     "uai_train_tf": ([], 2, "uai_train_tf.pipe:43:11: error: step 'train' cannot run locally: 'data'"),
+    "xgboost_training": ([], 2, "xgboost_training.pipe:8:4: error: step 'analyze' cannot run locally: op 'analyze' mounts the PersistentVolumeClaim 'xgboost-data'"),
     "use_file": ([], 2, "use_file.pipe:13:11: error: step 'train' cannot run locally: 'data'"),
 }
 

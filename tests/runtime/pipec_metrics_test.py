@@ -69,6 +69,20 @@ check(not os.path.exists(marker), "a bad spec ran the command")
 p = run("--metric", "x", "--metrics-file", out, "--", os.path.join(WORK, "no-such-program"))
 check(p.returncode == 127, f"a command that cannot start: {p.returncode}")
 
+# --executor-input (KFP v2's {{$}}): the metrics as the metadata of the output artifact
+# `metrics` in the ExecutorOutput file it names.
+exec_out = os.path.join(WORK, "executor-output.json")
+executor_input = {"outputs": {"artifacts": {"metrics": {"artifacts": [
+    {"name": "metrics", "type": {"schemaTitle": "system.Metrics"}, "uri": "minio://b/m"}]}},
+    "outputFile": exec_out}}
+p = run("--metric", "acc", "--metrics-file", out, "--executor-input", json.dumps(executor_input), "--",
+        "echo", "acc=0.5")
+check(p.returncode == 0, f"executor input: exit {p.returncode} {p.stderr!r}")
+eo = json.load(open(exec_out)) if os.path.exists(exec_out) else {}
+check(eo.get("artifacts", {}).get("metrics", {}).get("artifacts", [{}])[0].get("metadata") == {"acc": 0.5},
+      f"executor output {eo}")
+check(run("--metric", "acc", "--executor-input", "[1]", "--", "echo").returncode == 2, "bad executor input")
+
 # --install: a working copy (what the init container does).
 copy = os.path.join(WORK, "bin", "pipec-metrics")
 os.makedirs(os.path.dirname(copy), exist_ok=True)

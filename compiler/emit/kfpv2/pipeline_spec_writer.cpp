@@ -799,11 +799,30 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   // Environment: literal values in the container's `env`; KFP v2 substitutes placeholders
   // only in the command line, so a variable from a value is exported by a small `sh`
   // prologue from an argument (`sh -c 'export A="$1"; shift 1; exec "$@"' pipec-env V CMD…`).
-  if (!op.metrics.empty())
-    error(op.metrics.front().range.valid() ? op.metrics.front().range : op.range,
-          "on the kfp-v2 target a container op cannot declare 'metrics': pipec-metrics, which collects "
-          "them, reaches the pod through an init container, and a KFP v2 task has none (training "
-          "ops' metrics work on both targets)");
+  // Metrics: pipec-metrics runs the command and writes them, as the metadata of the output
+  // artifact `metrics` (system.Metrics), into the ExecutorOutput named by {{$}}. A KFP v2
+  // task cannot have the init container that brings it on the Argo target: the image
+  // must hold it.
+  if (!op.metrics.empty()) {
+    diags_.warning(op.metrics.front().range.valid() ? op.metrics.front().range : op.range,
+                   "on the kfp-v2 target the image must hold pipec-metrics on its PATH (KFP v2 tasks "
+                   "have no init container to bring it): COPY --from=" + options_.launcher_image +
+                       " /usr/local/bin/pipec-metrics /usr/local/bin/");
+    std::vector<J> wrapped = {"pipec-metrics"};
+    for (const auto& m : op.metrics) {
+      wrapped.push_back("--metric");
+      wrapped.push_back(op_word(m, op));
+    }
+    if (!op.metrics_from.empty()) {
+      literal_ok(op.metrics_from, op.range);
+      wrapped.push_back("--from");
+      wrapped.push_back(op.metrics_from);
+    }
+    for (const char* w : {"--metrics-file", "{{$.outputs.artifacts['metrics'].path}}", "--executor-input", "{{$}}", "--"})
+      wrapped.push_back(w);
+    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+    argv = std::move(wrapped);
+  }
   // `working_dir`: a KFP v2 container has no workingDir; a prologue changes to it (the
   // path is a literal the checker allowed, passed as an argument, never as script text).
   if (!op.working_dir.empty()) {
@@ -900,6 +919,9 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   J comp = {{"executorLabel", executor}};
   if (!comp_inputs.empty()) comp["inputDefinitions"] = {{"parameters", std::move(comp_inputs)}};
   if (!outputs.empty()) comp["outputDefinitions"] = {{"parameters", std::move(outputs)}};
+  if (!op.metrics.empty())
+    comp["outputDefinitions"]["artifacts"]["metrics"] = {
+        {"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}};
   components_[component] = std::move(comp);
   if (op.timeout_seconds)
     platform_[executor]["activeDeadlineSeconds"] = std::to_string(*op.timeout_seconds);
