@@ -17,10 +17,13 @@
 #include "compiler/base/source_manager.hpp"
 #include "compiler/driver/budgets.hpp"
 #include "compiler/driver/compile.hpp"
+#include "compiler/driver/format.hpp"
 #include "compiler/driver/graph.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/driver/summary.hpp"
 #include "compiler/package/package.hpp"
+#include "compiler/syntax/ast_printer.hpp"
+#include "compiler/syntax/parser.hpp"
 
 namespace pipec::driver {
 
@@ -212,7 +215,74 @@ void add_graph_command(CLI::App& app, int& exit_code) {
 }
 
 namespace {
+
+// `pipec fmt`: each file in the canonical layout (format.hpp), printed, checked or
+// rewritten. A file with a syntax error is reported as `check` reports it and left alone;
+// a layout that would parse to another program (a defect of fmt) is refused, not written.
+int run_fmt(const std::vector<std::string>& files, bool check, bool write, const CommonOptions& common) {
+  int result = kExitOk;
+  for (const auto& file : files) {
+    SourceManager sources;
+    Diagnostics diags;
+    std::string error;
+    FileId id = load_input(sources, file, error);
+    if (id == kNoFile) diags.error({}, fmt::format("cannot read '{}': {}", file, error));
+    auto module = id == kNoFile ? std::nullopt : syntax::parse(sources, id, diags);
+    if (!module || diags.has_errors()) {
+      print_diagnostics(diags, sources, common);
+      result = kExitErrors;
+      continue;
+    }
+    std::string text(sources.text(id));
+    std::string formatted = format_source(text);
+    Diagnostics again;
+    auto reparsed = syntax::parse(sources, sources.add(std::string(sources.name(id)), formatted), again);
+    if (!reparsed || syntax::print_ast(*reparsed) != syntax::print_ast(*module)) {
+      std::cerr << fmt::format("pipec: internal error: formatting '{}' would change the program; it is left "
+                               "as it is (please report it)\n",
+                               file);
+      result = kExitErrors;
+      continue;
+    }
+    if (check) {
+      if (formatted != text) {
+        std::cout << file << '\n';
+        if (result == kExitOk) result = 1;
+      }
+    } else if (write && file != "-") {
+      if (formatted == text) continue;
+      if (Status status = write_file_atomically(file, formatted); !status) {
+        std::cerr << "pipec: error: " << status.message() << '\n';
+        result = kExitErrors;
+      }
+    } else {
+      std::cout << formatted;
+    }
+  }
+  std::cout.flush();
+  return result;
+}
+
 }  // namespace
+
+void add_fmt_command(CLI::App& app, int& exit_code) {
+  struct FmtOptions {
+    std::vector<std::string> files;
+    bool check = false, write = false;
+    CommonOptions common;
+  };
+  auto options = std::make_shared<FmtOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "fmt", "Lay out .pipe files canonically (comments and strings kept): print, --check or --write");
+  cmd->add_option("files", options->files, "The .pipe files, or - for standard input")->required();
+  auto* check = cmd->add_flag("--check", options->check,
+                              "Write nothing; list the files that would change and exit 1 if any");
+  cmd->add_flag("-w,--write", options->write, "Rewrite the files that change, in place")->excludes(check);
+  add_common_options(*cmd, options->common);
+  cmd->callback([options, &exit_code] {
+    exit_code = run_fmt(options->files, options->check, options->write, options->common);
+  });
+}
 
 void add_check_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<CheckOptions>();

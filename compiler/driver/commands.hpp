@@ -15,4 +15,7 @@ void add_build_command(CLI::App& app, int& exit_code);
 /// `pipec graph FILE [--format dot|mermaid|json|svg] [-o OUT]`.
 void add_graph_command(CLI::App& app, int& exit_code);
 
+/// `pipec fmt FILE... [--check | --write]`: the canonical layout (format.hpp).
+void add_fmt_command(CLI::App& app, int& exit_code);
+
 }  // namespace pipec::driver

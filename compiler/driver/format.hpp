@@ -1,0 +1,23 @@
+#pragma once
+// `pipec fmt`: one canonical layout for a .pipe file, from its tokens, so comments and
+// doc comments stay where they are and every string keeps its exact text.
+
+#include <string>
+#include <string_view>
+
+namespace pipec::driver {
+
+/// The canonical layout of `text` (a program the parser accepts):
+///  * each line indented 2 spaces per bracket (`{`, `[`, `(`) open at its start, a line
+///    that starts with closing brackets one level less for each;
+///  * one space between tokens where the source had any, none before `,` `:` `)` `]` and
+///    after `(` `[`, one after `,` and `:` and around `=` and `->` where a token follows on
+///    the line; `#` comments one space after the code before them;
+///  * no trailing spaces, tabs in indentation gone, at most one blank line in a row, none
+///    right after an opening or before a closing bracket, none at the start or end, one
+///    final newline;
+///  * the lines of a triple-quoted string (and so its value) exactly as written.
+/// Idempotent: formatting the result changes nothing.
+[[nodiscard]] std::string format_source(std::string_view text);
+
+}  // namespace pipec::driver
