@@ -28,6 +28,7 @@ std::string Type::str() const {
     case TypeKind::Int: return "int";
     case TypeKind::Float: return "float";
     case TypeKind::Bool: return "bool";
+    case TypeKind::File: return "file";
     case TypeKind::List: return "list<" + (element.empty() ? std::string("?") : element[0].str()) + ">";
     case TypeKind::Map: return "map<" + (element.empty() ? std::string("?") : element[0].str()) + ">";
   }

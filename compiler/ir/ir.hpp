@@ -27,7 +27,9 @@ namespace pipec::ir {
 /// the source order of their keys.
 using Literal = nlohmann::ordered_json;
 
-enum class TypeKind { String, Int, Float, Bool, List, Map };
+/// `File`: a file passed between container steps (Argo artifacts), only as an op's
+/// parameter or output.
+enum class TypeKind { String, Int, Float, Bool, List, Map, File };
 
 /// A value type: a scalar, `list<T>` or `map<T>` (keys are strings).
 struct Type {
@@ -138,6 +140,9 @@ struct OpParam {
   Type type;
   std::optional<Literal> default_value;
   std::string doc;
+  /// A `file` parameter of a container op: where the file is placed for the command
+  /// (`inputs {name: "/path"}`, default /tmp/inputs/<name>/data); `${name}` is this path.
+  std::string path;
 };
 
 struct OpOutput {

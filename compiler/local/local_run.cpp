@@ -559,6 +559,14 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   if (!op) throw EvalError{"op '" + step.op + "' is not known"};
   std::map<std::string, std::string> args;
   for (const auto& [name, value] : step.args) args[name] = text(value, scope);
+  // A file argument is the producer's copy on this host; the step sees it at the
+  // parameter's path (copied in before each attempt, as a pod gets its artifacts).
+  std::vector<std::pair<std::string, std::string>> input_files;  // host path, sandbox path
+  for (const auto& param : op->params)
+    if (param.type.kind == ir::TypeKind::File && args.count(param.name)) {
+      input_files.emplace_back(args[param.name], param.path);
+      args[param.name] = param.path;
+    }
 
   std::string name = step.name + scope.suffix;
   auto proc = std::make_unique<Proc>();
@@ -597,6 +605,7 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   for (const auto& var : script_vars) set_env(proc->env, "PIPEC_" + var, args.count(var) ? args[var] : "");
   std::vector<std::string> written;  // files the step writes for pipec: outputs, metrics
   for (const auto& out : op->outputs) written.push_back(out.path);
+  for (const auto& [host, path] : input_files) written.push_back(path);
   if (!op->metrics_from.empty()) written.push_back(op->metrics_from);
   for (const auto& path : written) {
     std::string d = fs::path(path).parent_path().string();
@@ -682,6 +691,15 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
       fs::remove_all(proc->dir + "/work", rm);
     }
     std::string error;
+    for (const auto& [host, path] : input_files) {
+      std::error_code copy_error;
+      fs::create_directories(fs::path(proc->dir + "/fs" + path).parent_path(), copy_error);
+      fs::copy_file(host, proc->dir + "/fs" + path, fs::copy_options::overwrite_existing, copy_error);
+      if (copy_error) {
+        rec.message = fmt::format("cannot place the file {} at {}: {}", host, path, copy_error.message());
+        return Outcome::Failed;
+      }
+    }
     if (!start(*proc, error)) {
       rec.message = error;
       return Outcome::Failed;
@@ -720,6 +738,18 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
     if (!in) {
       rec.message = fmt::format("output '{}' was not written to {}", out.name, out.path);
       return Outcome::Failed;
+    }
+    if (out.type.kind == ir::TypeKind::File) {
+      // A file stays a file, byte for byte: its value is this copy's path on the host.
+      in.close();
+      std::string copy = fs::absolute(proc->dir + "/outputs/" + out.name).string();
+      fs::copy_file(proc->dir + "/fs" + out.path, copy, fs::copy_options::overwrite_existing, ec);
+      if (ec) {
+        rec.message = fmt::format("output '{}' could not be kept: {}", out.name, ec.message());
+        return Outcome::Failed;
+      }
+      values[out.name] = copy;
+      continue;
     }
     std::ostringstream s;
     s << in.rdbuf();

@@ -117,7 +117,7 @@ const char* const kBodyFields[] = {"image",   "command",       "args",        "e
                                    "node_selector", "tolerations", "labels", "annotations",
                                    "cache", "volumes", "secret_env", "image_pull_policy",
                                    "working_dir", "run_as_user", "run_as_group", "run_as_non_root",
-                                   "metrics", "metrics_from"};
+                                   "metrics", "metrics_from", "inputs"};
 
 // "90s", "30m", "2h", "1h30m" as whole seconds: the launcher's rule (runtime::parse_duration).
 std::optional<long long> duration_seconds(const std::string& text) {
@@ -233,7 +233,10 @@ class Checker {
       param.doc = p.doc;
       auto type = resolve_type(p.type);
       if (type) param.type = *type;
-      if (p.default_value && type) {
+      if (type && type->kind == TypeKind::File && p.default_value) {
+        diags_.error(range_of(*p.default_value), "a 'file' parameter has no default: a step passes it an "
+                                                   "op's file output");
+      } else if (p.default_value && type) {
         if (auto v = value(*p.default_value, Context::Default)) {
           if (check_assign(*v, *type, [&] { return fmt::format("default for '{}'", p.name.name); }))
             param.default_value = v->literal;
@@ -284,6 +287,7 @@ class Checker {
     bool unknown_field = false;
     std::map<std::string, std::string> paths;
     std::set<std::string> mentioned;  // outputs given a path, valid or not
+    std::map<std::string, std::string> input_paths;  // file parameters placed by `inputs`
     for (const auto& field : op.body->fields) {
       const std::string& name = field.name.name;
       if (std::find(std::begin(kBodyFields), std::end(kBodyFields), name) ==
@@ -571,6 +575,25 @@ class Checker {
                                                            : "a quantity (e.g. \"500m\" or 2)",
                                      type_str(v.type)));
         }
+      } else if (name == "inputs") {
+        // Where each file parameter is placed: an absolute path (the outputs' rule).
+        auto list = entries(field.value, "'inputs'", [&](const ast::MapEntry& e, const std::string& key) {
+          auto it = std::find_if(info.params.begin(), info.params.end(),
+                                 [&](const ir::OpParam& p) { return p.name == key; });
+          if (it != info.params.end() && it->type.kind == TypeKind::File) return true;
+          diags_.error(e.range, fmt::format("'inputs' places the file parameters of op '{}'; '{}' is not one",
+                                            info.name, key));
+          return false;
+        });
+        for (auto& [key, v] : list) {
+          std::string path = v.is_literal() && v.literal.is_string() ? v.literal.get<std::string>() : "";
+          auto entry = runtime::parse_data_entry("x:" + path);
+          if (!entry) {
+            diags_.error(v.range, fmt::format("the path of file parameter '{}' must be a literal absolute path", key));
+            continue;
+          }
+          input_paths[key] = entry->path;
+        }
       } else if (name == "outputs") {
         auto list =
             entries(field.value, "'outputs'", [&](const ast::MapEntry& e, const std::string& key) {
@@ -602,6 +625,9 @@ class Checker {
       }
     }
     current_op_ = nullptr;
+    for (auto& param : c.params)
+      if (param.type.kind == TypeKind::File)
+        param.path = input_paths.count(param.name) ? input_paths[param.name] : "/tmp/inputs/" + param.name + "/data";
     if (!c.metrics_from.empty() && c.metrics.empty())
       diags_.error(seen.count("metrics_from") ? seen["metrics_from"] : op.name.range,
                    "'metrics_from' names where the metrics are read; say which with 'metrics'");
@@ -767,6 +793,11 @@ class Checker {
     param.range = p.name.range;
     auto type = resolve_type(p.type);
     if (!type) return;
+    if (type->kind == TypeKind::File) {
+      diags_.error(p.type.range, "a pipeline parameter cannot be a 'file': files pass between steps "
+                                 "(an op's file output to another op's file parameter)");
+      return;
+    }
     param.type = *type;
     param_types_[p.name.name] = *type;
     if (p.constraint) check_constraint(p, *type, param.constraint);
@@ -1384,6 +1415,15 @@ class Checker {
         }
         // A list or map goes into a string as its compact JSON text (as KFP passes
         // JsonArray/JsonObject parameters), e.g. "--items=${xs}" -> --items=["a","b"].
+        // A file has no text: only inside its op is `${f}` its path.
+        if (ref->type.kind == TypeKind::File && ctx != Context::Body) {
+          diags_.error(part.range, fmt::format("'{}{}' is a file: it has no text; pass it whole to a file "
+                                               "parameter of an op, whose command reads it at the path "
+                                               "'${{...}}' gives",
+                                               part.head.name, part.field ? "." + part.field->name : ""));
+          ok = false;
+          continue;
+        }
         out.ref = std::move(*ref);
         v.parts.push_back(std::move(out));
       }
@@ -1611,6 +1651,13 @@ class Checker {
       ref.kind = ir::Ref::Kind::StepOutput;
       ref.field = field->name;
       ref.type = o->type;
+      if (loops > 0 && o->type.kind == TypeKind::File) {
+        diags_.error(range, fmt::format("'{}.{}' is a file of a step inside a 'for' loop: after the loop "
+                                        "there is one per iteration, and a list holds no files (Argo "
+                                        "collects parameters only); pass it on inside the loop",
+                                        head.name, field->name));
+        return std::nullopt;
+      }
       // From outside a loop, the values of every iteration, in item order (fan-in).
       for (int i = 0; i < loops; ++i) ref.type = Type::list_of(std::move(ref.type));
       if (uses_) uses_->push_back(id_of(step));
@@ -1715,8 +1762,8 @@ class Checker {
   //// Shared helpers ///////////////////////////////////////////////////////
 
   std::optional<Type> resolve_type(const ast::TypeExpr& t) {
-    static const std::vector<std::string> kNames = {"string", "int",  "float",
-                                                    "bool",   "list", "map"};
+    static const std::vector<std::string> kNames = {"string", "int", "float", "bool",
+                                                    "list",   "map", "file"};
     const std::string& n = t.name.name;
     auto scalar = [&](TypeKind k) -> std::optional<Type> {
       if (!t.args.empty()) {
@@ -1729,6 +1776,7 @@ class Checker {
     if (n == "int") return scalar(TypeKind::Int);
     if (n == "float") return scalar(TypeKind::Float);
     if (n == "bool") return scalar(TypeKind::Bool);
+    if (n == "file") return scalar(TypeKind::File);
     if (n == "list" || n == "map") {
       if (t.args.size() != 1) {
         diags_.error(t.range,
@@ -1737,6 +1785,10 @@ class Checker {
       }
       auto el = resolve_type(t.args[0]);
       if (!el) return std::nullopt;
+      if (el->kind == TypeKind::File) {
+        diags_.error(t.args[0].range, "a 'file' is passed whole between steps; it cannot be in a list or map");
+        return std::nullopt;
+      }
       return n == "list" ? Type::list_of(*el) : Type::map_of(*el);
     }
     diags_.error(t.name.range, fmt::format("unknown type '{}'", n));

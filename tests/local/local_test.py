@@ -312,7 +312,24 @@ def metrics():
         fail(f"summary: {steps['evaluate']}")
 
 
+def files():
+    """A binary file (NUL bytes, no final newline) passed whole between steps, at the
+    consumer's path, into a loop body, and on again: every digest is the producer's."""
+    run(os.path.join(HERE, "files.pipe"), expect=0)
+    want = read("steps/make/outputs/sum")
+    import hashlib
+    with open(os.path.join(RUN, "steps/make/outputs/data"), "rb") as f:
+        data = f.read()
+    if hashlib.sha256(data).hexdigest() != want or b"\0" not in data or data.endswith(b"\n"):
+        fail("the producer's file was not kept byte for byte")
+    for step in ("direct", "chained", "inside.0", "inside.1"):
+        if read(f"steps/{step}/outputs/sum") != want:
+            fail(f"{step} got another file: {read(f'steps/{step}/outputs/sum')}")
+    if "direct at /job/in/data.bin" not in read("steps/direct/log"):
+        fail("not at the path 'inputs' gives: " + read("steps/direct/log"))
+
+
 os.makedirs(WORK, exist_ok=True)
-{"fanin": fanin, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
+{"fanin": fanin, "files": files, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
  "pytorch": pytorch, "mpi": mpi, "tf": tf, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume}[SCENARIO]()
 print("ok")

@@ -46,6 +46,7 @@ const char* kfp_type(const ir::Type& t) {
     case ir::TypeKind::Int: return "Integer";
     case ir::TypeKind::Float: return "Float";
     case ir::TypeKind::Bool: return "Bool";
+    case ir::TypeKind::File: return "String";
     case ir::TypeKind::List: return "JsonArray";
     case ir::TypeKind::Map: return "JsonObject";
   }
@@ -130,7 +131,18 @@ struct Scope {
   /// Values imported from outside: key -> (input name, the ref as the parent renders it).
   std::map<std::string, std::pair<std::string, ir::Ref>> imports;
   std::vector<std::string> import_order;  // keys, in first-use order
+  /// In a container op's body: the op (a `file` parameter stands for its path).
+  const ir::ContainerOp* op = nullptr;
 };
+
+bool is_file(const ir::Ref& r) { return r.type.kind == ir::TypeKind::File; }
+
+/// The path a container op's `file` parameter is placed at.
+std::string file_path(const ir::ContainerOp& op, const std::string& param) {
+  for (const auto& p : op.params)
+    if (p.name == param) return p.path;
+  return "";
+}
 
 std::string ref_key(const ir::Ref& r) {
   return fmt::format("{}/{}/{}", static_cast<int>(r.kind), r.name, r.field);
@@ -202,7 +214,8 @@ class WorkflowWriter {
   std::string when_of(const Box<ir::Condition>& when, Scope& scope);
   void add_template(const std::string& name, const Json& t);
   void add_dag_template(const std::string& name, const std::vector<std::string>& inputs,
-                        std::string tasks, int parallelism = 0);
+                        std::string tasks, int parallelism = 0,
+                        const std::vector<std::string>& file_inputs = {});
   void loop_task(const ir::Loop& loop, const std::string& tmpl, Scope& inner, Scope& scope,
                  bool here, std::string& out);
   void add_loop_outputs();
@@ -287,10 +300,14 @@ WorkflowWriter::RefPath WorkflowWriter::resolve(const ir::Ref& r, Scope& scope) 
 }
 
 // A ref as an Argo `{{...}}` tag.
+// A file is an artifact: `{{tasks.T.outputs.artifacts.O}}` or `{{inputs.artifacts.I}}`
+// (for a task's `from`); inside its op's body, its path.
 std::string WorkflowWriter::argo_ref(const ir::Ref& r, Scope& scope) {
+  if (r.kind == ir::Ref::Kind::OpParam && is_file(r) && scope.op) return file_path(*scope.op, r.name);
   RefPath path = resolve(r, scope);
-  if (path.output.empty()) return "{{" + std::string(path.root) + ".parameters." + path.name + "}}";
-  return "{{tasks." + path.name + ".outputs.parameters." + path.output + "}}";
+  const char* kind = is_file(r) ? "artifacts" : "parameters";
+  if (path.output.empty()) return "{{" + std::string(path.root) + "." + kind + "." + path.name + "}}";
+  return "{{tasks." + path.name + ".outputs." + kind + "." + path.output + "}}";
 }
 
 std::string WorkflowWriter::argo_value(const ir::Value& v, Scope& scope) {
@@ -411,17 +428,21 @@ void WorkflowWriter::add_template(const std::string& name, const Json& t) {
 // `tasks` becomes the template's text: the header goes in front of it, so the tasks of a
 // large DAG are not copied.
 void WorkflowWriter::add_dag_template(const std::string& name, const std::vector<std::string>& inputs,
-                                      std::string tasks, int parallelism) {
+                                      std::string tasks, int parallelism,
+                                      const std::vector<std::string>& file_inputs) {
   std::string text;
   new_line(text, 2);
   text += "- name: ";
   append_scalar(text, name, 4);
-  if (!inputs.empty()) {
+  if (!inputs.empty() || !file_inputs.empty()) {
     new_line(text, 4);
     text += "inputs:";
+  }
+  for (const auto* list : {&inputs, &file_inputs}) {
+    if (list->empty()) continue;
     new_line(text, 6);
-    text += "parameters:";
-    for (const auto& input : inputs) {
+    text += list == &inputs ? "parameters:" : "artifacts:";
+    for (const auto& input : *list) {
       new_line(text, 6);
       text += "- name: ";
       append_scalar(text, input, 8);
@@ -440,6 +461,7 @@ void WorkflowWriter::add_dag_template(const std::string& name, const std::vector
 
 Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch) {
   Scope op_scope;  // refs here are the op's own parameters
+  op_scope.op = &op;
   std::vector<std::string> script_vars;  // op parameters a shell script reads, first-use order
   auto use_var = [&](const ir::Ref& r) {
     if (std::find(script_vars.begin(), script_vars.end(), r.name) == script_vars.end())
@@ -502,7 +524,10 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   Json env = Json::array();
   for (const auto& [name, value] : op.env) env.push_back({{"name", name}, {"value", argo_value(value, op_scope)}});
   for (const auto& var : script_vars)
-    env.push_back({{"name", script_var(var)}, {"value", "{{inputs.parameters." + var + "}}"}});
+    env.push_back({{"name", script_var(var)},
+                   {"value", op.params.end() != std::find_if(op.params.begin(), op.params.end(), [&](const auto& p) {
+                      return p.name == var && p.type.kind == ir::TypeKind::File;
+                    }) ? file_path(op, var) : "{{inputs.parameters." + var + "}}"}});
   // A Secret's key: only the names reach the workflow, never the value.
   for (const auto& s : op.secret_env)
     env.push_back({{"name", s.var}, {"valueFrom", {{"secretKeyRef", {{"name", s.secret}, {"key", s.key}}}}}});
@@ -582,7 +607,8 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
     pod_spec_patch = R"({"containers":[{"name":"main","resources":{"limits":{)" + fields +
                      R"(},"requests":{)" + fields + "}}}]}";
   }
-  for (const auto& param : op.params) inputs.push_back({{"name", param.name}});
+  for (const auto& param : op.params)
+    if (param.type.kind != ir::TypeKind::File) inputs.push_back({{"name", param.name}});
   return c;
 }
 
@@ -617,14 +643,21 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
     Json patch = nullptr;
     Json container = container_body(*op, inputs, patch);
     if (!inputs.empty()) t["inputs"] = {{"parameters", std::move(inputs)}};
+    // A file parameter is an input artifact placed at its path.
+    for (const auto& param : op->params)
+      if (param.type.kind == ir::TypeKind::File)
+        t["inputs"]["artifacts"].push_back({{"name", param.name}, {"path", param.path}});
     if (!op->outputs.empty()) {
       Json params = Json::array();
       Json artifacts = Json::array();
       for (const auto& out : op->outputs) {
-        params.push_back({{"name", out.name}, {"valueFrom", {{"path", out.path}}}});
+        // A file is an artifact only: no parameter holds binary data or a large file.
+        if (out.type.kind != ir::TypeKind::File)
+          params.push_back({{"name", out.name}, {"valueFrom", {{"path", out.path}}}});
         artifacts.push_back({{"name", out.name}, {"path", out.path}});
       }
-      t["outputs"] = {{"parameters", std::move(params)}, {"artifacts", std::move(artifacts)}};
+      if (!params.empty()) t["outputs"]["parameters"] = std::move(params);
+      t["outputs"]["artifacts"] = std::move(artifacts);
     }
     if (!op->metrics.empty()) {
       t["outputs"]["artifacts"].push_back({{"name", "mlpipeline-metrics"},
@@ -758,28 +791,46 @@ void task_dependencies(std::string& out, const std::vector<std::string>& depends
   }
 }
 
-void task_arguments(std::string& out, const std::vector<std::pair<std::string, std::string>>& params) {
-  if (params.empty()) return;
+using Arguments = std::vector<std::pair<std::string, std::string>>;
+
+/// A task's `arguments`: parameters (name, value) and artifacts (name, `from`).
+void task_arguments(std::string& out, const Arguments& params, const Arguments& artifacts = {}) {
+  if (params.empty() && artifacts.empty()) return;
   new_line(out, 8);
   out += "arguments:";
-  new_line(out, 10);
-  out += "parameters:";
+  if (!params.empty()) {
+    new_line(out, 10);
+    out += "parameters:";
+  }
   for (const auto& [name, value] : params) {
     new_line(out, 10);
     out += "- name: ";
     append_scalar(out, name, 12);
     append_scalar_entry(out, "value", value, 12);
   }
+  if (!artifacts.empty()) {
+    new_line(out, 10);
+    out += "artifacts:";
+  }
+  for (const auto& [name, from] : artifacts) {
+    new_line(out, 10);
+    out += "- name: ";
+    append_scalar(out, name, 12);
+    append_scalar_entry(out, "from", from, 12);
+  }
 }
 }  // namespace
 
 void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& out) {
-  std::vector<std::pair<std::string, std::string>> params;
+  std::vector<std::pair<std::string, std::string>> params, artifacts;
   std::string tmpl;
   if (step.kind == ir::OpKind::Container) {
     tmpl = container_template(step);
     params.reserve(step.args.size());
-    for (const auto& [name, value] : step.args) params.emplace_back(name, argo_value(value, scope));
+    for (const auto& [name, value] : step.args) {
+      const ir::Ref* r = ir::whole_ref(value);
+      (r && is_file(*r) ? artifacts : params).emplace_back(name, argo_value(value, scope));
+    }
   } else {
     kubeflow::LauncherCall call;
     tmpl = launcher_template(step, call);
@@ -788,7 +839,7 @@ void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& o
   begin_task(out, to_dns1123(step.name), tmpl);
   task_dependencies(out, step.depends);
   if (std::string when = when_of(step.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
-  task_arguments(out, params);
+  task_arguments(out, params, artifacts);
 }
 
 void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& out) {
@@ -798,9 +849,12 @@ void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& o
   claim_template(loop.name, loop.range, "the loop over '" + loop.var + "'");
   std::string tasks;
   dag_tasks(loop.body, body, tasks);
-  std::vector<std::string> inputs;
-  for (const auto& key : body.import_order) inputs.push_back(body.imports.at(key).first);
-  add_dag_template(loop.name, inputs, std::move(tasks));
+  std::vector<std::string> inputs, files;
+  for (const auto& key : body.import_order) {
+    const auto& [input, ref] = body.imports.at(key);
+    (is_file(ref) ? files : inputs).push_back(input);
+  }
+  add_dag_template(loop.name, inputs, std::move(tasks), 0, files);
   if (loop.limit <= 0) {
     loop_task(loop, loop.name, body, scope, true, out);
     return;
@@ -811,18 +865,18 @@ void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& o
   Scope limit;
   std::string limit_tasks;
   loop_task(loop, loop.name, body, limit, false, limit_tasks);
-  std::vector<std::pair<std::string, std::string>> params;
-  std::vector<std::string> limit_inputs;
+  std::vector<std::pair<std::string, std::string>> params, artifacts;
+  std::vector<std::string> limit_inputs, limit_files;
   for (const auto& key : limit.import_order) {
     const auto& [input, ref] = limit.imports.at(key);
-    params.emplace_back(input, argo_ref(ref, scope));
-    limit_inputs.push_back(input);
+    (is_file(ref) ? artifacts : params).emplace_back(input, argo_ref(ref, scope));
+    (is_file(ref) ? limit_files : limit_inputs).push_back(input);
   }
-  add_dag_template(loop.limit_name, limit_inputs, std::move(limit_tasks), loop.limit);
+  add_dag_template(loop.limit_name, limit_inputs, std::move(limit_tasks), loop.limit, limit_files);
   begin_task(out, loop.name, loop.limit_name);
   task_dependencies(out, loop.depends);
   if (std::string when = when_of(loop.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
-  task_arguments(out, params);
+  task_arguments(out, params, artifacts);
 }
 
 // The task that runs template `tmpl` (the body of `loop`, whose scope is `inner`) once per
@@ -830,7 +884,7 @@ void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& o
 // (false inside the template that holds a limit, whose own task carries them).
 void WorkflowWriter::loop_task(const ir::Loop& loop, const std::string& tmpl, Scope& inner,
                                Scope& scope, bool here, std::string& out) {
-  std::vector<std::pair<std::string, std::string>> params;
+  std::vector<std::pair<std::string, std::string>> params, artifacts;
   for (const auto& key : inner.import_order) {
     const auto& [input, ref] = inner.imports.at(key);
     std::string value;
@@ -839,14 +893,14 @@ void WorkflowWriter::loop_task(const ir::Loop& loop, const std::string& tmpl, Sc
     } else {
       value = argo_ref(ref, scope);
     }
-    params.emplace_back(input, std::move(value));
+    (is_file(ref) ? artifacts : params).emplace_back(input, std::move(value));
   }
   begin_task(out, loop.name, tmpl);
   if (here) {
     task_dependencies(out, loop.depends);
     if (std::string when = when_of(loop.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
   }
-  task_arguments(out, params);
+  task_arguments(out, params, artifacts);
   if (loop.items->is_literal()) {
     append_entry(out, "withItems", Json(loop.items->literal), 8);
   } else {

@@ -54,6 +54,7 @@ const char* parameter_type(const ir::Type& t) {
     case ir::TypeKind::Int: return "NUMBER_INTEGER";
     case ir::TypeKind::Float: return "NUMBER_DOUBLE";
     case ir::TypeKind::Bool: return "BOOLEAN";
+    case ir::TypeKind::File: return "STRING";
     case ir::TypeKind::List: return "LIST";
     case ir::TypeKind::Map: return "STRUCT";
   }
@@ -70,6 +71,28 @@ std::string input_placeholder(std::string_view name) {
 }
 std::string output_placeholder(std::string_view name) {
   return fmt::format("{{{{$.outputs.parameters['{}'].output_file}}}}", name);
+}
+std::string input_artifact_path(std::string_view name) {
+  return fmt::format("{{{{$.inputs.artifacts['{}'].path}}}}", name);
+}
+std::string output_artifact_path(std::string_view name) {
+  return fmt::format("{{{{$.outputs.artifacts['{}'].path}}}}", name);
+}
+
+bool is_file(const ir::Type& t) { return t.kind == ir::TypeKind::File; }
+
+/// A file passes as an artifact (system.Artifact, kfp's default type).
+J artifact_type() { return {{"artifactType", {{"schemaTitle", "system.Artifact"}, {"schemaVersion", "0.0.1"}}}}; }
+
+/// A task input's source as the artifact form of what resolve() gives for a parameter.
+J as_artifact(const J& source) {
+  if (source.contains("taskOutputParameter"))
+    return {{"taskOutputArtifact",
+             {{"producerTask", source["taskOutputParameter"]["producerTask"]},
+              {"outputArtifactKey", source["taskOutputParameter"]["outputParameterKey"]}}}};
+  if (source.contains("componentInputParameter"))
+    return {{"componentInputArtifact", source["componentInputParameter"]}};
+  return source;
 }
 
 /// A CEL string literal ('...') holding `text`.
@@ -89,6 +112,14 @@ std::string cel_string(std::string_view text) {
   }
   return out + "'";
 }
+
+/// The script that places a container's file inputs where the op reads them, then runs
+/// the command: `sh -c WRAPPER pipec-inputs N FROM1 TO1 ... FROMn TOn COMMAND...`.
+constexpr const char* kInputsWrapper =
+    "n=$1; shift; i=0\n"
+    "while [ \"$i\" -lt \"$n\" ]; do i=$((i + 1)); "
+    "mkdir -p -- \"$(dirname -- \"$2\")\" && cp -- \"$1\" \"$2\" || exit 1; shift 2; done\n"
+    "exec \"$@\"\n";
 
 /// The script that copies a container's declared output files to the paths KFP names:
 /// `sh -c WRAPPER pipec-outputs N TO1 FROM1 ... TOn FROMn COMMAND...`. The paths are
@@ -560,15 +591,24 @@ void SpecWriter::add_dependencies(J& task, const std::vector<std::string>& depen
 J SpecWriter::component_inputs(const Scope& s) const {
   J params = J::object();
   if (!s.item_input.empty()) params[s.item_input] = {{"parameterType", parameter_type(s.item_type)}};
-  for (const auto& imp : s.imports) params[imp.input] = {{"parameterType", parameter_type(imp.type)}};
+  for (const auto& imp : s.imports)
+    if (!is_file(imp.type)) params[imp.input] = {{"parameterType", parameter_type(imp.type)}};
   return params;
+}
+
+// The files a DAG component takes from outside, as its input artifacts.
+void add_artifact_inputs(J& component, const std::vector<Scope::Import>& imports) {
+  for (const auto& imp : imports)
+    if (is_file(imp.type)) component["inputDefinitions"]["artifacts"][imp.input] = artifact_type();
 }
 
 // The task that runs `child` in `parent` passes each value the child imported.
 void SpecWriter::pass_imports(const Scope& child, Scope& parent, J& task, std::set<std::string>& deps) {
   if (child.imports.empty()) return;
-  J& params = task["inputs"]["parameters"];
-  for (const auto& imp : child.imports) params[imp.input] = resolve(imp.ref, parent, deps);
+  for (const auto& imp : child.imports) {
+    if (is_file(imp.type)) task["inputs"]["artifacts"][imp.input] = as_artifact(resolve(imp.ref, parent, deps));
+    else task["inputs"]["parameters"][imp.input] = resolve(imp.ref, parent, deps);
+  }
 }
 
 J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps) {
@@ -577,7 +617,12 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
   std::string component;
   if (step.kind == ir::OpKind::Container) {
     component = container_component(step);
-    for (const auto& [name, value] : step.args) task_input(inputs, name, value, s, deps);
+    for (const auto& [name, value] : step.args) {
+      if (const ir::Ref* r = ir::whole_ref(value); r && is_file(r->type))
+        task["inputs"]["artifacts"][name] = as_artifact(resolve(*r, s, deps));
+      else
+        task_input(inputs, name, value, s, deps);
+    }
     if (auto op = ops_.find(step.op); op != ops_.end()) {
       if (const ir::ContainerOp& o = *op->second; o.retries) {
         // KFP v2 retries a failed task whatever failed (no policy); backoff as kfp writes it.
@@ -604,7 +649,7 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
     if (auto op = ops_.find(step.op); op != ops_.end() && op->second->cache) cache = *op->second->cache;
   task["cachingOptions"] = {{"enableCache", cache}};
   task["taskInfo"] = {{"name", step.name}};
-  if (!inputs.empty()) task["inputs"] = {{"parameters", std::move(inputs)}};
+  if (!inputs.empty()) task["inputs"]["parameters"] = std::move(inputs);
   return task;
 }
 
@@ -643,6 +688,7 @@ J SpecWriter::loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& d
   if (loop.limit > 0) task["iteratorPolicy"] = {{"parallelismLimit", loop.limit}};
   components_[component] = {{"dag", {{"tasks", std::move(tasks)}}},
                             {"inputDefinitions", {{"parameters", std::move(inputs)}}}};
+  add_artifact_inputs(components_[component], body.imports);
   return task;
 }
 
@@ -673,10 +719,17 @@ void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
       claim_component(component, range, "the condition of '" + (step ? step->name : loop->var) + "'");
       J dag_spec = {{"tasks", {{name, std::move(inner)}}}};
       J outputs = J::object();
+      J artifact_outputs = J::object();
       if (step && step->kind == ir::OpKind::Container)
         if (auto op = ops_.find(step->op); op != ops_.end())
           for (const auto& out : op->second->outputs) {
             std::string key = kChannel + name + "-" + out.name;
+            if (is_file(out.type)) {
+              dag_spec["outputs"]["artifacts"][key] = {
+                  {"artifactSelectors", J::array({{{"producerSubtask", name}, {"outputArtifactKey", out.name}}})}};
+              artifact_outputs[key] = artifact_type();
+              continue;
+            }
             dag_spec["outputs"]["parameters"][key] = {
                 {"valueFromParameter", {{"producerSubtask", name}, {"outputParameterKey", out.name}}}};
             outputs[key] = {{"parameterType", parameter_type(out.type)}};
@@ -684,7 +737,9 @@ void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
       J component_spec = {{"dag", std::move(dag_spec)}};
       J inputs = component_inputs(w);
       if (!inputs.empty()) component_spec["inputDefinitions"] = {{"parameters", std::move(inputs)}};
-      if (!outputs.empty()) component_spec["outputDefinitions"] = {{"parameters", std::move(outputs)}};
+      if (!outputs.empty()) component_spec["outputDefinitions"]["parameters"] = std::move(outputs);
+      if (!artifact_outputs.empty()) component_spec["outputDefinitions"]["artifacts"] = std::move(artifact_outputs);
+      add_artifact_inputs(component_spec, w.imports);
       components_[component] = std::move(component_spec);
       task = J::object();
       task["componentRef"] = {{"name", component}};
@@ -701,9 +756,19 @@ void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
 // --- components and executors -------------------------------------------------------------------
 
 // A word of an op's command or args: text, and the op's parameters as placeholders.
+// A file parameter is the path the inputs prologue copies it to (kInputsWrapper).
+std::string file_param_path(const ir::ContainerOp& op, const std::string& name) {
+  for (const auto& p : op.params)
+    if (p.name == name && is_file(p.type)) return p.path;
+  return "";
+}
+
 J SpecWriter::op_word(const ir::Value& v, const ir::ContainerOp& op) {
-  (void)op;
-  if (const ir::Ref* r = ir::whole_ref(v)) return input_placeholder(r->name);
+  auto word = [&](const ir::Ref& r) {
+    std::string path = file_param_path(op, r.name);
+    return path.empty() ? input_placeholder(r.name) : path;
+  };
+  if (const ir::Ref* r = ir::whole_ref(v)) return word(*r);
   if (v.kind == ir::Value::Kind::Literal) {
     std::string text = ir::literal_text(v.literal);
     literal_ok(text, v.range);
@@ -713,7 +778,7 @@ J SpecWriter::op_word(const ir::Value& v, const ir::ContainerOp& op) {
     std::string s;
     for (const auto& part : v.parts) {
       if (part.ref) {
-        s += input_placeholder(part.ref->name);
+        s += word(*part.ref);
       } else {
         literal_ok(part.text, v.range);
         s += part.text;
@@ -738,7 +803,7 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   claim_component(component, op.range, "op '" + op.name + "'");
   op_component_[step.op] = component;
 
-  J inputs = J::object();
+  J inputs = J::object(), file_inputs = J::object(), file_outputs = J::object();
   for (const auto& param : op.params) {
     J spec = {{"parameterType", parameter_type(param.type)}};
     if (param.default_value) {
@@ -746,12 +811,20 @@ std::string SpecWriter::container_component(const ir::Step& step) {
       spec["isOptional"] = true;
     }
     if (!param.doc.empty()) spec["description"] = param.doc;
+    if (is_file(param.type)) {
+      file_inputs[param.name] = artifact_type();
+      continue;
+    }
     inputs[param.name] = std::move(spec);
   }
   J outputs = J::object();
   for (const auto& out : op.outputs) {
     J spec = {{"parameterType", parameter_type(out.type)}};
     if (!out.doc.empty()) spec["description"] = out.doc;
+    if (is_file(out.type)) {
+      file_outputs[out.name] = artifact_type();
+      continue;
+    }
     outputs[out.name] = std::move(spec);
   }
   J& comp_inputs = inputs;  // resources built from text add inputs below
@@ -790,7 +863,10 @@ std::string SpecWriter::container_component(const ir::Step& step) {
       prologue += fmt::format("; shift {}\n", vars.size());
     }
     argv = {"sh", "-c", prologue + script, to_dns1123(op.name)};
-    for (const auto& var : vars) argv.push_back(input_placeholder(var));
+    for (const auto& var : vars) {
+      std::string path = file_param_path(op, var);
+      argv.push_back(path.empty() ? input_placeholder(var) : path);
+    }
     for (const auto& a : op.args) argv.push_back(op_word(a, op));
   } else {
     for (const auto& w : op.command) argv.push_back(op_word(w, op));
@@ -865,10 +941,26 @@ std::string SpecWriter::container_component(const ir::Step& step) {
                       "copied to the files KFP names after it runs)");
     std::vector<J> wrapped = {"sh", "-c", kOutputsWrapper, "pipec-outputs", std::to_string(op.outputs.size())};
     for (const auto& out : op.outputs) {
-      wrapped.push_back(output_placeholder(out.name));
+      wrapped.push_back(is_file(out.type) ? output_artifact_path(out.name) : output_placeholder(out.name));
       literal_ok(out.path, op.range);
       wrapped.push_back(out.path);
     }
+    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+    argv = std::move(wrapped);
+  }
+  // File inputs: KFP v2 downloads each to a path of its own; the op reads it at its
+  // parameter's path, where a prologue copies it (paths are arguments, not script text).
+  if (!file_inputs.empty()) {
+    if (op.command.empty())
+      error(op.range, "on the kfp-v2 target an op with file parameters needs a command (the files are "
+                      "placed before the command runs)");
+    std::vector<J> wrapped = {"sh", "-c", kInputsWrapper, "pipec-inputs", std::to_string(file_inputs.size())};
+    for (const auto& param : op.params)
+      if (is_file(param.type)) {
+        literal_ok(param.path, op.range);
+        wrapped.push_back(input_artifact_path(param.name));
+        wrapped.push_back(param.path);
+      }
     wrapped.insert(wrapped.end(), argv.begin(), argv.end());
     argv = std::move(wrapped);
   }
@@ -919,6 +1011,8 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   J comp = {{"executorLabel", executor}};
   if (!comp_inputs.empty()) comp["inputDefinitions"] = {{"parameters", std::move(comp_inputs)}};
   if (!outputs.empty()) comp["outputDefinitions"] = {{"parameters", std::move(outputs)}};
+  if (!file_inputs.empty()) comp["inputDefinitions"]["artifacts"] = std::move(file_inputs);
+  if (!file_outputs.empty()) comp["outputDefinitions"]["artifacts"] = std::move(file_outputs);
   if (!op.metrics.empty())
     comp["outputDefinitions"]["artifacts"]["metrics"] = {
         {"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}};
@@ -1063,6 +1157,7 @@ bool SpecWriter::run(std::string& out) {
     claim_component("comp-exit-handler-1", p_.range, "the pipeline's main DAG");
     J comp = {{"dag", {{"tasks", std::move(main_tasks)}}}};
     if (J in = component_inputs(main); !in.empty()) comp["inputDefinitions"] = {{"parameters", std::move(in)}};
+    add_artifact_inputs(comp, main.imports);
     components_["comp-exit-handler-1"] = std::move(comp);
     J task = {{"componentRef", {{"name", "comp-exit-handler-1"}}}, {"taskInfo", {{"name", "exit-handler-1"}}}};
     std::set<std::string> deps;
@@ -1080,6 +1175,7 @@ bool SpecWriter::run(std::string& out) {
     claim_component("comp-finally", p_.range, "the 'finally' block");
     J fin_comp = {{"dag", {{"tasks", std::move(fin_tasks)}}}};
     if (J in = component_inputs(fin); !in.empty()) fin_comp["inputDefinitions"] = {{"parameters", std::move(in)}};
+    add_artifact_inputs(fin_comp, fin.imports);
     components_["comp-finally"] = std::move(fin_comp);
     J fin_task = {{"componentRef", {{"name", "comp-finally"}}},
                   {"dependentTasks", J::array({"exit-handler-1"})},
