@@ -38,6 +38,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The LSP test's client libraries (tests/lsp/package-lock.json), from the npm registry.
+if [ ! -d tests/lsp/node_modules ]; then
+  (cd tests/lsp && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+
 build=${PIPEC_BUILD_DIR:-build}
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${PIPEC_CMAKE_ARGS:-} >/dev/null

@@ -18,6 +18,7 @@
 #include "compiler/driver/budgets.hpp"
 #include "compiler/driver/compile.hpp"
 #include "compiler/driver/format.hpp"
+#include "compiler/driver/lsp.hpp"
 #include "compiler/driver/graph.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/driver/summary.hpp"
@@ -282,6 +283,12 @@ void add_fmt_command(CLI::App& app, int& exit_code) {
   cmd->callback([options, &exit_code] {
     exit_code = run_fmt(options->files, options->check, options->write, options->common);
   });
+}
+
+void add_lsp_command(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "lsp", "Language server over stdio for editors: diagnostics, hover, definition, completion, symbols");
+  cmd->callback([&exit_code] { exit_code = run_lsp(std::cin, std::cout); });
 }
 
 void add_check_command(CLI::App& app, int& exit_code) {

@@ -18,4 +18,7 @@ void add_graph_command(CLI::App& app, int& exit_code);
 /// `pipec fmt FILE... [--check | --write]`: the canonical layout (format.hpp).
 void add_fmt_command(CLI::App& app, int& exit_code);
 
+/// `pipec lsp`: a Language Server Protocol server over stdio (lsp.hpp).
+void add_lsp_command(CLI::App& app, int& exit_code);
+
 }  // namespace pipec::driver

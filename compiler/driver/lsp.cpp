@@ -1,0 +1,520 @@
+#include "compiler/driver/lsp.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/base/diagnostics.hpp"
+#include "compiler/base/source_manager.hpp"
+#include "compiler/driver/compile.hpp"
+#include "compiler/syntax/parser.hpp"
+#include "stdlib/embedded_stdlib.hpp"
+
+namespace pipec::driver {
+
+namespace {
+
+namespace ast = syntax::ast;
+namespace x3 = boost::spirit::x3;
+using nlohmann::json;
+
+// --- the index of one document ---------------------------------------------------------
+
+struct Symbol {
+  std::string kind;  // parameter, op, op parameter, output, step, loop variable
+  std::string name;
+  std::string type;  // a parameter's or output's type, a step's op, an op's signature
+  std::string doc;
+  std::string op;    // for op parameters and outputs: their op
+  SourceRange range;  // of the declared name
+};
+
+struct Index {
+  SourceManager sources;
+  FileId main = kNoFile;
+  std::vector<Symbol> symbols;
+  std::vector<std::pair<SourceRange, std::size_t>> refs;  // a use -> symbols[i]
+  std::vector<std::pair<SourceRange, std::string>> uses;  // `use "file"` -> its path
+  std::map<std::string, std::size_t> ops, steps, params;
+};
+
+std::string type_text(const ast::TypeExpr& t) {
+  std::string s = t.name.name;
+  if (!t.args.empty()) {
+    s += "<";
+    for (std::size_t i = 0; i < t.args.size(); ++i) s += (i ? ", " : "") + type_text(t.args[i]);
+    s += ">";
+  }
+  return s;
+}
+
+class Indexer {
+ public:
+  explicit Indexer(Index& index) : x_(index) {}
+
+  void module(const ast::Module& m, bool main) {
+    for (const auto& d : m.decls) {
+      if (const auto* op = boost::get<ast::OpDecl>(&d.get())) add_op(*op);
+      if (const auto* p = boost::get<ast::PipelineDecl>(&d.get()); p && main) pipeline_ = p;
+    }
+  }
+
+  void pipeline() {
+    if (!pipeline_) return;
+    declare(pipeline_->body.statements);
+    walk(pipeline_->body.statements);
+  }
+
+ private:
+  std::size_t add(Symbol s) {
+    x_.symbols.push_back(std::move(s));
+    return x_.symbols.size() - 1;
+  }
+
+  void add_op(const ast::OpDecl& op) {
+    std::string sig = op.name.name + "(";
+    for (std::size_t i = 0; i < op.params.size(); ++i)
+      sig += (i ? ", " : "") + op.params[i].name.name + ": " + type_text(op.params[i].type);
+    sig += ")";
+    if (!op.outputs.empty()) {
+      sig += " -> (";
+      for (std::size_t i = 0; i < op.outputs.size(); ++i)
+        sig += (i ? ", " : "") + op.outputs[i].name.name + ": " + type_text(op.outputs[i].type);
+      sig += ")";
+    }
+    x_.ops[op.name.name] = add({"op", op.name.name, sig, op.doc, "", op.name.range});
+    for (const auto& p : op.params)
+      add({"op parameter", p.name.name, type_text(p.type), p.doc, op.name.name, p.name.range});
+    for (const auto& o : op.outputs)
+      add({"output", o.name.name, type_text(o.type), o.doc, op.name.name, o.name.range});
+  }
+
+  // First: every declaration, so uses may come before them.
+  void declare(const std::vector<ast::Statement>& body) {
+    for (const auto& s : body) {
+      if (const auto* p = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get())) {
+        const auto& d = p->get();
+        x_.params[d.name.name] = add({"parameter", d.name.name, type_text(d.type), d.doc, "", d.name.range});
+      } else if (const auto* st = boost::get<ast::StepDecl>(&s.get())) {
+        x_.steps[st->name.name] = add({"step", st->name.name, st->op.name, "", "", st->name.range});
+      } else if (const auto* i = boost::get<x3::forward_ast<ast::IfStmt>>(&s.get())) {
+        declare(i->get().then_block.statements);
+        if (i->get().else_block) declare(i->get().else_block->statements);
+      } else if (const auto* f = boost::get<x3::forward_ast<ast::ForStmt>>(&s.get())) {
+        declare(f->get().body.statements);
+      } else if (const auto* fin = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
+        declare(fin->get().body.statements);
+      }
+    }
+  }
+
+  std::optional<std::size_t> member(const std::string& op, const std::string& kind, const std::string& name) {
+    for (std::size_t i = 0; i < x_.symbols.size(); ++i)
+      if (x_.symbols[i].kind == kind && x_.symbols[i].op == op && x_.symbols[i].name == name) return i;
+    return std::nullopt;
+  }
+
+  void ref(const std::string& head, const std::string* field, SourceRange head_range, SourceRange field_range) {
+    for (auto it = loop_vars_.rbegin(); it != loop_vars_.rend(); ++it)
+      if (x_.symbols[*it].name == head) return x_.refs.emplace_back(head_range, *it), void();
+    if (auto p = x_.params.find(head); p != x_.params.end()) return x_.refs.emplace_back(head_range, p->second), void();
+    if (auto s = x_.steps.find(head); s != x_.steps.end()) {
+      x_.refs.emplace_back(head_range, s->second);
+      if (field)
+        if (auto o = member(x_.symbols[s->second].type, "output", *field)) x_.refs.emplace_back(field_range, *o);
+    }
+  }
+
+  void expr(const ast::Expression& e) {
+    const auto& v = e.get();
+    if (const auto* r = boost::get<ast::Reference>(&v)) {
+      ref(r->head.name, r->field ? &r->field->name : nullptr, r->head.range,
+          r->field ? r->field->range : r->head.range);
+    } else if (const auto* s = boost::get<ast::StringLit>(&v)) {
+      for (const auto& part : s->parts)
+        if (part.is_ref) ref(part.head.name, part.field ? &part.field->name : nullptr, part.range, part.range);
+    } else if (const auto* l = boost::get<x3::forward_ast<ast::ListExpr>>(&v)) {
+      for (const auto& i : l->get().items) expr(i);
+    } else if (const auto* m = boost::get<x3::forward_ast<ast::MapExpr>>(&v)) {
+      for (const auto& en : m->get().entries) expr(en.value);
+    } else if (const auto* o = boost::get<x3::forward_ast<ast::OrExpr>>(&v)) {
+      expr(o->get().first);
+      for (const auto& r2 : o->get().rest) expr(r2);
+    } else if (const auto* a = boost::get<x3::forward_ast<ast::AndExpr>>(&v)) {
+      expr(a->get().first);
+      for (const auto& r2 : a->get().rest) expr(r2);
+    } else if (const auto* n = boost::get<x3::forward_ast<ast::NotExpr>>(&v)) {
+      expr(n->get().operand);
+    } else if (const auto* c = boost::get<x3::forward_ast<ast::CompareExpr>>(&v)) {
+      expr(c->get().lhs);
+      if (c->get().tail) expr(c->get().tail->rhs);
+    }
+  }
+
+  void walk(const std::vector<ast::Statement>& body) {
+    for (const auto& s : body) {
+      if (const auto* p = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get())) {
+        if (p->get().default_value) expr(*p->get().default_value);
+      } else if (const auto* st = boost::get<ast::StepDecl>(&s.get())) {
+        auto op = x_.ops.find(st->op.name);
+        if (op != x_.ops.end()) x_.refs.emplace_back(st->op.range, op->second);
+        for (const auto& a : st->args) {
+          if (auto m = member(st->op.name, "op parameter", a.name.name)) x_.refs.emplace_back(a.name.range, *m);
+          expr(a.value);
+        }
+        for (const auto& a : st->after)
+          if (auto t = x_.steps.find(a.name); t != x_.steps.end()) x_.refs.emplace_back(a.range, t->second);
+      } else if (const auto* i = boost::get<x3::forward_ast<ast::IfStmt>>(&s.get())) {
+        expr(i->get().condition);
+        walk(i->get().then_block.statements);
+        if (i->get().else_block) walk(i->get().else_block->statements);
+      } else if (const auto* f = boost::get<x3::forward_ast<ast::ForStmt>>(&s.get())) {
+        expr(f->get().items);
+        loop_vars_.push_back(add({"loop variable", f->get().var.name, "", "", "", f->get().var.range}));
+        walk(f->get().body.statements);
+        loop_vars_.pop_back();
+      } else if (const auto* fin = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
+        walk(fin->get().body.statements);
+      }
+    }
+  }
+
+  Index& x_;
+  const ast::PipelineDecl* pipeline_ = nullptr;
+  std::vector<std::size_t> loop_vars_;
+};
+
+// --- a document ------------------------------------------------------------------------
+
+struct Document {
+  std::string uri, path, text;
+  std::shared_ptr<Index> index;  // the last text that parsed, for hover and the rest
+};
+
+std::string path_of(const std::string& uri) {
+  if (uri.rfind("file://", 0) != 0) return uri;
+  std::string out;
+  for (std::size_t i = 7; i < uri.size(); ++i) {
+    if (uri[i] == '%' && i + 2 < uri.size()) {
+      out += static_cast<char>(std::stoi(uri.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += uri[i];
+    }
+  }
+  return out;
+}
+
+std::string uri_of(const std::string& path) { return path.rfind('/', 0) == 0 ? "file://" + path : path; }
+
+json position(const SourceManager& sm, FileId file, std::uint32_t offset) {
+  LineCol lc = sm.line_col(file, offset);
+  return {{"line", lc.line - 1}, {"character", lc.column - 1}};
+}
+
+json range_json(const SourceManager& sm, SourceRange r) {
+  return {{"start", position(sm, r.file, r.begin)}, {"end", position(sm, r.file, r.end)}};
+}
+
+std::uint32_t offset_of(const std::string& text, const json& pos) {
+  std::uint32_t line = pos.value("line", 0u), character = pos.value("character", 0u);
+  std::size_t i = 0;
+  for (std::uint32_t l = 0; l < line && i < text.size(); ++i)
+    if (text[i] == '\n') ++l;
+  return static_cast<std::uint32_t>(std::min(text.size(), i + character));
+}
+
+class Server {
+ public:
+  Server(std::istream& in, std::ostream& out) : in_(in), out_(out) {}
+
+  int run() {
+    for (;;) {
+      std::optional<std::string> body = read_message();
+      if (!body) return 1;
+      json msg = json::parse(*body, nullptr, false);
+      if (msg.is_discarded() || !msg.is_object()) {
+        send({{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", {{"code", -32700}, {"message", "parse error"}}}});
+        continue;
+      }
+      std::string method = msg.value("method", "");
+      if (method == "exit") return shutdown_ ? 0 : 1;
+      bool request = msg.contains("id");
+      try {
+        json result = handle(method, msg.value("params", json::object()), request);
+        if (request) send({{"jsonrpc", "2.0"}, {"id", msg["id"]}, {"result", result}});
+      } catch (const std::pair<int, std::string>& e) {
+        if (request)
+          send({{"jsonrpc", "2.0"}, {"id", msg["id"]}, {"error", {{"code", e.first}, {"message", e.second}}}});
+      } catch (const std::exception& e) {
+        if (request)
+          send({{"jsonrpc", "2.0"}, {"id", msg["id"]}, {"error", {{"code", -32603}, {"message", e.what()}}}});
+      }
+    }
+  }
+
+ private:
+  std::optional<std::string> read_message() {
+    std::size_t length = 0;
+    bool have_length = false;
+    std::string line;
+    for (;;) {
+      if (!std::getline(in_, line)) return std::nullopt;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty()) {
+        if (have_length) break;
+        continue;  // stray blank lines between messages
+      }
+      std::string key = line.substr(0, line.find(':'));
+      std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (key == "content-length") {
+        try {
+          length = std::stoul(line.substr(line.find(':') + 1));
+          have_length = length < (64u << 20);
+        } catch (const std::exception&) {
+          have_length = false;
+        }
+      }
+    }
+    std::string body(length, '\0');
+    in_.read(body.data(), static_cast<std::streamsize>(length));
+    if (in_.gcount() != static_cast<std::streamsize>(length)) return std::nullopt;
+    return body;
+  }
+
+  void send(const json& msg) {
+    std::string text = msg.dump(-1, ' ', false, json::error_handler_t::replace);
+    out_ << "Content-Length: " << text.size() << "\r\n\r\n" << text;
+    out_.flush();
+  }
+
+  json handle(const std::string& method, const json& params, bool request) {
+    if (method == "initialize") {
+      return {{"capabilities",
+               {{"positionEncoding", "utf-8"},
+                {"textDocumentSync", {{"openClose", true}, {"change", 1}}},
+                {"hoverProvider", true},
+                {"definitionProvider", true},
+                {"completionProvider", {{"triggerCharacters", json::array({".", "(", ","})}}},
+                {"documentSymbolProvider", true}}},
+              {"serverInfo", {{"name", "pipec"}}}};
+    }
+    if (method == "initialized" || method == "$/cancelRequest" || method == "workspace/didChangeConfiguration")
+      return nullptr;
+    if (method == "shutdown") {
+      shutdown_ = true;
+      return nullptr;
+    }
+    if (method == "textDocument/didOpen") {
+      const json& d = params.at("textDocument");
+      open(d.at("uri").get<std::string>(), d.at("text").get<std::string>());
+      return nullptr;
+    }
+    if (method == "textDocument/didChange") {
+      const json& changes = params.at("contentChanges");
+      if (!changes.empty()) open(params.at("textDocument").at("uri").get<std::string>(), changes.back().at("text").get<std::string>());
+      return nullptr;
+    }
+    if (method == "textDocument/didClose") {
+      docs_.erase(params.at("textDocument").at("uri").get<std::string>());
+      return nullptr;
+    }
+    if (method == "textDocument/hover") return hover(params);
+    if (method == "textDocument/definition") return definition(params);
+    if (method == "textDocument/completion") return completion(params);
+    if (method == "textDocument/documentSymbol") return symbols(params);
+    if (request) throw std::make_pair(-32601, "method not found: " + method);
+    return nullptr;
+  }
+
+  // Diagnostics as `pipec check` reports them, for this file; the index of the text.
+  void open(const std::string& uri, std::string text) {
+    Document& doc = docs_[uri];
+    doc.uri = uri;
+    doc.path = path_of(uri);
+    doc.text = std::move(text);
+    auto index = std::make_shared<Index>();
+    Diagnostics diags;
+    index->main = index->sources.add(doc.path, doc.text);
+    (void)compile(index->sources, index->main, diags);
+    json list = json::array();
+    const Diagnostic* last = nullptr;
+    for (const auto& d : diags.all()) {
+      if (d.severity == Severity::Note) {
+        if (last && d.range.file == index->main && !list.empty())
+          list.back()["relatedInformation"].push_back(
+              {{"location", {{"uri", uri}, {"range", range_json(index->sources, d.range)}}}, {"message", d.message}});
+        continue;
+      }
+      last = &d;
+      if (d.range.file != index->main && d.range.valid()) continue;
+      SourceRange r = d.range.valid() ? d.range : SourceRange{index->main, 0, 0};
+      list.push_back({{"range", range_json(index->sources, r)},
+                      {"severity", d.severity == Severity::Error ? 1 : 2},
+                      {"source", "pipec"},
+                      {"message", d.message}});
+    }
+    send({{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
+          {"params", {{"uri", uri}, {"diagnostics", list}}}});
+    // The index: this file and the ops of what it uses (stdlib modules, files).
+    Diagnostics quiet;
+    auto module = syntax::parse(index->sources, index->main, quiet);
+    if (!module) return;  // keep the last good index
+    Indexer indexer(*index);
+    for (const auto& d : module->decls) {
+      const auto* use = boost::get<ast::UseDecl>(&d.get());
+      if (!use) continue;
+      FileId file = kNoFile;
+      if (const auto* id = boost::get<ast::Identifier>(&use->target.get())) {
+        if (const auto* m = stdlib::find(id->name))
+          file = index->sources.add("stdlib/" + std::string(m->name) + ".pipe", std::string(m->text));
+      } else {
+        const auto& s = boost::get<ast::StringLit>(use->target.get());
+        std::string path = (std::filesystem::path(doc.path).parent_path() / s.text()).lexically_normal().string();
+        index->uses.emplace_back(s.range, path);
+        std::string error;
+        file = index->sources.load(path, error);
+      }
+      if (file == kNoFile) continue;
+      Diagnostics ignored;
+      if (auto used = syntax::parse(index->sources, file, ignored)) indexer.module(*used, false);
+    }
+    indexer.module(*module, true);
+    indexer.pipeline();
+    doc.index = std::move(index);
+  }
+
+  Document& doc(const json& params) {
+    auto it = docs_.find(params.at("textDocument").at("uri").get<std::string>());
+    if (it == docs_.end()) throw std::make_pair(-32602, std::string("the document is not open"));
+    return it->second;
+  }
+
+  // The symbol under the cursor: a use of it, or its declaration.
+  std::optional<std::size_t> at(const Document& d, const json& params) {
+    if (!d.index) return std::nullopt;
+    std::uint32_t off = offset_of(d.text, params.at("position"));
+    for (const auto& [range, sym] : d.index->refs)
+      if (range.file == d.index->main && range.begin <= off && off <= range.end) return sym;
+    for (std::size_t i = 0; i < d.index->symbols.size(); ++i) {
+      const auto& r = d.index->symbols[i].range;
+      if (r.file == d.index->main && r.begin <= off && off <= r.end) return i;
+    }
+    return std::nullopt;
+  }
+
+  json hover(const json& params) {
+    Document& d = doc(params);
+    auto sym = at(d, params);
+    if (!sym) return nullptr;
+    const Symbol& s = d.index->symbols[*sym];
+    std::string head = s.kind == "op" ? "op " + s.type
+                       : s.kind == "step" ? "step " + s.name + " = " + s.type + "(...)"
+                       : s.kind == "loop variable" ? "loop variable " + s.name
+                       : s.kind + " " + s.name + ": " + s.type;
+    if (!s.op.empty()) head += "  (of op " + s.op + ")";
+    std::string text = "```pipe\n" + head + "\n```";
+    if (!s.doc.empty()) text += "\n\n" + s.doc;
+    return {{"contents", {{"kind", "markdown"}, {"value", text}}}};
+  }
+
+  json location(const Index& x, SourceRange r) {
+    return {{"uri", uri_of(std::string(x.sources.name(r.file)))}, {"range", range_json(x.sources, r)}};
+  }
+
+  json definition(const json& params) {
+    Document& d = doc(params);
+    if (!d.index) return nullptr;
+    std::uint32_t off = offset_of(d.text, params.at("position"));
+    for (const auto& [range, path] : d.index->uses)
+      if (range.begin <= off && off <= range.end)
+        return {{"uri", uri_of(path)}, {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}}};
+    auto sym = at(d, params);
+    if (!sym) return nullptr;
+    return location(*d.index, d.index->symbols[*sym].range);
+  }
+
+  json completion(const json& params) {
+    Document& d = doc(params);
+    json items = json::array();
+    if (!d.index) return items;
+    const Index& x = *d.index;
+    std::uint32_t off = offset_of(d.text, params.at("position"));
+    std::size_t word = off;
+    while (word > 0 && (std::isalnum(static_cast<unsigned char>(d.text[word - 1])) || d.text[word - 1] == '_')) --word;
+    auto item = [&](const Symbol& s, int kind, const std::string& insert) {
+      json it = {{"label", s.name}, {"kind", kind}, {"detail", s.type.empty() ? s.kind : s.kind + ": " + s.type}};
+      if (!insert.empty()) it["insertText"] = insert;
+      if (!s.doc.empty()) it["documentation"] = s.doc;
+      items.push_back(std::move(it));
+    };
+    // `step.`: the outputs of the step's op.
+    if (word > 0 && d.text[word - 1] == '.') {
+      std::size_t head = word - 1;
+      while (head > 0 && (std::isalnum(static_cast<unsigned char>(d.text[head - 1])) || d.text[head - 1] == '_')) --head;
+      auto step = x.steps.find(d.text.substr(head, word - 1 - head));
+      if (step != x.steps.end())
+        for (const auto& s : x.symbols)
+          if (s.kind == "output" && s.op == x.symbols[step->second].type) item(s, 5, "");
+      return items;
+    }
+    // Inside `op(...)`: the op's parameters not given yet, as `name: `.
+    int depth = 0;
+    for (std::size_t i = word; i > 0; --i) {
+      char c = d.text[i - 1];
+      if (c == ')' || c == ']' || c == '}') ++depth;
+      else if (c == '[' || c == '{') { if (depth == 0) break; --depth; }
+      else if (c == '(') {
+        if (depth > 0) { --depth; continue; }
+        std::size_t end = i - 1, begin = end;
+        while (begin > 0 && (std::isalnum(static_cast<unsigned char>(d.text[begin - 1])) || d.text[begin - 1] == '_')) --begin;
+        std::string op = d.text.substr(begin, end - begin);
+        if (x.ops.count(op))
+          for (const auto& s : x.symbols)
+            if (s.kind == "op parameter" && s.op == op) item(s, 5, s.name + ": ");
+        break;
+      }
+    }
+    // Names: parameters, steps, ops, loop variables.
+    for (const auto& s : x.symbols) {
+      if (s.kind == "parameter" || s.kind == "step" || s.kind == "loop variable") item(s, 6, "");
+      else if (s.kind == "op") item(s, 3, "");
+    }
+    return items;
+  }
+
+  json symbols(const json& params) {
+    Document& d = doc(params);
+    json out = json::array();
+    if (!d.index) return out;
+    for (const auto& s : d.index->symbols) {
+      if (s.range.file != d.index->main) continue;
+      if (s.kind != "parameter" && s.kind != "op" && s.kind != "step") continue;
+      json r = range_json(d.index->sources, s.range);
+      out.push_back({{"name", s.name},
+                     {"detail", s.type},
+                     {"kind", s.kind == "op" ? 12 : s.kind == "step" ? 24 : 13},
+                     {"range", r},
+                     {"selectionRange", r}});
+    }
+    return out;
+  }
+
+  std::istream& in_;
+  std::ostream& out_;
+  std::map<std::string, Document> docs_;
+  bool shutdown_ = false;
+};
+
+}  // namespace
+
+int run_lsp(std::istream& in, std::ostream& out) { return Server(in, out).run(); }
+
+}  // namespace pipec::driver
