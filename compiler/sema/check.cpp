@@ -1072,7 +1072,9 @@ class Checker {
                                             key));
       return false;
     });
-    for (auto& [key, v] : items) {
+    for (auto& item : items) {
+      const std::string& key = item.first;
+      Value& v = item.second;  // a lambda below uses it: no structured binding (clang 14)
       std::string text = v.is_literal() ? ir::literal_text(v.literal) : "";
       auto whole = [&]() -> std::optional<long long> {
         if (!v.is_literal() || !v.literal.is_number_integer()) return std::nullopt;

@@ -561,7 +561,9 @@ void SpecWriter::add_loop_outputs() {
     auto asked = exports_;
     for (const auto& [loop_name, refs] : asked) {
       auto& [loop, body] = loop_bodies_.at(loop_name);
-      for (const auto& [key, ref] : refs) {
+      for (const auto& entry : refs) {
+        const std::string& key = entry.first;  // the lambda below uses it: no structured binding
+        const ir::Ref& ref = entry.second;
         if (!done[loop_name].insert(key).second) continue;
         changed = true;
         std::set<std::string> deps;
