@@ -214,9 +214,24 @@ std::string path_of(const std::string& uri) {
 
 std::string uri_of(const std::string& path) { return path.rfind('/', 0) == 0 ? "file://" + path : path; }
 
+// Positions count UTF-8 bytes when the client offers `utf-8` (positionEncoding), else
+// UTF-16 code units, the protocol's default: a code point of 4 UTF-8 bytes is 2 units.
+bool g_utf16 = true;
+
+std::uint32_t units(std::string_view bytes) {
+  if (!g_utf16) return static_cast<std::uint32_t>(bytes.size());
+  std::uint32_t n = 0;
+  for (unsigned char c : bytes) {
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte
+    n += c >= 0xF0 ? 2 : 1;
+  }
+  return n;
+}
+
 json position(const SourceManager& sm, FileId file, std::uint32_t offset) {
   LineCol lc = sm.line_col(file, offset);
-  return {{"line", lc.line - 1}, {"character", lc.column - 1}};
+  std::string_view line = sm.line_text(file, lc.line);
+  return {{"line", lc.line - 1}, {"character", units(line.substr(0, std::min<std::size_t>(line.size(), lc.column - 1)))}};
 }
 
 json range_json(const SourceManager& sm, SourceRange r) {
@@ -228,7 +243,15 @@ std::uint32_t offset_of(const std::string& text, const json& pos) {
   std::size_t i = 0;
   for (std::uint32_t l = 0; l < line && i < text.size(); ++i)
     if (text[i] == '\n') ++l;
-  return static_cast<std::uint32_t>(std::min(text.size(), i + character));
+  // Walk the line until `character` units are passed.
+  std::size_t end = text.find('\n', i);
+  if (end == std::string::npos) end = text.size();
+  std::size_t j = i;
+  while (j < end && units(std::string_view(text).substr(i, j - i)) < character) {
+    ++j;
+    while (j < end && (static_cast<unsigned char>(text[j]) & 0xC0) == 0x80) ++j;
+  }
+  return static_cast<std::uint32_t>(j);
 }
 
 class Server {
@@ -297,8 +320,11 @@ class Server {
 
   json handle(const std::string& method, const json& params, bool request) {
     if (method == "initialize") {
+      const json& offered = params.value("capabilities", json::object()).value("general", json::object())
+                                .value("positionEncodings", json::array());
+      g_utf16 = std::find(offered.begin(), offered.end(), "utf-8") == offered.end();
       return {{"capabilities",
-               {{"positionEncoding", "utf-8"},
+               {{"positionEncoding", g_utf16 ? "utf-16" : "utf-8"},
                 {"textDocumentSync", {{"openClose", true}, {"change", 1}}},
                 {"hoverProvider", true},
                 {"definitionProvider", true},

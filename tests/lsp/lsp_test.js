@@ -1,6 +1,8 @@
 // Drives `pipec lsp` with Microsoft's LSP client libraries (vscode-jsonrpc,
 // vscode-languageserver-protocol), as VS Code does: initialize, open, change, hover,
 // definition, completion, document symbols, shutdown, exit; then malformed input.
+// Positions are UTF-16 code units (the client offers no other encoding): a line holds
+// an emoji (two units, four bytes) and an 'é' (one unit, two bytes) before the names.
 //
 // usage: node lsp_test.js PIPEC WORKDIR
 'use strict';
@@ -37,7 +39,7 @@ const good = [
   '  ## How many workers train.',
   '  param workers: int = 2',
   '  step get = fetch(url: "https://example.com")',
-  '  step train = mpi_job(image: "horovod/horovod:0.28.1", command: "mpirun train ${get.size}", workers: workers)',
+  '  step train = mpi_job(image: "horovod/horovod:0.28.1", command: "mpirun train ${get.size} # 🙂 é", workers: workers)',
   '}',
   ''].join('\n');
 const broken = good.replace('workers: workers)', 'worker: workers)');
@@ -82,8 +84,12 @@ async function main_() {
   assert.strictEqual(d.uri, uri);
   assert.ok(d.diagnostics.length >= 1, 'an error for the broken document');
   assert.strictEqual(d.diagnostics[0].message, expected.message);
+  // check's column counts bytes; the LSP position counts UTF-16 units: the same place.
+  const before = Buffer.from(broken).subarray(0, expected.offset).toString().split('\n');
   assert.strictEqual(d.diagnostics[0].range.start.line, expected.line - 1);
-  assert.strictEqual(d.diagnostics[0].range.start.character, expected.column - 1);
+  assert.strictEqual(before.length - 1, expected.line - 1);
+  assert.strictEqual(d.diagnostics[0].range.start.character, before[before.length - 1].length);
+  assert.ok(before[before.length - 1].length < expected.column - 1, 'the line holds multi-byte characters');
   assert.strictEqual(d.diagnostics[0].severity, 1);
 
   // Change: fixed, no diagnostics.
