@@ -70,20 +70,16 @@ std::optional<kfp::LocalPackage> load_target(const KfpOptions& options, int& exi
   if (ends_with(options.target, ".pipe")) {
     SourceManager sources;
     Diagnostics diags;
-    std::string error;
-    FileId main = sources.load(options.target, error);
-    std::optional<ir::Pipeline> pipeline;
-    std::string workflow, spec;
-    if (main == kNoFile) {
-      diags.error({}, fmt::format("cannot read '{}': {}", options.target, error));
-    } else {
-      pipeline = compile(sources, main, diags);
-      // The Argo workflow always: its pipec.dev/parameters annotation has the enumerations
-      // and ranges the overrides are checked against, which a v2 spec cannot hold.
-      if (pipeline && !emit::argo::write_workflow(*pipeline, {}, workflow, diags)) pipeline.reset();
-      if (pipeline && options.build_target == "kfp-v2" &&
-          !write_target("kfp-v2", *pipeline, {}, spec, diags))
-        pipeline.reset();
+    // The Argo workflow always: its pipec.dev/parameters annotation has the enumerations
+    // and ranges the overrides are checked against, which a v2 spec cannot hold.
+    Compiled compiled = compile_file(sources, options.target, TargetOptions{}, diags, package::Format::TarGz);
+    std::optional<ir::Pipeline>& pipeline = compiled.pipeline;
+    const std::string& workflow = compiled.text;
+    std::string spec;
+    if (pipeline && options.build_target == "kfp-v2") {
+      TargetOptions v2;
+      v2.target = "kfp-v2";
+      if (!write_target(v2, *pipeline, spec, diags)) pipeline.reset();
     }
     print_diagnostics(diags, sources, options.common);
     if (!pipeline || diags.has_errors()) {
@@ -93,8 +89,7 @@ std::optional<kfp::LocalPackage> load_target(const KfpOptions& options, int& exi
     std::string stem = options.target.substr(0, options.target.size() - 5);
     stem = stem.substr(stem.find_last_of('/') + 1);
     Status status = spec.empty()
-                        ? kfp::load_package_bytes(package::make_package(package::Format::TarGz, workflow),
-                                                  stem + ".tar.gz", package)
+                        ? kfp::load_package_bytes(compiled.package, stem + ".tar.gz", package)
                         : kfp::load_package_bytes(spec, stem + ".yaml", package);
     if (status && package.v2) {
       kfp::Signature typed;

@@ -69,21 +69,14 @@ int run_local(const LocalOptions& options) {
   SourceManager sources;
   Diagnostics diags;
   std::string error;
-  FileId main = sources.load(options.input, error);
-  std::optional<ir::Pipeline> pipeline;
-  std::string yaml;
   bool cluster_only = false;  // compiles, but needs what only a cluster has
-  if (main == kNoFile) {
-    diags.error({}, fmt::format("cannot read '{}': {}", options.input, error));
-  } else {
-    pipeline = compile(sources, main, diags);
-    // Everything `build` checks, and the workflow whose signature `pipec run` checks.
-    if (pipeline && !emit::argo::write_workflow(*pipeline, emit::argo::WriteOptions{}, yaml, diags))
-      pipeline.reset();
-    if (pipeline && !local::check_local(*pipeline, volumes, diags)) {
-      cluster_only = true;
-      pipeline.reset();
-    }
+  // Everything `build` checks, and the workflow whose signature `pipec run` checks.
+  Compiled compiled = compile_file(sources, options.input, TargetOptions{}, diags);
+  std::optional<ir::Pipeline>& pipeline = compiled.pipeline;
+  const std::string& yaml = compiled.text;
+  if (pipeline && !local::check_local(*pipeline, volumes, diags)) {
+    cluster_only = true;
+    pipeline.reset();
   }
   print_diagnostics(diags, sources, options.common);
   if (cluster_only) return local::kLocalUsage;

@@ -32,7 +32,7 @@ namespace {
 
 struct CheckOptions {
   std::string input;
-  std::string target = "kfp-v1";
+  TargetOptions target;
   CommonOptions common;
 };
 
@@ -40,10 +40,8 @@ struct BuildOptions {
   std::string input;
   std::string output;
   bool quiet = false;
-  bool allow_oversize = false;  // budget errors become warnings (benchmarks, raised limits)
-  std::string target = "kfp-v1";  // kfp-v1: Argo Workflow (KFP v1); kfp-v2: KFP v2 pipeline spec
+  TargetOptions target;
   CommonOptions common;
-  emit::argo::WriteOptions write;
 };
 
 // `dir/name.pipe` -> `dir/name.tar.gz`; a program from standard input goes to stdout.
@@ -54,31 +52,11 @@ std::string default_output(const std::string& input) {
   return base + ".tar.gz";
 }
 
-// The program: the file at `input`, or standard input for `-` (named `<stdin>`).
-FileId load_input(SourceManager& sources, const std::string& input, std::string& error) {
-  if (input != "-") return sources.load(input, error);
-  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-  if (std::cin.bad()) {
-    error = "cannot read standard input";
-    return kNoFile;
-  }
-  return sources.add("<stdin>", std::move(text));
-}
-
 int run_check(const CheckOptions& options) {
+  // Everything `build` does but writing: the same diagnostics, budgets included.
   SourceManager sources;
   Diagnostics diags;
-  std::string error;
-  FileId main = load_input(sources, options.input, error);
-  if (main == kNoFile) {
-    diags.error({}, fmt::format("cannot read '{}': {}", options.input, error));
-  } else if (auto pipeline = compile(sources, main, diags)) {
-    // Everything `build` does but writing: the workflow writer reports what only the
-    // lowering to Argo and Kubeflow can see (metric names, data entries, template
-    // names), so a program `check` passes also builds.
-    std::string yaml;
-    (void)write_target(options.target, *pipeline, emit::argo::WriteOptions{}, yaml, diags);
-  }
+  (void)compile_file(sources, options.input, options.target, diags);
   print_diagnostics(diags, sources, options.common);
   return diags.has_errors() ? kExitErrors : kExitOk;
 }
@@ -93,35 +71,24 @@ int run_build(const BuildOptions& options) {
     return kExitUsage;
   }
 
-  if (options.write.launcher_image.empty()) {
+  if (options.target.launcher_image.empty()) {
     std::cerr << "pipec: error: --launcher-image must name an image\n";
     return kExitUsage;
   }
-  if (!options.write.service_account.empty() && !is_dns1123_subdomain(options.write.service_account)) {
+  if (!options.target.service_account.empty() && !is_dns1123_subdomain(options.target.service_account)) {
     std::cerr << fmt::format("pipec: error: --service-account '{}' is not a Kubernetes name "
                              "(lower-case letters, digits, '-' and '.', at most 253)\n",
-                             options.write.service_account);
+                             options.target.service_account);
     return kExitUsage;
   }
   SourceManager sources;
   Diagnostics diags;
-  std::string error;
-  FileId main = load_input(sources, options.input, error);
-  std::optional<ir::Pipeline> pipeline;
-  std::string yaml;
-  if (main == kNoFile) {
-    diags.error({}, fmt::format("cannot read '{}': {}", options.input, error));
-  } else {
-    pipeline = compile(sources, main, diags);
-    if (pipeline && !write_target(options.target, *pipeline, options.write, yaml, diags)) pipeline.reset();
-  }
-  // A .yaml output is the text itself: no copy.
-  std::string bytes;
-  if (pipeline && output != "-" && format != package::Format::Yaml) bytes = package::make_package(format, yaml);
-  if (pipeline)
-    check_budgets(*pipeline, options.target == "kfp-v2" ? std::string() : yaml,
-                  output == "-" || format == package::Format::Yaml ? yaml.size() : bytes.size(), diags,
-                  {}, options.allow_oversize);
+  // A .yaml output (or stdout) is the text itself: no copy.
+  Compiled compiled = compile_file(sources, options.input, options.target, diags,
+                                   output == "-" ? package::Format::Yaml : format);
+  const std::optional<ir::Pipeline>& pipeline = compiled.pipeline;
+  const std::string& yaml = compiled.text;
+  const std::string& bytes = compiled.package;
   print_diagnostics(diags, sources, options.common);
   if (!pipeline || diags.has_errors()) return kExitErrors;
 
@@ -144,11 +111,8 @@ int run_graph(const std::string& input, const std::string& format, const std::st
               const CommonOptions& common) {
   SourceManager sources;
   Diagnostics diags;
-  std::string error;
-  FileId main = load_input(sources, input, error);
-  std::optional<ir::Pipeline> pipeline;
-  if (main == kNoFile) diags.error({}, fmt::format("cannot read '{}': {}", input, error));
-  else pipeline = compile(sources, main, diags);
+  // Checked as `check` checks it: the task names are the Argo workflow's.
+  std::optional<ir::Pipeline> pipeline = compile_file(sources, input, TargetOptions{}, diags).pipeline;
   print_diagnostics(diags, sources, common);
   if (!pipeline || diags.has_errors()) return kExitErrors;
   std::string text = format == "json"      ? graph_json(*pipeline)
@@ -225,9 +189,7 @@ int run_fmt(const std::vector<std::string>& files, bool check, bool write, const
   for (const auto& file : files) {
     SourceManager sources;
     Diagnostics diags;
-    std::string error;
-    FileId id = load_input(sources, file, error);
-    if (id == kNoFile) diags.error({}, fmt::format("cannot read '{}': {}", file, error));
+    FileId id = load_input(sources, file, diags);
     auto module = id == kNoFile ? std::nullopt : syntax::parse(sources, id, diags);
     if (!module || diags.has_errors()) {
       print_diagnostics(diags, sources, common);
@@ -295,7 +257,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<CheckOptions>();
   CLI::App* cmd = app.add_subcommand("check", "Parse and check a .pipe file; report every error");
   cmd->add_option("file", options->input, "The .pipe file, or - for standard input")->required();
-  cmd->add_option("--target", options->target, "Back end whose rules are checked too: kfp-v1 (Argo) or kfp-v2")
+  cmd->add_option("--target", options->target.target, "Back end whose rules are checked too: kfp-v1 (Argo) or kfp-v2")
       ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
       ->default_str("kfp-v1");
   add_common_options(*cmd, options->common);
@@ -308,15 +270,15 @@ void add_build_command(CLI::App& app, int& exit_code) {
   cmd->add_option("file", options->input, "The .pipe file, or - for standard input (then -o defaults to -)")->required();
   cmd->add_option("-o,--output", options->output,
                   "Output: .tar.gz/.tgz (default, beside the input), .zip, .yaml, or - for YAML on stdout");
-  cmd->add_option("--service-account", options->write.service_account,
+  cmd->add_option("--service-account", options->target.service_account,
                   "Service account the workflow runs as (over the pipeline's own setting)")
       ->default_str("pipeline-runner");
-  cmd->add_option("--launcher-image", options->write.launcher_image,
+  cmd->add_option("--launcher-image", options->target.launcher_image,
                   "Image of pipec-launcher for training steps")
-      ->default_str(options->write.launcher_image);
-  cmd->add_flag("--mpi-v1", options->write.mpi_v1,
+      ->default_str(options->target.launcher_image);
+  cmd->add_flag("--mpi-v1", options->target.mpi_v1,
                 "Emit kubeflow.org/v1 MPIJobs (training-operator) instead of v2beta1 (mpi-operator)");
-  cmd->add_option("--training-runtime", options->write.training_runtime,
+  cmd->add_option("--training-runtime", options->target.training_runtime,
                   "Where training steps that name no runtime run, a comma-separated list: "
                   "operator (the training operator's CRDs, default), trainer-v2 (a pytorch_job "
                   "as a Kubeflow Trainer v2 TrainJob), pods (a tf_job as plain Pods); each step "
@@ -334,12 +296,12 @@ void add_build_command(CLI::App& app, int& exit_code) {
           },
           "operator|trainer-v2|pods[,...]"))
       ->default_str("operator");
-  cmd->add_option("--target", options->target,
+  cmd->add_option("--target", options->target.target,
                   "kfp-v1: Argo Workflow for KFP v1 (default); kfp-v2: KFP v2 pipeline spec")
       ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
       ->default_str("kfp-v1");
   cmd->add_flag("-q,--quiet", options->quiet, "Print no summary");
-  cmd->add_flag("--allow-oversize", options->allow_oversize,
+  cmd->add_flag("--allow-oversize", options->target.allow_oversize,
                 "Report the size limits a server would refuse as warnings, not errors (for "
                 "measurements, or servers whose limits were raised)");
   add_common_options(*cmd, options->common);

@@ -1,47 +1,83 @@
 #include "compiler/driver/compile.hpp"
 
+#include <iostream>
+#include <iterator>
+
 #include <fmt/format.h>
 
+#include "compiler/driver/budgets.hpp"
+#include "compiler/emit/argo/workflow_writer.hpp"
 #include "compiler/emit/kfpv2/pipeline_spec_writer.hpp"
-#include "compiler/ir/lower.hpp"
-#include "pipec_version.hpp"
+#include "compiler/lower/lower.hpp"
 #include "compiler/sema/check.hpp"
+#include "pipec_version.hpp"
 
 namespace pipec::driver {
 
-std::optional<ir::Pipeline> compile(SourceManager& sources, FileId main, Diagnostics& diags) {
-  auto program = sema::check_program(sources, main, diags);
-  if (!program || diags.has_errors()) return std::nullopt;
-  return ir::lower(*program, diags);
-}
+namespace {
 
-std::optional<std::string> compile_to_yaml(SourceManager& sources, const std::string& path,
-                                           const emit::argo::WriteOptions& options,
-                                           Diagnostics& diags) {
-  std::string error;
-  FileId main = sources.load(path, error);
-  if (main == kNoFile) {
-    diags.error({}, fmt::format("cannot read '{}': {}", path, error));
-    return std::nullopt;
-  }
-  auto pipeline = compile(sources, main, diags);
-  if (!pipeline) return std::nullopt;
-  std::string yaml;
-  if (!emit::argo::write_workflow(*pipeline, options, yaml, diags)) return std::nullopt;
-  return yaml;
-}
+// Below this many bytes of YAML no package can be over KFP's 32 MiB: a tar header and
+// gzip's worst case add far less. Above it, the package is made to be measured.
+constexpr std::size_t kPackageSlack = 64 * 1024;
 
-bool write_target(const std::string& target, const ir::Pipeline& pipeline,
-                  const emit::argo::WriteOptions& write, std::string& out, Diagnostics& diags) {
-  if (target == "kfp-v2") {
+}  // namespace
+
+bool write_target(const TargetOptions& options, const ir::Pipeline& pipeline, std::string& out,
+                  Diagnostics& diags) {
+  if (options.target == "kfp-v2") {
     emit::kfpv2::WriteOptions v2;
-    v2.launcher_image = write.launcher_image;
-    v2.mpi_v1 = write.mpi_v1;
-    v2.training_runtime = write.training_runtime;
+    v2.launcher_image = options.launcher_image;
+    v2.mpi_v1 = options.mpi_v1;
+    v2.training_runtime = options.training_runtime;
     v2.sdk_version = std::string("pipec-") + PIPEC_VERSION;
     return emit::kfpv2::write_pipeline_spec(pipeline, v2, out, diags);
   }
-  return emit::argo::write_workflow(pipeline, write, out, diags);
+  emit::argo::WriteOptions argo;
+  argo.service_account = options.service_account;
+  argo.launcher_image = options.launcher_image;
+  argo.mpi_v1 = options.mpi_v1;
+  argo.training_runtime = options.training_runtime;
+  return emit::argo::write_workflow(pipeline, argo, out, diags);
+}
+
+FileId load_input(SourceManager& sources, const std::string& input, Diagnostics& diags) {
+  std::string error;
+  FileId id = kNoFile;
+  if (input != "-") {
+    id = sources.load(input, error);
+  } else {
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    if (std::cin.bad()) error = "cannot read standard input";
+    else id = sources.add("<stdin>", std::move(text));
+  }
+  if (id == kNoFile) diags.error({}, fmt::format("cannot read '{}': {}", input, error));
+  return id;
+}
+
+Compiled compile_program(SourceManager& sources, FileId main, const TargetOptions& options, Diagnostics& diags,
+                         std::optional<package::Format> package) {
+  Compiled out;
+  auto program = sema::check_program(sources, main, diags);
+  if (!program || diags.has_errors()) return out;
+  auto pipeline = ir::lower(*program, diags);
+  if (!pipeline || diags.has_errors()) return out;
+  if (!write_target(options, *pipeline, out.text, diags)) return out;
+  std::size_t package_size = out.text.size();
+  if (package ? *package != package::Format::Yaml : out.text.size() + kPackageSlack >= Budgets{}.package_bytes) {
+    out.package = package::make_package(package.value_or(package::Format::TarGz), out.text);
+    package_size = out.package.size();
+  }
+  check_budgets(*pipeline, options.target == "kfp-v2" ? std::string() : out.text, package_size, diags, {},
+                options.allow_oversize);
+  if (!diags.has_errors()) out.pipeline = std::move(pipeline);
+  return out;
+}
+
+Compiled compile_file(SourceManager& sources, const std::string& input, const TargetOptions& options,
+                      Diagnostics& diags, std::optional<package::Format> package) {
+  FileId main = load_input(sources, input, diags);
+  if (main == kNoFile) return {};
+  return compile_program(sources, main, options, diags, package);
 }
 
 }  // namespace pipec::driver

@@ -1,28 +1,56 @@
 #pragma once
+// The one path from a .pipe file to a target's output that every command takes (check,
+// build, graph, lsp, run --local, upload, run): load, check, lower, write the target in
+// memory, check the scale budgets. So every command reports the same diagnostics for the
+// same program; a command differs only in what it does with the result.
 
 #include <optional>
 #include <string>
 
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/base/source_manager.hpp"
-#include "compiler/emit/argo/workflow_writer.hpp"
 #include "compiler/ir/ir.hpp"
+#include "compiler/package/package.hpp"
 
 namespace pipec::driver {
 
-/// Parses, checks and lowers the pipeline in `main` (and what it uses).
-/// Returns nullopt if any error was reported in `diags`.
-std::optional<ir::Pipeline> compile(SourceManager& sources, FileId main, Diagnostics& diags);
+/// The image of pipec-launcher that training steps run unless --launcher-image says.
+inline constexpr const char* kDefaultLauncherImage = "ghcr.io/pipec/pipec-launcher:0.1.0";
 
-/// compile() and then the Argo writer: the workflow YAML for the file at `path`.
-/// Diagnostics (with a load failure as a located-less error) go to `diags`.
-std::optional<std::string> compile_to_yaml(SourceManager& sources, const std::string& path,
-                                           const emit::argo::WriteOptions& options,
-                                           Diagnostics& diags);
+/// Which target a program is compiled for, and the options of its output.
+struct TargetOptions {
+  std::string target = "kfp-v1";  ///< kfp-v1: Argo Workflow (KFP v1); kfp-v2: KFP v2 pipeline spec
+  std::string service_account;    ///< "" = the pipeline's settings, else "pipeline-runner"
+  std::string launcher_image = kDefaultLauncherImage;
+  bool mpi_v1 = false;            ///< kubeflow.org/v1 MPIJobs instead of v2beta1
+  std::string training_runtime;   ///< runtimes of training steps that name none (a list)
+  bool allow_oversize = false;    ///< the budgets a server would refuse are warnings
+};
 
-/// The chosen back end writes `pipeline`: "kfp-v1" the Argo Workflow (KFP v1), "kfp-v2"
-/// the KFP v2 pipeline spec (docs/kfp-v2.md). Returns false if it reported an error.
-bool write_target(const std::string& target, const ir::Pipeline& pipeline,
-                  const emit::argo::WriteOptions& write, std::string& out, Diagnostics& diags);
+/// What compiling a program gives: the pipeline and the target's text, unset on error.
+struct Compiled {
+  std::optional<ir::Pipeline> pipeline;
+  std::string text;     ///< the target's YAML
+  std::string package;  ///< the package's bytes, when a package format was asked for
+};
+
+/// The program: the file at `input`, or standard input for `-` (named `<stdin>`).
+/// Reports a failure to read as an error without a place.
+FileId load_input(SourceManager& sources, const std::string& input, Diagnostics& diags);
+
+/// Parses, checks and lowers the pipeline in `main` (and what it uses), writes the target
+/// and checks the budgets. `package`: the format the output is packaged in (its bytes go
+/// to Compiled::package); without one, the budgets are checked for the default .tar.gz.
+Compiled compile_program(SourceManager& sources, FileId main, const TargetOptions& options, Diagnostics& diags,
+                         std::optional<package::Format> package = std::nullopt);
+
+/// The chosen target's writer alone: for a command that needs a second target's text of
+/// a pipeline compile_program() gave. Returns false if it reported an error.
+bool write_target(const TargetOptions& options, const ir::Pipeline& pipeline, std::string& out,
+                  Diagnostics& diags);
+
+/// load_input() and compile_program().
+Compiled compile_file(SourceManager& sources, const std::string& input, const TargetOptions& options,
+                      Diagnostics& diags, std::optional<package::Format> package = std::nullopt);
 
 }  // namespace pipec::driver

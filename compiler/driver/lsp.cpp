@@ -14,6 +14,7 @@
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/base/source_manager.hpp"
 #include "compiler/driver/compile.hpp"
+#include "compiler/sema/load.hpp"
 #include "compiler/syntax/parser.hpp"
 #include "stdlib/embedded_stdlib.hpp"
 
@@ -369,7 +370,7 @@ class Server {
     auto index = std::make_shared<Index>();
     Diagnostics diags;
     index->main = index->sources.add(doc.path, doc.text);
-    (void)compile(index->sources, index->main, diags);
+    (void)compile_program(index->sources, index->main, TargetOptions{}, diags);
     json list = json::array();
     const Diagnostic* last = nullptr;
     for (const auto& d : diags.all()) {
@@ -389,29 +390,22 @@ class Server {
     }
     send({{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
           {"params", {{"uri", uri}, {"diagnostics", list}}}});
-    // The index: this file and the ops of what it uses (stdlib modules, files).
+    // The index: this file and the ops of every module it loads, loaded as sema loads them.
     Diagnostics quiet;
-    auto module = syntax::parse(index->sources, index->main, quiet);
-    if (!module) return;  // keep the last good index
+    std::vector<sema::LoadedModule> modules;
+    (void)sema::load_modules(index->sources, index->main, quiet, modules);
+    auto main_module = std::find_if(modules.begin(), modules.end(), [](const auto& m) { return m.is_main; });
+    if (main_module == modules.end()) return;  // keep the last good index
     Indexer indexer(*index);
-    for (const auto& d : module->decls) {
-      const auto* use = boost::get<ast::UseDecl>(&d.get());
-      if (!use) continue;
-      FileId file = kNoFile;
-      if (const auto* id = boost::get<ast::Identifier>(&use->target.get())) {
-        if (const auto* m = stdlib::find(id->name))
-          file = index->sources.add("stdlib/" + std::string(m->name) + ".pipe", std::string(m->text));
-      } else {
-        const auto& s = boost::get<ast::StringLit>(use->target.get());
-        std::string path = (std::filesystem::path(doc.path).parent_path() / s.text()).lexically_normal().string();
-        index->uses.emplace_back(s.range, path);
-        std::string error;
-        file = index->sources.load(path, error);
-      }
-      if (file == kNoFile) continue;
-      Diagnostics ignored;
-      if (auto used = syntax::parse(index->sources, file, ignored)) indexer.module(*used, false);
+    for (const auto& m : modules) {
+      if (m.is_main) continue;
+      indexer.module(m.module, false);
     }
+    for (const auto& [range, file] : main_module->uses) {
+      bool stdlib = std::any_of(modules.begin(), modules.end(), [&](const auto& m) { return m.file == file && m.is_stdlib; });
+      if (!stdlib) index->uses.emplace_back(range, std::string(index->sources.name(file)));
+    }
+    const auto* module = &main_module->module;
     indexer.module(*module, true);
     indexer.pipeline();
     doc.index = std::move(index);

@@ -119,6 +119,34 @@ const char* const kBodyFields[] = {"image",   "command",       "args",        "e
                                    "working_dir", "run_as_user", "run_as_group", "run_as_non_root",
                                    "metrics", "metrics_from", "inputs"};
 
+// The rule a literal resource value follows, in the op or as a step's argument bound to
+// it through an op parameter: "" when it holds, else the message. gpu_vendor "nvidia" or
+// "amd" (as KFP's set_gpu_limit) means <vendor>.com/gpu; a name with '/' is the resource.
+std::string resource_problem(const std::string& key, const ir::Literal& literal) {
+  std::string text = ir::literal_text(literal);
+  if (key == "gpus") return {};
+  if (key == "gpu_vendor") {
+    std::string vendor = text.find('/') == std::string::npos ? text + ".com/gpu" : text;
+    if (runtime::is_resource_name(vendor)) return {};
+    return fmt::format("gpu_vendor '{}' gives the resource name '{}', which is not valid; use "
+                       "\"nvidia\", \"amd\" or a name such as \"intel.com/gpu\"",
+                       text, vendor);
+  }
+  if (runtime::is_quantity(text)) return {};
+  return fmt::format("resource '{}' must be a Kubernetes quantity (e.g. \"500m\", 2, \"4Gi\"), got '{}'",
+                     key, text);
+}
+
+// The metric specs a literal holds: a string is one, a list of strings each one.
+std::vector<std::string> metric_texts(const ir::Literal& literal) {
+  std::vector<std::string> out;
+  if (literal.is_string()) out.push_back(literal.get<std::string>());
+  else if (literal.is_array())
+    for (const auto& item : literal)
+      if (item.is_string()) out.push_back(item.get<std::string>());
+  return out;
+}
+
 // "90s", "30m", "2h", "1h30m" as whole seconds: the launcher's rule (runtime::parse_duration).
 std::optional<long long> duration_seconds(const std::string& text) {
   auto d = runtime::parse_duration(text);
@@ -473,6 +501,13 @@ class Checker {
           } else if (!ir::whole_ref(v)) {
             diags_.error(v.range, "a metric spec is a literal or one of the op's parameters, not text built from values");
             continue;
+          } else if (const ir::OpParam* p = bound_param(info, v); p && p->default_value) {
+            for (const auto& text : metric_texts(*p->default_value)) {
+              std::string why;
+              if (runtime::parse_metric_spec(text, why)) continue;
+              diags_.error(param_range(info, *p), "the default of '" + p->name + "': " + why);
+              diags_.note(v.range, fmt::format("op '{}' uses it as a metric spec here", info.name));
+            }
           }
           c.metrics.push_back(std::move(v));
         }
@@ -567,13 +602,21 @@ class Checker {
           bool ok = key == "gpus"         ? v.type.kind == TypeKind::Int
                     : key == "gpu_vendor" ? v.type.kind == TypeKind::String
                                           : v.type.kind != TypeKind::Bool;
-          if (!ok)
+          if (!ok) {
             diags_.error(v.range,
                          fmt::format("resource '{}' must be {}, got {}", key,
                                      key == "gpus"         ? "an int"
                                      : key == "gpu_vendor" ? "a string"
                                                            : "a quantity (e.g. \"500m\" or 2)",
                                      type_str(v.type)));
+          } else if (v.is_literal()) {
+            if (std::string why = resource_problem(key, v.literal); !why.empty()) diags_.error(v.range, why);
+          } else if (const ir::OpParam* p = bound_param(info, v); p && p->default_value) {
+            if (std::string why = resource_problem(key, *p->default_value); !why.empty()) {
+              diags_.error(param_range(info, *p), "the default of '" + p->name + "': " + why);
+              diags_.note(v.range, fmt::format("op '{}' uses it as resource '{}' here", info.name, key));
+            }
+          }
         }
       } else if (name == "inputs") {
         // Where each file parameter is placed: an absolute path (the outputs' rule).
@@ -1282,6 +1325,7 @@ class Checker {
         continue;
       out.args.emplace_back(arg.name.name, std::move(*v));
     }
+    if (op && op->container) check_bound_fields(*op, out.args);
     if (op) {
       for (std::size_t i = 0; i < op->params.size(); ++i) {
         const auto& p = op->params[i];
@@ -1307,6 +1351,75 @@ class Checker {
     entry.dep_count = static_cast<std::uint32_t>(uses.size());
     edges_.insert(edges_.end(), uses.begin(), uses.end());
     return true;
+  }
+
+  // The op parameter a body value is, when it is one whole op parameter.
+  static const ir::OpParam* bound_param(const OpInfo& op, const Value& v) {
+    const ir::Ref* r = ir::whole_ref(v);
+    if (!r || r->kind != ir::Ref::Kind::OpParam) return nullptr;
+    auto it = std::find_if(op.params.begin(), op.params.end(), [&](const ir::OpParam& p) { return p.name == r->name; });
+    return it == op.params.end() ? nullptr : &*it;
+  }
+
+  static SourceRange param_range(const OpInfo& op, const ir::OpParam& p) {
+    auto i = static_cast<std::size_t>(&p - op.params.data());
+    return i < op.param_ranges.size() ? op.param_ranges[i] : op.range;
+  }
+
+  // A container op's resources and metrics given through its parameters follow the rules
+  // of the same fields written in the op: a step's literal argument for one is checked
+  // here, at the argument (a default was checked with the op, a run-time value is checked
+  // when the pod starts: by the kubelet, or by pipec-metrics).
+  void check_bound_fields(const OpInfo& op, const std::vector<std::pair<std::string, Value>>& args) {
+    auto given = [&](const Value& body) -> const Value* {
+      const ir::OpParam* p = bound_param(op, body);
+      if (!p) return nullptr;
+      auto it = std::find_if(args.begin(), args.end(), [&](const auto& a) { return a.first == p->name; });
+      return it == args.end() || !it->second.is_literal() ? nullptr : &it->second;
+    };
+    for (const auto& [key, body] : op.container->resources) {
+      const Value* arg = given(body);
+      if (!arg) continue;
+      if (std::string why = resource_problem(key, arg->literal); !why.empty()) {
+        diags_.error(arg->range, why);
+        diags_.note(body.range, fmt::format("op '{}' uses it as resource '{}' here", op.name, key));
+      }
+    }
+    // The step's whole set of metric specs, when every one is known now.
+    std::vector<runtime::MetricSpec> specs;
+    bool known = true, from_args = false;
+    SourceRange at;
+    for (const auto& body : op.container->metrics) {
+      std::vector<std::string> texts;
+      if (body.is_literal()) {
+        texts = metric_texts(body.literal);
+      } else if (const Value* arg = given(body)) {
+        texts = metric_texts(arg->literal);
+        if (!from_args) at = arg->range;
+        from_args = true;
+        bool ok = true;
+        for (const auto& text : texts) {
+          std::string why;
+          if (runtime::parse_metric_spec(text, why)) continue;
+          diags_.error(arg->range, why);
+          diags_.note(body.range, fmt::format("op '{}' uses it as a metric spec here", op.name));
+          ok = false;
+        }
+        if (!ok) known = false;
+      } else if (const ir::OpParam* p = bound_param(op, body);
+                 p && p->default_value && std::none_of(args.begin(), args.end(), [&](const auto& a) { return a.first == p->name; })) {
+        texts = metric_texts(*p->default_value);
+      } else {
+        known = false;
+      }
+      for (const auto& text : texts) {
+        std::string why;
+        if (auto spec = runtime::parse_metric_spec(text, why)) specs.push_back(std::move(*spec));
+        else known = false;
+      }
+    }
+    if (known && from_args)
+      if (std::string why; !runtime::check_metric_specs(specs, why)) diags_.error(at, why);
   }
 
   const StepEntry* find_step(std::string_view name) const {

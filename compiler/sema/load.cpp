@@ -32,16 +32,22 @@ class Loader {
     loaded_.emplace(key, file);
     stack_.push_back({key, std::string(sources_.name(file))});
     bool ok = true;
+    std::vector<std::pair<SourceRange, FileId>> uses;
     for (const auto& decl : parsed->decls) {
-      if (const auto* use = boost::get<ast::UseDecl>(&decl.get())) ok = follow(*use, file) && ok;
+      const auto* use = boost::get<ast::UseDecl>(&decl.get());
+      if (!use) continue;
+      FileId used = kNoFile;
+      ok = follow(*use, file, used) && ok;
+      if (used != kNoFile) uses.emplace_back(use->range, used);
     }
     stack_.pop_back();
-    out_.push_back({file, std::move(*parsed), is_stdlib, is_main});
+    out_.push_back({file, std::move(*parsed), is_stdlib, is_main, std::move(uses)});
     return ok;
   }
 
  private:
-  bool follow(const ast::UseDecl& use, FileId from) {
+  // Loads what `use` names (once); `used` is its file, also when it was loaded before.
+  bool follow(const ast::UseDecl& use, FileId from, FileId& used) {
     std::string key, display;
     FileId file = kNoFile;
     bool is_stdlib = false;
@@ -61,7 +67,10 @@ class Loader {
       display = fmt::format("stdlib/{}.pipe", name->name);
       is_stdlib = true;
       if (in_cycle(key, display, at)) return false;
-      if (loaded_.count(key)) return true;
+      if (auto it = loaded_.find(key); it != loaded_.end()) {
+        used = it->second;
+        return true;
+      }
       file = sources_.add(display, std::string(module->text));
     } else {
       const auto& lit = boost::get<ast::StringLit>(use.target.get());
@@ -77,7 +86,10 @@ class Loader {
       fs::path canonical = fs::weakly_canonical(display, ec);
       key = ec ? display : canonical.generic_string();
       if (in_cycle(key, display, at)) return false;
-      if (loaded_.count(key)) return true;
+      if (auto it = loaded_.find(key); it != loaded_.end()) {
+        used = it->second;
+        return true;
+      }
       std::string error;
       file = sources_.load(display, error);
       if (file == kNoFile) {
@@ -85,6 +97,7 @@ class Loader {
         return false;
       }
     }
+    used = file;
     return load(file, key, is_stdlib, false);
   }
 

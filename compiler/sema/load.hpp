@@ -1,5 +1,6 @@
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "compiler/base/diagnostics.hpp"
@@ -14,6 +15,7 @@ struct LoadedModule {
   syntax::ast::Module module;
   bool is_stdlib = false;
   bool is_main = false;
+  std::vector<std::pair<SourceRange, FileId>> uses;  ///< each `use` here and the file it loaded
 };
 
 /// Parses `main` and, depth first, every file and stdlib module it `use`s, each once.

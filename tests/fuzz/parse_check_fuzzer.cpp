@@ -10,7 +10,7 @@
 
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/emit/argo/workflow_writer.hpp"
-#include "compiler/ir/lower.hpp"
+#include "compiler/lower/lower.hpp"
 #include "compiler/sema/check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -29,13 +29,15 @@
 #include <fmt/format.h>
 
 #include "compiler/base/names.hpp"
-#include "compiler/emit/argo/yaml_writer.hpp"
+#include "compiler/emit/yaml/yaml_writer.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "compiler/emit/shell/shell_script.hpp"
 #include "runtime/job_render.hpp"
 
 namespace pipec::emit::argo {
 namespace {
+
+using namespace yaml;  // the shared YAML writer (compiler/emit/yaml)
 
 using Json = nlohmann::ordered_json;
 
@@ -562,11 +564,7 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
     if (key != "gpu_vendor") continue;
     if (value.is_literal()) {
       std::string v = ir::literal_text(value.literal);
-      vendor = v.find('/') == std::string::npos ? v + ".com/gpu" : v;
-      if (!runtime::is_resource_name(vendor))
-        error(value.range, fmt::format("gpu_vendor '{}' gives the resource name '{}', which is not "
-                                       "valid; use \"nvidia\", \"amd\" or a name such as \"intel.com/gpu\"",
-                                       v, vendor));
+      vendor = v.find('/') == std::string::npos ? v + ".com/gpu" : v;  // sema checked it
     } else {
       std::string v = expr_value(value, op_scope, nullptr);
       vendor_key = "{{=toJson(sprig.ternary(" + v + ", " + v + " + '.com/gpu', sprig.contains('/', " + v + ")))}}";
@@ -579,11 +577,7 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
     if (value.is_literal() && !runtime_key) {
       std::string text = ir::literal_text(value.literal);
       if (key == "gpus" && text == "0") continue;
-      if (key != "gpus" && !runtime::is_quantity(text))
-        error(value.range, fmt::format("resource '{}' must be a Kubernetes quantity (e.g. \"500m\", "
-                                       "2, \"4Gi\"), got '{}'",
-                                       key, text));
-      limits[field] = text;
+      limits[field] = text;  // a quantity: sema checked it
     } else {
       std::string v = value.is_literal() ? Json(ir::literal_text(value.literal)).dump()
                                          : "{{=toJson(" + expr_value(value, op_scope, nullptr) + ")}}";

@@ -36,7 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/base/names.hpp"
-#include "compiler/emit/argo/yaml_writer.hpp"
+#include "compiler/emit/yaml/yaml_writer.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "compiler/emit/shell/shell_script.hpp"
 #include "runtime/job_render.hpp"
@@ -1233,14 +1233,14 @@ bool SpecWriter::run(std::string& out) {
   spec["sdkVersion"] = options_.sdk_version;
 
   out.clear();
-  argo::append_yaml(out, nlohmann::ordered_json::parse(spec.dump()));
+  yaml::append_yaml(out, nlohmann::ordered_json::parse(spec.dump()));
   if (!platform_.empty() || !pipeline_config.empty()) {
     J kubernetes = J::object();
     if (!platform_.empty()) kubernetes["deploymentSpec"] = {{"executors", std::move(platform_)}};
     if (!pipeline_config.empty()) kubernetes["pipelineConfig"] = std::move(pipeline_config);
     J platforms = {{"platforms", {{"kubernetes", std::move(kubernetes)}}}};
     out += "---\n";
-    argo::append_yaml(out, nlohmann::ordered_json::parse(platforms.dump()));
+    yaml::append_yaml(out, nlohmann::ordered_json::parse(platforms.dump()));
   }
   return true;
 }

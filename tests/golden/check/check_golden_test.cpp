@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "compiler/base/diagnostics.hpp"
-#include "compiler/ir/lower.hpp"
+#include "compiler/lower/lower.hpp"
 #include "compiler/sema/check.hpp"
 #include "stdlib/embedded_stdlib.hpp"
 

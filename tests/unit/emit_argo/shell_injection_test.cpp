@@ -17,7 +17,7 @@
 
 #include "compiler/base/source_manager.hpp"
 #include "compiler/emit/argo/workflow_writer.hpp"
-#include "compiler/ir/lower.hpp"
+#include "compiler/lower/lower.hpp"
 #include "compiler/sema/check.hpp"
 
 namespace pipec::emit::argo {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "compiler/base/source_manager.hpp"
-#include "compiler/ir/lower.hpp"
+#include "compiler/lower/lower.hpp"
 #include "compiler/sema/check.hpp"
 
 namespace pipec::emit::argo {

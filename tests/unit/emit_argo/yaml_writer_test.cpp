@@ -1,13 +1,13 @@
 // The YAML writer: every output is parsed back with yaml-cpp and compared with the tree
 // it was written from, scalar by scalar, including the quoting rules case by case.
-#include "compiler/emit/argo/yaml_writer.hpp"
+#include "compiler/emit/yaml/yaml_writer.hpp"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <string>
 
-namespace pipec::emit::argo {
+namespace pipec::emit::yaml {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -173,4 +173,4 @@ TEST(YamlWriter, CollectionsNumbersAndNesting) {
 }
 
 }  // namespace
-}  // namespace pipec::emit::argo
+}  // namespace pipec::emit::yaml

@@ -23,7 +23,7 @@
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/base/source_manager.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
-#include "compiler/ir/lower.hpp"
+#include "compiler/lower/lower.hpp"
 #include "compiler/sema/check.hpp"
 #include "runtime/job_render.hpp"
 

@@ -1,4 +1,4 @@
-#include "compiler/ir/lower.hpp"
+#include "compiler/lower/lower.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/base/source_manager.hpp"
-#include "compiler/ir/lower.hpp"
+#include "compiler/lower/lower.hpp"
 #include "compiler/sema/check.hpp"
 #include "compiler/sema/program.hpp"
 #include "compiler/syntax/parser.hpp"

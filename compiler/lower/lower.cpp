@@ -6,7 +6,7 @@
 // enclosing ifs of the same DAG (else: `not`); loops get unique names "for-<var>[-N]"
 // (and "<loop>-limit" for a limit) that no step name takes; `ops` holds the container
 // ops some step calls, by name. Invents nothing else.
-#include "compiler/ir/lower.hpp"
+#include "compiler/lower/lower.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,12 +1,12 @@
 // The block-style YAML writer (see yaml_writer.hpp). Expects a JSON tree whose strings
 // are valid UTF-8 (the source manager rejects anything else); guarantees that reading
 // the output back gives the same tree, with every string still a string.
-#include "compiler/emit/argo/yaml_writer.hpp"
+#include "compiler/emit/yaml/yaml_writer.hpp"
 
 #include <array>
 #include <cstdint>
 
-namespace pipec::emit::argo {
+namespace pipec::emit::yaml {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -361,4 +361,4 @@ void append_yaml(std::string& out, const Json& doc) {
   out.push_back('\n');
 }
 
-}  // namespace pipec::emit::argo
+}  // namespace pipec::emit::yaml

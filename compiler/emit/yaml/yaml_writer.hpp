@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace pipec::emit::argo {
+namespace pipec::emit::yaml {
 
 enum class ScalarStyle {
   Plain,         // as is
@@ -53,4 +53,4 @@ void append_scalar_entry(std::string& out, std::string_view key, std::string_vie
 /// One sequence item at `indent`: "\n<indent>- <value>" (a mapping's first key inline).
 void append_item(std::string& out, const nlohmann::ordered_json& value, int indent);
 
-}  // namespace pipec::emit::argo
+}  // namespace pipec::emit::yaml
