@@ -222,6 +222,7 @@ class WorkflowWriter {
                  bool here, std::string& out);
   void add_loop_outputs();
   std::string container_template(const ir::Step& step);
+  Json container_template_json(const ir::ContainerOp* op, const std::string& name, const std::string& display);
   void reserve_names(const std::vector<ir::Node>& nodes);
   std::string launcher_template(const ir::Step& step, kubeflow::LauncherCall& call);
   Json container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch);
@@ -244,6 +245,13 @@ class WorkflowWriter {
   std::map<std::string, std::string> templates_;  // YAML text by name: written in name order
   std::map<std::string, std::pair<std::string, SourceRange>> template_owner_;
   std::map<std::string, int> op_template_count_;  // op name -> templates made for it
+  // A container op's template text, made once: everything but the template's name and the
+  // step's display name, which each step's copy puts between the three pieces.
+  struct OpText {
+    std::string head, middle, tail;
+    bool whole = false;  // false: the op's text could not be cut; each step renders its own
+  };
+  std::map<std::string, OpText, std::less<>> op_text_;
   std::set<std::string> reserved_names_;  // names other templates will take
   // Fan-in: loop name -> (output name -> the step output it carries out of the loop).
   std::map<std::string, std::map<std::string, ir::Ref>> exports_;
@@ -629,9 +637,52 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
     template_owner_.emplace(name, std::make_pair("step '" + step.name + "'", step.range));
   }
   ++made;
+  std::string display = argo_text(step.name);
+  if (!op || scalar_style(name) == ScalarStyle::Literal || scalar_style(display) == ScalarStyle::Literal) {
+    add_template(name, container_template_json(op, name, display));
+    return name;
+  }
+  // Every step of an op has the same template but for its name and display name (kept
+  // for the KFP UI): the op's is printed once, with markers where those two go.
+  static constexpr std::string_view kNameMark = "pipec-template-name-mark";
+  static constexpr std::string_view kDisplayMark = "pipec-display-name-mark";
+  auto [it, fresh] = op_text_.try_emplace(op->name);
+  OpText& cut = it->second;
+  if (fresh) {
+    std::string text;
+    append_item(text, container_template_json(op, std::string(kNameMark), std::string(kDisplayMark)), 2);
+    std::size_t at_name = text.find(kNameMark);
+    std::size_t at_display = text.find(kDisplayMark);
+    cut.whole = at_name != std::string::npos && at_display != std::string::npos && at_name < at_display &&
+                text.find(kNameMark, at_name + 1) == std::string::npos &&
+                text.find(kDisplayMark, at_display + 1) == std::string::npos;
+    if (cut.whole) {
+      cut.head = text.substr(0, at_name);
+      cut.middle = text.substr(at_name + kNameMark.size(), at_display - at_name - kNameMark.size());
+      cut.tail = text.substr(at_display + kDisplayMark.size());
+    }
+  }
+  if (!cut.whole) {
+    add_template(name, container_template_json(op, name, display));
+    return name;
+  }
+  std::string text;
+  text.reserve(cut.head.size() + cut.middle.size() + cut.tail.size() + name.size() + display.size() + 4);
+  text += cut.head;
+  append_scalar(text, name, 4);
+  text += cut.middle;
+  append_scalar(text, display, 8);
+  text += cut.tail;
+  templates_[name] = std::move(text);
+  return name;
+}
+
+// The template of a container step: `name`, and `display` as the KFP UI's task name.
+Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const std::string& name,
+                                             const std::string& display) {
   Json t = Json::object();
   t["name"] = name;
-  Json annotations = {{"pipelines.kubeflow.org/task_display_name", argo_text(step.name)}};
+  Json annotations = {{"pipelines.kubeflow.org/task_display_name", display}};
   if (op) {
     Json inputs = Json::array();
     Json patch = nullptr;
@@ -719,8 +770,7 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
   }
   t["metadata"] = {{"annotations", std::move(annotations)}};
   if (!labels.empty()) t["metadata"]["labels"] = std::move(labels);
-  add_template(name, t);
-  return name;
+  return t;
 }
 
 std::string WorkflowWriter::launcher_template(const ir::Step& step, kubeflow::LauncherCall& call) {
