@@ -15,11 +15,13 @@
 
 #include "compiler/base/source_manager.hpp"
 #include "compiler/client/kfp/commands.hpp"
-#include "compiler/driver/compile.hpp"
+#include "compiler/compile/compile.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/package/package.hpp"
 
 namespace pipec::driver {
+
+using namespace compile;  // compile_file(), the one path (compiler/compile)
 
 namespace {
 

@@ -20,11 +20,13 @@
 
 #include "compiler/base/source_manager.hpp"
 #include "compiler/client/kfp/parameters.hpp"
-#include "compiler/driver/compile.hpp"
+#include "compiler/compile/compile.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/local/local_run.hpp"
 
 namespace pipec::driver {
+
+using namespace compile;  // compile_file(), the one path (compiler/compile)
 
 namespace {
 

@@ -15,11 +15,11 @@
 #include "compiler/base/atomic_file.hpp"
 #include "compiler/base/names.hpp"
 #include "compiler/base/source_manager.hpp"
-#include "compiler/driver/budgets.hpp"
-#include "compiler/driver/compile.hpp"
-#include "compiler/driver/format.hpp"
-#include "compiler/driver/lsp.hpp"
-#include "compiler/driver/graph.hpp"
+#include "compiler/compile/budgets.hpp"
+#include "compiler/compile/compile.hpp"
+#include "compiler/tools/format.hpp"
+#include "compiler/tools/lsp.hpp"
+#include "compiler/tools/graph.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/driver/summary.hpp"
 #include "compiler/package/package.hpp"
@@ -27,6 +27,9 @@
 #include "compiler/syntax/parser.hpp"
 
 namespace pipec::driver {
+
+using namespace compile;  // compile_file(), the one path (compiler/compile)
+using namespace tools;    // fmt, graph, lsp (compiler/tools)
 
 namespace {
 

@@ -20,6 +20,7 @@ FLOORS = [
     ["compiler/lower", "compiler/emit/yaml", "compiler/emit/shell"],
     ["compiler/emit/kubeflow"],
     ["compiler/emit/argo", "compiler/emit/kfpv2", "compiler/local"],
+    ["compiler/compile"],
     ["compiler/tools"],
     ["compiler/driver"],
 ]
@@ -36,7 +37,7 @@ LIBRARIES = {
     "pipec_client": "compiler/client", "pipec_lower": "compiler/lower", "pipec_emit_yaml": "compiler/emit/yaml",
     "pipec_emit_shell": "compiler/emit/shell", "pipec_emit_kubeflow": "compiler/emit/kubeflow",
     "pipec_emit_argo": "compiler/emit/argo", "pipec_emit_kfpv2": "compiler/emit/kfpv2",
-    "pipec_local": "compiler/local", "pipec_tools": "compiler/tools", "pipec_driver": "compiler/driver",
+    "pipec_local": "compiler/local", "pipec_compile": "compiler/compile", "pipec_tools": "compiler/tools", "pipec_driver": "compiler/driver",
     "pipec_driver_kfp": "compiler/driver",
 }
 

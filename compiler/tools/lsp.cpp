@@ -1,4 +1,4 @@
-#include "compiler/driver/lsp.hpp"
+#include "compiler/tools/lsp.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -13,12 +13,12 @@
 
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/base/source_manager.hpp"
-#include "compiler/driver/compile.hpp"
+#include "compiler/compile/compile.hpp"
 #include "compiler/sema/load.hpp"
 #include "compiler/syntax/parser.hpp"
 #include "stdlib/embedded_stdlib.hpp"
 
-namespace pipec::driver {
+namespace pipec::tools {
 
 namespace {
 
@@ -370,7 +370,7 @@ class Server {
     auto index = std::make_shared<Index>();
     Diagnostics diags;
     index->main = index->sources.add(doc.path, doc.text);
-    (void)compile_program(index->sources, index->main, TargetOptions{}, diags);
+    (void)compile::compile_program(index->sources, index->main, compile::TargetOptions{}, diags);
     json list = json::array();
     const Diagnostic* last = nullptr;
     for (const auto& d : diags.all()) {
@@ -537,4 +537,4 @@ class Server {
 
 int run_lsp(std::istream& in, std::ostream& out) { return Server(in, out).run(); }
 
-}  // namespace pipec::driver
+}  // namespace pipec::tools

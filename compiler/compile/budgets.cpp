@@ -1,10 +1,10 @@
-#include "compiler/driver/budgets.hpp"
+#include "compiler/compile/budgets.hpp"
 
 #include <variant>
 
 #include <fmt/format.h>
 
-namespace pipec::driver {
+namespace pipec::compile {
 
 namespace {
 
@@ -69,4 +69,4 @@ void check_budgets(const ir::Pipeline& p, const std::string& workflow, std::size
                                        nodes, edges, b.ui_nodes));
 }
 
-}  // namespace pipec::driver
+}  // namespace pipec::compile

@@ -1,4 +1,4 @@
-#include "compiler/driver/graph.hpp"
+#include "compiler/tools/graph.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -12,7 +12,7 @@
 
 #include "compiler/base/names.hpp"
 
-namespace pipec::driver {
+namespace pipec::tools {
 
 namespace {
 
@@ -273,4 +273,4 @@ std::string graph_mermaid(const ir::Pipeline& p) {
   return out;
 }
 
-}  // namespace pipec::driver
+}  // namespace pipec::tools

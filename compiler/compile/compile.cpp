@@ -1,18 +1,18 @@
-#include "compiler/driver/compile.hpp"
+#include "compiler/compile/compile.hpp"
 
 #include <iostream>
 #include <iterator>
 
 #include <fmt/format.h>
 
-#include "compiler/driver/budgets.hpp"
+#include "compiler/compile/budgets.hpp"
 #include "compiler/emit/argo/workflow_writer.hpp"
 #include "compiler/emit/kfpv2/pipeline_spec_writer.hpp"
 #include "compiler/lower/lower.hpp"
 #include "compiler/sema/check.hpp"
 #include "pipec_version.hpp"
 
-namespace pipec::driver {
+namespace pipec::compile {
 
 namespace {
 
@@ -80,4 +80,4 @@ Compiled compile_file(SourceManager& sources, const std::string& input, const Ta
   return compile_program(sources, main, options, diags, package);
 }
 
-}  // namespace pipec::driver
+}  // namespace pipec::compile

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace pipec::driver {
+namespace pipec::tools {
 
 /// The canonical layout of `text` (a program the parser accepts):
 ///  * each line indented 2 spaces per bracket (`{`, `[`, `(`) open at its start, a line
@@ -20,4 +20,4 @@ namespace pipec::driver {
 /// Idempotent: formatting the result changes nothing.
 [[nodiscard]] std::string format_source(std::string_view text);
 
-}  // namespace pipec::driver
+}  // namespace pipec::tools

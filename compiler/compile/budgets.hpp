@@ -8,7 +8,7 @@
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/ir/ir.hpp"
 
-namespace pipec::driver {
+namespace pipec::compile {
 
 struct Budgets {
   std::size_t workflow_bytes = std::size_t{1} << 20;        ///< Argo MAX_WORKFLOW_SIZE (1 MiB)
@@ -27,4 +27,4 @@ struct Budgets {
 void check_budgets(const ir::Pipeline& pipeline, const std::string& workflow, std::size_t package,
                    Diagnostics& diags, const Budgets& budgets = {}, bool allow_oversize = false);
 
-}  // namespace pipec::driver
+}  // namespace pipec::compile

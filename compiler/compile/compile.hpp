@@ -12,7 +12,7 @@
 #include "compiler/ir/ir.hpp"
 #include "compiler/package/package.hpp"
 
-namespace pipec::driver {
+namespace pipec::compile {
 
 /// The image of pipec-launcher that training steps run unless --launcher-image says.
 inline constexpr const char* kDefaultLauncherImage = "ghcr.io/pipec/pipec-launcher:0.1.0";
@@ -53,4 +53,4 @@ bool write_target(const TargetOptions& options, const ir::Pipeline& pipeline, st
 Compiled compile_file(SourceManager& sources, const std::string& input, const TargetOptions& options,
                       Diagnostics& diags, std::optional<package::Format> package = std::nullopt);
 
-}  // namespace pipec::driver
+}  // namespace pipec::compile

@@ -1,9 +1,9 @@
-#include "compiler/driver/format.hpp"
+#include "compiler/tools/format.hpp"
 
 #include <cstddef>
 #include <vector>
 
-namespace pipec::driver {
+namespace pipec::tools {
 
 namespace {
 
@@ -136,4 +136,4 @@ std::string format_source(std::string_view text) {
   return out;
 }
 
-}  // namespace pipec::driver
+}  // namespace pipec::tools

@@ -7,7 +7,7 @@
 
 #include "compiler/ir/ir.hpp"
 
-namespace pipec::driver {
+namespace pipec::tools {
 
 /// The graph as JSON: {"pipeline", "nodes": [{"id", "task", "kind": step|training|loop,
 /// "op", "loop", "condition", "finally"}], "edges": [{"from", "to", "kind": after|data}]}.
@@ -19,4 +19,4 @@ std::string graph_dot(const ir::Pipeline& pipeline);
 /// The same as a Mermaid flowchart (subgraphs for loops and conditions).
 std::string graph_mermaid(const ir::Pipeline& pipeline);
 
-}  // namespace pipec::driver
+}  // namespace pipec::tools

@@ -5,11 +5,11 @@
 #include <istream>
 #include <ostream>
 
-namespace pipec::driver {
+namespace pipec::tools {
 
 /// Serves JSON-RPC 2.0 messages (Content-Length framed) from `in`, answering on `out`,
 /// until `exit`. Returns 0 after shutdown then exit, 1 on exit without shutdown or at the
 /// end of the input (as the protocol says).
 int run_lsp(std::istream& in, std::ostream& out);
 
-}  // namespace pipec::driver
+}  // namespace pipec::tools
