@@ -9,6 +9,30 @@ Value& Value::operator=(const Value&) = default;
 Value& Value::operator=(Value&&) noexcept = default;
 Value::~Value() = default;
 
+Comparison comparison_of(const Condition& c) {
+  const Type& a = c.operands.at(0).value->type;
+  const Type& b = c.operands.at(1).value->type;
+  auto numeric = [](const Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float; };
+  if (numeric(a) && numeric(b))
+    return a.kind == TypeKind::Int && b.kind == TypeKind::Int ? Comparison::Int : Comparison::Float;
+  if (a.kind == TypeKind::Bool) return Comparison::Bool;
+  return Comparison::Text;
+}
+
+const char* op_symbol(Condition::Op op) {
+  switch (op) {
+    case Condition::Op::Eq: return "==";
+    case Condition::Op::Ne: return "!=";
+    case Condition::Op::Lt: return "<";
+    case Condition::Op::Le: return "<=";
+    case Condition::Op::Gt: return ">";
+    case Condition::Op::Ge: return ">=";
+    case Condition::Op::And: return "&&";
+    case Condition::Op::Or: return "||";
+    default: return "";
+  }
+}
+
 const Ref* whole_ref(const Value& v) {
   if (v.kind == Value::Kind::Ref && v.ref) return &*v.ref;
   if (v.kind == Value::Kind::Interpolation && v.parts.size() == 1 && v.parts[0].ref)

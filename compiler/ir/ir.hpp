@@ -134,6 +134,18 @@ struct Condition {
   SourceRange range;
 };
 
+/// How a comparison (Eq ... Ge) compares its two operands: decided once here, and printed
+/// by each target (Argo's expr, KFP's CEL) or applied by the local run, so the three
+/// cannot disagree. Two ints compare as 64-bit integers (exactly beyond 2^53), an int and
+/// a float or two floats as doubles, two bools as truth values, anything else as text
+/// (byte by byte: "10" < "9").
+enum class Comparison { Int, Float, Bool, Text };
+Comparison comparison_of(const Condition& c);
+
+/// The operator of a comparison, `and` or `or` as both targets spell it: "==", "!=", "<",
+/// "<=", ">", ">=", "&&", "||".
+const char* op_symbol(Condition::Op op);
+
 /// A parameter or output in an op signature.
 struct OpParam {
   std::string name;

@@ -38,7 +38,6 @@ double as_float(const std::string& t) {
   return v;
 }
 
-bool is_numeric(const ir::Type& t) { return t.kind == ir::TypeKind::Int || t.kind == ir::TypeKind::Float; }
 
 }  // namespace
 
@@ -84,18 +83,19 @@ bool condition_holds(const ir::Condition& c, const RefText& ref) {
   const ir::Value& b = *c.operands[1].value;
   std::string ta = value_text(a, ref), tb = value_text(b, ref);
   int cmp = 0;
-  if (is_numeric(a.type) && is_numeric(b.type)) {
-    if (a.type.kind == ir::TypeKind::Int && b.type.kind == ir::TypeKind::Int) {
+  switch (ir::comparison_of(c)) {
+    case ir::Comparison::Int: {
       long long x = as_int(ta), y = as_int(tb);
       cmp = x < y ? -1 : x > y ? 1 : 0;
-    } else {
+      break;
+    }
+    case ir::Comparison::Float: {
       double x = as_float(ta), y = as_float(tb);
       cmp = x < y ? -1 : x > y ? 1 : 0;
+      break;
     }
-  } else if (a.type.kind == ir::TypeKind::Bool) {
-    cmp = (ta == "true") == (tb == "true") ? 0 : 1;
-  } else {
-    cmp = ta.compare(tb);
+    case ir::Comparison::Bool: cmp = (ta == "true") == (tb == "true") ? 0 : 1; break;
+    case ir::Comparison::Text: cmp = ta.compare(tb); break;
   }
   switch (c.op) {
     case Op::Eq: return cmp == 0;

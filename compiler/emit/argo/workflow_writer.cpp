@@ -55,10 +55,6 @@ const char* kfp_type(const ir::Type& t) {
   return "String";
 }
 
-bool is_numeric(const ir::Type& t) {
-  return t.kind == ir::TypeKind::Int || t.kind == ir::TypeKind::Float;
-}
-
 /// An expr-lang string literal ('...') holding `text`. Braces are escaped so that the
 /// literal can never close Argo's `{{=...}}` tag.
 std::string expr_string(std::string_view text) {
@@ -387,40 +383,39 @@ std::string WorkflowWriter::expr_bool(const ir::Value& v, Scope& scope) {
 
 std::string WorkflowWriter::expr_condition(const ir::Condition& c, Scope& scope) {
   using Op = ir::Condition::Op;
-  auto binary = [&](const char* op) {
-    return "(" + expr_condition(c.operands[0], scope) + " " + op + " " +
+  auto binary = [&] {
+    return "(" + expr_condition(c.operands[0], scope) + " " + ir::op_symbol(c.op) + " " +
            expr_condition(c.operands[1], scope) + ")";
   };
   switch (c.op) {
     case Op::Leaf: return expr_bool(*c.value, scope);
-    case Op::And: return binary("&&");
-    case Op::Or: return binary("||");
+    case Op::And:
+    case Op::Or: return binary();
     case Op::Not: return "!" + expr_condition(c.operands[0], scope);
     default: break;
   }
-  // A comparison: both operands are leaves holding values.
+  // A comparison: both operands are leaves holding values, compared as ir::comparison_of says.
   const ir::Value& a = *c.operands[0].value;
   const ir::Value& b = *c.operands[1].value;
-  const char* op = c.op == Op::Eq   ? "=="
-                   : c.op == Op::Ne ? "!="
-                   : c.op == Op::Lt ? "<"
-                   : c.op == Op::Le ? "<="
-                   : c.op == Op::Gt ? ">"
-                                    : ">=";
   std::string left, right;
-  if (is_numeric(a.type) && is_numeric(b.type)) {
-    // Two ints compare as 64-bit integers, exactly beyond 2^53; else as floats.
-    const char* as = a.type.kind == ir::TypeKind::Int && b.type.kind == ir::TypeKind::Int ? "asInt" : "asFloat";
-    left = expr_value(a, scope, as);
-    right = expr_value(b, scope, as);
-  } else if (a.type.kind == ir::TypeKind::Bool) {
-    left = expr_bool(a, scope);
-    right = expr_bool(b, scope);
-  } else {
-    left = expr_value(a, scope, nullptr);
-    right = expr_value(b, scope, nullptr);
+  switch (ir::comparison_of(c)) {
+    case ir::Comparison::Int:
+    case ir::Comparison::Float: {
+      const char* as = ir::comparison_of(c) == ir::Comparison::Int ? "asInt" : "asFloat";
+      left = expr_value(a, scope, as);
+      right = expr_value(b, scope, as);
+      break;
+    }
+    case ir::Comparison::Bool:
+      left = expr_bool(a, scope);
+      right = expr_bool(b, scope);
+      break;
+    case ir::Comparison::Text:
+      left = expr_value(a, scope, nullptr);
+      right = expr_value(b, scope, nullptr);
+      break;
   }
-  return "(" + left + " " + op + " " + right + ")";
+  return "(" + left + " " + ir::op_symbol(c.op) + " " + right + ")";
 }
 
 std::string WorkflowWriter::when_of(const Box<ir::Condition>& when, Scope& scope) {

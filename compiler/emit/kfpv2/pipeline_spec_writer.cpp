@@ -489,39 +489,39 @@ std::string SpecWriter::cel_bool(const ir::Value& v, Scope& s) {
 
 std::string SpecWriter::cel_condition(const ir::Condition& c, Scope& s) {
   using Op = ir::Condition::Op;
-  auto binary = [&](const char* op) {
-    return "(" + cel_condition(c.operands[0], s) + " " + op + " " + cel_condition(c.operands[1], s) + ")";
+  auto binary = [&] {
+    return "(" + cel_condition(c.operands[0], s) + " " + ir::op_symbol(c.op) + " " + cel_condition(c.operands[1], s) + ")";
   };
   switch (c.op) {
     case Op::Leaf: return cel_bool(*c.value, s);
-    case Op::And: return binary("&&");
-    case Op::Or: return binary("||");
+    case Op::And:
+    case Op::Or: return binary();
     case Op::Not: return "!" + cel_condition(c.operands[0], s);
     default: break;
   }
+  // A comparison, compared as ir::comparison_of says. KFP holds every number as a double;
+  // two ints compare as ints (as kfp writes int(...)).
   const ir::Value& a = *c.operands[0].value;
   const ir::Value& b = *c.operands[1].value;
-  const char* op = c.op == Op::Eq   ? "=="
-                   : c.op == Op::Ne ? "!="
-                   : c.op == Op::Lt ? "<"
-                   : c.op == Op::Le ? "<="
-                   : c.op == Op::Gt ? ">"
-                                    : ">=";
-  auto numeric = [](const ir::Type& t) { return t.kind == ir::TypeKind::Int || t.kind == ir::TypeKind::Float; };
   std::string left, right;
-  if (numeric(a.type) && numeric(b.type)) {
-    // KFP holds every number as a double; two ints compare as ints (as kfp writes int(...)).
-    const char* as = a.type.kind == ir::TypeKind::Int && b.type.kind == ir::TypeKind::Int ? "int" : "double";
-    left = cel_value(a, s, as);
-    right = cel_value(b, s, as);
-  } else if (a.type.kind == ir::TypeKind::Bool) {
-    left = cel_bool(a, s);
-    right = cel_bool(b, s);
-  } else {
-    left = cel_value(a, s, nullptr);
-    right = cel_value(b, s, nullptr);
+  switch (ir::comparison_of(c)) {
+    case ir::Comparison::Int:
+    case ir::Comparison::Float: {
+      const char* as = ir::comparison_of(c) == ir::Comparison::Int ? "int" : "double";
+      left = cel_value(a, s, as);
+      right = cel_value(b, s, as);
+      break;
+    }
+    case ir::Comparison::Bool:
+      left = cel_bool(a, s);
+      right = cel_bool(b, s);
+      break;
+    case ir::Comparison::Text:
+      left = cel_value(a, s, nullptr);
+      right = cel_value(b, s, nullptr);
+      break;
   }
-  return "(" + left + " " + op + " " + right + ")";
+  return "(" + left + " " + ir::op_symbol(c.op) + " " + right + ")";
 }
 
 // --- DAGs ----------------------------------------------------------------------------------------

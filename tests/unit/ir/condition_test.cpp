@@ -1,0 +1,48 @@
+// ir::comparison_of and ir::op_symbol: the one decision of how a condition compares, which
+// the Argo writer, the KFP v2 writer and the local run all take.
+#include <gtest/gtest.h>
+
+#include "compiler/ir/ir.hpp"
+
+namespace pipec::ir {
+namespace {
+
+Condition compare(Condition::Op op, TypeKind a, TypeKind b) {
+  Condition c;
+  c.op = op;
+  for (TypeKind k : {a, b}) {
+    Condition leaf;
+    Value v;
+    v.type = Type::scalar(k);
+    leaf.value = v;
+    c.operands.push_back(std::move(leaf));
+  }
+  return c;
+}
+
+TEST(Condition, TwoIntsCompareAsIntegersAnIntAndAFloatAsDoubles) {
+  EXPECT_EQ(comparison_of(compare(Condition::Op::Lt, TypeKind::Int, TypeKind::Int)), Comparison::Int);
+  EXPECT_EQ(comparison_of(compare(Condition::Op::Lt, TypeKind::Int, TypeKind::Float)), Comparison::Float);
+  EXPECT_EQ(comparison_of(compare(Condition::Op::Lt, TypeKind::Float, TypeKind::Int)), Comparison::Float);
+  EXPECT_EQ(comparison_of(compare(Condition::Op::Eq, TypeKind::Float, TypeKind::Float)), Comparison::Float);
+}
+
+TEST(Condition, BoolsCompareAsTruthValuesEverythingElseAsText) {
+  EXPECT_EQ(comparison_of(compare(Condition::Op::Eq, TypeKind::Bool, TypeKind::Bool)), Comparison::Bool);
+  EXPECT_EQ(comparison_of(compare(Condition::Op::Lt, TypeKind::String, TypeKind::String)), Comparison::Text);
+  EXPECT_EQ(comparison_of(compare(Condition::Op::Eq, TypeKind::String, TypeKind::Int)), Comparison::Text);
+}
+
+TEST(Condition, OperatorsAreSpelledAsBothTargetsSpellThem) {
+  EXPECT_STREQ(op_symbol(Condition::Op::Eq), "==");
+  EXPECT_STREQ(op_symbol(Condition::Op::Ne), "!=");
+  EXPECT_STREQ(op_symbol(Condition::Op::Lt), "<");
+  EXPECT_STREQ(op_symbol(Condition::Op::Le), "<=");
+  EXPECT_STREQ(op_symbol(Condition::Op::Gt), ">");
+  EXPECT_STREQ(op_symbol(Condition::Op::Ge), ">=");
+  EXPECT_STREQ(op_symbol(Condition::Op::And), "&&");
+  EXPECT_STREQ(op_symbol(Condition::Op::Or), "||");
+}
+
+}  // namespace
+}  // namespace pipec::ir
