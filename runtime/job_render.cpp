@@ -52,66 +52,9 @@ std::int64_t int_minimum(std::string_view pointer) {
   return std::numeric_limits<std::int64_t>::min();
 }
 
-// Kubernetes quantity (resource.Quantity): a non-negative decimal with an optional
-// binary (Ki..Ei), decimal (n u m k M G T P E) or exponent (e3, E-2) suffix.
-bool quantity_text(std::string_view s) {
-  std::size_t i = 0;
-  if (i < s.size() && s[i] == '+') ++i;
-  std::size_t digits = 0, dots = 0;
-  while (i < s.size() && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.')) {
-    if (s[i] == '.') ++dots; else ++digits;
-    ++i;
-  }
-  if (digits == 0 || dots > 1) return false;
-  auto suffix = s.substr(i);
-  static const std::set<std::string_view> kSuffixes = {"",   "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
-                                                       "n",  "u",  "m",  "k",  "M",  "G",  "T",
-                                                       "P",  "E"};
-  if (kSuffixes.count(suffix)) return true;
-  if (suffix[0] != 'e' && suffix[0] != 'E') return false;
-  std::size_t j = 1;
-  if (j < suffix.size() && (suffix[j] == '+' || suffix[j] == '-')) ++j;
-  if (j == suffix.size()) return false;
-  for (; j < suffix.size(); ++j)
-    if (suffix[j] < '0' || suffix[j] > '9') return false;
-  return true;
-}
-
 }  // namespace
 
-// DNS-1123 subdomain: what a PersistentVolumeClaim name must be.
-bool is_dns1123_subdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  std::size_t start = 0;
-  while (true) {
-    auto dot = s.find('.', start);
-    auto label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-')
-      return false;
-    for (char c : label)
-      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
 namespace {
-
-bool is_mount_path(std::string_view p) {
-  if (p.empty() || p.front() != '/' || p.size() > 4096) return false;
-  if (p.find(':') != std::string_view::npos) return false;  // the API server rejects ':'
-  for (unsigned char c : p)
-    if (c < 0x20 || c == 0x7f) return false;
-  std::size_t start = 1;
-  while (start <= p.size()) {
-    auto slash = p.find('/', start);
-    auto part = p.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
-    if (part == "..") return false;
-    if (slash == std::string_view::npos) break;
-    start = slash + 1;
-  }
-  return true;
-}
 
 std::string json_quote(std::string_view text) { return json(std::string(text)).dump(); }
 
@@ -271,7 +214,7 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
       return true;
     }
     case BindingKind::Quantity:
-      if (!quantity_text(text)) {
+      if (!is_quantity(text)) {
         error = fmt::format(
             "value '{}' must be a Kubernetes quantity (e.g. 2, 500m, 10Gi), got {}", b.name,
             json_quote(text));
@@ -360,9 +303,7 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
         });
       }
       for (const auto& [k, v] : map.items()) {
-        bool name_ok = !k.empty() && !(k[0] >= '0' && k[0] <= '9');
-        for (char c : k) name_ok = name_ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
-        if (!name_ok || k.rfind("PIPEC_", 0) == 0 || k == "TF_CONFIG") {
+        if (!rules::is_env_name(k) || rules::env_reserved_by(k, true)) {
           error = fmt::format("value '{}': {} is not an environment variable name a step may set "
                               "([A-Za-z_][A-Za-z0-9_]*, not PIPEC_* or TF_CONFIG)",
                               b.name, json_quote(k));
@@ -440,122 +381,6 @@ bool check_job(const json& job, std::string& error) {
 }
 
 }  // namespace
-
-bool is_quantity(std::string_view text) { return quantity_text(text); }
-
-std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
-  // Units largest first, each at most once: "1h30m", "2d", "90s", "500ms"; bare digits are
-  // seconds. Each number is at most 10^9, so the total stays far from overflow.
-  static constexpr std::pair<std::string_view, std::int64_t> kUnits[] = {
-      {"d", 86'400'000}, {"h", 3'600'000}, {"m", 60'000}, {"s", 1000}, {"ms", 1}};
-  if (text.empty()) return std::nullopt;
-  std::size_t i = 0, next_unit = 0;
-  std::int64_t total = 0;
-  while (i < text.size()) {
-    std::size_t start = i;
-    std::int64_t n = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-      if (n > 1'000'000'000) return std::nullopt;
-      n = n * 10 + (text[i] - '0');
-      ++i;
-    }
-    if (i == start) return std::nullopt;
-    std::size_t unit_start = i;
-    while (i < text.size() && (text[i] < '0' || text[i] > '9')) ++i;
-    std::string_view unit = text.substr(unit_start, i - unit_start);
-    if (unit.empty()) {
-      if (start != 0 || i != text.size()) return std::nullopt;  // only a whole "90"
-      return std::chrono::milliseconds(n * 1000);
-    }
-    std::size_t u = next_unit;
-    while (u < std::size(kUnits) && kUnits[u].first != unit) ++u;
-    if (u == std::size(kUnits)) return std::nullopt;  // unknown, repeated or out of order
-    total += n * kUnits[u].second;
-    next_unit = u + 1;
-  }
-  return std::chrono::milliseconds(total);
-}
-
-
-std::optional<std::string> toleration_json(std::string_view spec) {
-  std::string t(spec), effect;
-  if (auto colon = t.rfind(':'); colon != std::string::npos) {
-    effect = t.substr(colon + 1);
-    t.resize(colon);
-    if (effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute") return std::nullopt;
-  }
-  json tol = json::object();
-  if (t == "*") {
-    tol["operator"] = "Exists";
-  } else if (auto eq = t.find('='); eq != std::string::npos) {
-    tol["key"] = t.substr(0, eq);
-    tol["operator"] = "Equal";
-    tol["value"] = t.substr(eq + 1);
-  } else {
-    tol["key"] = t;
-    tol["operator"] = "Exists";
-  }
-  if (tol.contains("key") && tol["key"].get<std::string>().empty()) return std::nullopt;
-  if (!effect.empty()) tol["effect"] = effect;
-  return tol.dump();
-}
-
-bool is_resource_name(std::string_view text) {
-  // [prefix/]name: prefix a DNS subdomain, name [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?.
-  auto slash = text.find('/');
-  std::string_view name = slash == std::string_view::npos ? text : text.substr(slash + 1);
-  if (slash != std::string_view::npos && !is_dns1123_subdomain(text.substr(0, slash))) return false;
-  if (name.empty() || name.size() > 63) return false;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
-  if (!alnum(name.front()) || !alnum(name.back())) return false;
-  for (char c : name)
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
-}
-
-bool is_label_key(std::string_view text) { return is_resource_name(text); }
-
-bool is_label_value(std::string_view text) {
-  if (text.empty()) return true;
-  if (text.size() > 63) return false;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
-  if (!alnum(text.front()) || !alnum(text.back())) return false;
-  for (char c : text)
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
-}
-
-std::string iso8601_duration(std::chrono::milliseconds d) {
-  long long s = d.count() / 1000;
-  if (s == 0) return "P0D";
-  std::string out = "P";
-  if (s >= 86400) out += std::to_string(s / 86400) + "D";
-  s %= 86400;
-  if (s > 0) {
-    out += "T";
-    if (s >= 3600) out += std::to_string(s / 3600) + "H";
-    s %= 3600;
-    if (s >= 60) out += std::to_string(s / 60) + "M";
-    s %= 60;
-    if (s > 0) out += std::to_string(s) + "S";
-  }
-  return out;
-}
-
-bool is_clean_pod_policy(std::string_view text) {
-  return text == "None" || text == "Running" || text == "All";
-}
-
-bool is_success_policy(std::string_view text) { return text.empty() || text == "AllWorkers"; }
-
-std::optional<DataEntry> parse_data_entry(std::string_view entry) {
-  auto colon = entry.find(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  DataEntry out{std::string(entry.substr(0, colon)), std::string(entry.substr(colon + 1))};
-  if (!is_dns1123_subdomain(out.claim) || !is_mount_path(out.path)) return std::nullopt;
-  while (out.path.size() > 1 && out.path.back() == '/') out.path.pop_back();
-  return out;
-}
 
 std::optional<Binding> parse_binding(std::string_view spec, std::string& error) {
   auto colon = spec.rfind(':');

@@ -10,6 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "rules/durations.hpp"
+#include "rules/kubernetes.hpp"
+#include "rules/names.hpp"
+#include "rules/quantities.hpp"
+
 namespace pipec::runtime {
 
 /// What a bound value is and how it goes in (docs/runtime.md, "Binding kinds"). Count,
@@ -26,41 +31,21 @@ enum class BindingKind {
   SuccessPolicy,   ///< POINTER is /spec: successPolicy "" (none) or AllWorkers
 };
 
-/// The rules a literal argument meets at compile time and a run-time value meets in the
-/// launcher: one implementation, linked by both (compiler/emit/kubeflow, runtime/).
-/// A duration: `0`, `90` (seconds), `500ms`, `90s`, `30m`, `4h`, `2d`, or units largest
-/// first, each once: `1h30m`, `2d12h`; nullopt if malformed. One rule for the launcher's
-/// timeouts, op `timeout`s and `pipec run --timeout`.
-[[nodiscard]] std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
-/// A Kubernetes quantity: 2, 500m, 10Gi, 1e3.
-[[nodiscard]] bool is_quantity(std::string_view text);
-/// A toleration spec "key", "key=value", either with ":NoSchedule" / ":PreferNoSchedule" /
-/// ":NoExecute", or "*" (tolerate everything), as a Kubernetes toleration; nullopt if bad.
-[[nodiscard]] std::optional<std::string> toleration_json(std::string_view spec);
-/// A resource name such as amd.com/gpu.
-[[nodiscard]] bool is_resource_name(std::string_view text);
-/// A DNS-1123 subdomain (a claim's or a runtime's name): lower-case labels of [a-z0-9-].
-[[nodiscard]] bool is_dns1123_subdomain(std::string_view text);
-/// A label (or annotation) key: [prefix/]name, prefix a DNS subdomain, name at most 63 of
-/// [A-Za-z0-9-_.] with alphanumeric ends.
-[[nodiscard]] bool is_label_key(std::string_view text);
-/// A label value: empty, or at most 63 of [A-Za-z0-9-_.] with alphanumeric ends.
-[[nodiscard]] bool is_label_value(std::string_view text);
-/// A duration as ISO 8601 (whole seconds): P0D, P7D, PT1H30M, P1DT12H.
-[[nodiscard]] std::string iso8601_duration(std::chrono::milliseconds d);
-/// "None", "Running", "All".
-[[nodiscard]] bool is_clean_pod_policy(std::string_view text);
-/// "" or "AllWorkers".
-[[nodiscard]] bool is_success_policy(std::string_view text);
-
-/// One `data` entry, `pvc-name:/mount/path`: a DNS-1123 subdomain claim name and an
-/// absolute path without ':', '..' or control characters; trailing '/' are dropped
-/// ("/data/" mounts "/data"). nullopt if malformed.
-struct DataEntry {
-  std::string claim;
-  std::string path;
-};
-[[nodiscard]] std::optional<DataEntry> parse_data_entry(std::string_view entry);
+// The rules a literal argument meets at compile time and a run-time value meets in the
+// launcher live in rules/ (one implementation, linked by both); the launcher's code names
+// them as runtime:: too.
+using rules::DataEntry;
+using rules::is_clean_pod_policy;
+using rules::is_dns1123_subdomain;
+using rules::is_label_key;
+using rules::is_label_value;
+using rules::is_quantity;
+using rules::is_resource_name;
+using rules::is_success_policy;
+using rules::iso8601_duration;
+using rules::parse_data_entry;
+using rules::parse_duration;
+using rules::toleration_json;
 
 /// One `--bind POINTER=NAME:KIND`: the value NAME replaces what the manifest holds at
 /// the RFC 6901 POINTER. For `data`, POINTER is the replica-spec map

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "compiler/base/atomic_file.hpp"
-#include "compiler/base/names.hpp"
+#include "rules/names.hpp"
 #include "compiler/base/source_manager.hpp"
 #include "compiler/compile/budgets.hpp"
 #include "compiler/compile/compile.hpp"

@@ -37,7 +37,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "compiler/base/names.hpp"
+#include "rules/names.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "compiler/emit/shell/shell_script.hpp"
 #include "runtime/job_render.hpp"

@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-#include "compiler/base/names.hpp"
+#include "rules/names.hpp"
 #include "compiler/sema/program.hpp"
 
 namespace pipec::ir {

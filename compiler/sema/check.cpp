@@ -22,7 +22,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/base/names.hpp"
+#include "rules/names.hpp"
+#include "rules/quantities.hpp"
 #include "compiler/base/spellcheck.hpp"
 #include "compiler/sema/graph.hpp"
 #include "compiler/sema/load.hpp"
@@ -126,13 +127,13 @@ std::string resource_problem(const std::string& key, const ir::Literal& literal)
   std::string text = ir::literal_text(literal);
   if (key == "gpus") return {};
   if (key == "gpu_vendor") {
-    std::string vendor = text.find('/') == std::string::npos ? text + ".com/gpu" : text;
-    if (runtime::is_resource_name(vendor)) return {};
+    std::string vendor = rules::gpu_resource_name(text);
+    if (rules::is_resource_name(vendor)) return {};
     return fmt::format("gpu_vendor '{}' gives the resource name '{}', which is not valid; use "
                        "\"nvidia\", \"amd\" or a name such as \"intel.com/gpu\"",
                        text, vendor);
   }
-  if (runtime::is_quantity(text)) return {};
+  if (rules::is_quantity(text)) return {};
   return fmt::format("resource '{}' must be a Kubernetes quantity (e.g. \"500m\", 2, \"4Gi\"), got '{}'",
                      key, text);
 }
@@ -349,15 +350,11 @@ class Checker {
         c.args = words(field.value, "'args'");
       } else if (name == "env") {
         c.env = entries(field.value, "'env'", [&](const ast::MapEntry& e, const std::string& key) {
-          bool ok = !key.empty() && !(key[0] >= '0' && key[0] <= '9') &&
-                    std::all_of(key.begin(), key.end(), [](char ch) {
-                      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                             (ch >= '0' && ch <= '9') || ch == '_';
-                    });
+          bool ok = rules::is_env_name(key);
           if (!ok)
             diags_.error(e.range,
                          fmt::format("'{}' is not a valid environment variable name", key));
-          if (ok && key.rfind("PIPEC_", 0) == 0) {
+          if (ok && rules::env_reserved_by(key, false)) {
             // The shell-form command's values arrive as PIPEC_<param>: a user variable of
             // that name would replace one of them.
             diags_.error(e.range, fmt::format("environment variable names starting with "

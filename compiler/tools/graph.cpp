@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "compiler/base/names.hpp"
+#include "rules/names.hpp"
 
 namespace pipec::tools {
 

@@ -27,7 +27,9 @@ def programs():
     out = []
     for base, dirs, files in os.walk(ROOT):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("build"))
-        out += [os.path.relpath(os.path.join(base, f), ROOT) for f in sorted(files) if f.endswith(".pipe")]
+        # Dot files are other tests' scratch copies (fmt writes .fmt-PID-NAME.pipe beside a file).
+        out += [os.path.relpath(os.path.join(base, f), ROOT) for f in sorted(files)
+                if f.endswith(".pipe") and not f.startswith(".")]
     return out
 
 

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/job_render.hpp"
+#include "rules/durations.hpp"
 
 namespace pipec::client::kfp {
 
@@ -230,8 +230,8 @@ int run_command(const std::optional<LocalPackage>& package, const std::string& p
 }
 
 bool parse_duration(std::string_view text, std::chrono::milliseconds& out) {
-  // The launcher's rule (runtime/job_render.hpp): one syntax for every duration pipec reads.
-  auto d = runtime::parse_duration(text);
+  // The launcher's rule (rules/durations.hpp): one syntax for every duration pipec reads.
+  auto d = rules::parse_duration(text);
   if (!d) return false;
   out = *d;
   return true;

@@ -28,7 +28,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/base/names.hpp"
+#include "rules/names.hpp"
+#include "rules/quantities.hpp"
 #include "compiler/emit/yaml/yaml_writer.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "compiler/emit/shell/shell_script.hpp"
@@ -567,7 +568,7 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
     if (key != "gpu_vendor") continue;
     if (value.is_literal()) {
       std::string v = ir::literal_text(value.literal);
-      vendor = v.find('/') == std::string::npos ? v + ".com/gpu" : v;  // sema checked it
+      vendor = rules::gpu_resource_name(v);  // sema checked it
     } else {
       std::string v = expr_value(value, op_scope, nullptr);
       vendor_key = "{{=toJson(sprig.ternary(" + v + ", " + v + " + '.com/gpu', sprig.contains('/', " + v + ")))}}";

@@ -35,7 +35,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "compiler/base/names.hpp"
+#include "rules/names.hpp"
+#include "rules/quantities.hpp"
 #include "compiler/emit/yaml/yaml_writer.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "compiler/emit/shell/shell_script.hpp"
@@ -977,7 +978,7 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   for (const auto& [key, value] : op.resources)
     if (key == "gpu_vendor" && value.is_literal()) {
       std::string v = ir::literal_text(value.literal);
-      vendor = v.find('/') == std::string::npos ? v + ".com/gpu" : v;
+      vendor = rules::gpu_resource_name(v);
     }
   for (const auto& [key, value] : op.resources) {
     // A value known at run time: KFP v2 resolves a whole placeholder of a task input here.

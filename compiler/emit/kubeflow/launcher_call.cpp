@@ -4,6 +4,7 @@
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "compiler/emit/shell/shell_script.hpp"
 #include "runtime/job_render.hpp"
+#include "rules/names.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/trainer_v2.hpp"
 
@@ -11,7 +12,6 @@
 #include <cassert>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,10 +37,6 @@ constexpr const char* kMetricNameRule =
 // Quantities and durations: the launcher's own rules (runtime/job_render.hpp).
 bool is_quantity(const std::string& s) { return runtime::is_quantity(s); }
 
-bool is_env_name(const std::string& s) {
-  static const std::regex re(R"(^[A-Za-z_][A-Za-z0-9_]*$)");
-  return std::regex_match(s, re);
-}
 
 bool is_duration(const std::string& s) { return runtime::parse_duration(s).has_value(); }
 
@@ -446,14 +442,13 @@ bool Builder::read_env() {
   const ir::Value* v = arg("env");
   if (!v) return true;
   auto add = [&](const std::string& key, const ir::Value& value) {
-    if (!is_env_name(key)) {
+    if (!rules::is_env_name(key)) {
       error(value, "environment variable name '" + key + "' in " + step_.op +
                        " must match [A-Za-z_][A-Za-z0-9_]*");
       return;
     }
-    if (key.rfind("PIPEC_", 0) == 0 || key == "TF_CONFIG") {
-      error(value, "environment variable '" + key + "' in " + step_.op +
-                       " is reserved (set by pipec or the operator)");
+    if (const char* by = rules::env_reserved_by(key, true)) {
+      error(value, "environment variable '" + key + "' in " + step_.op + " is reserved (set by " + by + ")");
       return;
     }
     if (value.kind == ir::Value::Kind::Literal) {

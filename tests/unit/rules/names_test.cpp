@@ -1,4 +1,4 @@
-#include "compiler/base/names.hpp"
+#include "rules/names.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,6 +23,21 @@ TEST(Names, ChecksLabels) {
   EXPECT_FALSE(is_dns1123_label(""));
   EXPECT_FALSE(is_dns1123_label(std::string(64, 'a')));
   EXPECT_TRUE(is_dns1123_label(std::string(63, 'a')));
+}
+
+TEST(Names, OneRuleForTheEnvironmentAStepMaySet) {
+  EXPECT_TRUE(rules::is_env_name("LR"));
+  EXPECT_TRUE(rules::is_env_name("_x9"));
+  EXPECT_FALSE(rules::is_env_name("9x"));
+  EXPECT_FALSE(rules::is_env_name("A-B"));
+  EXPECT_FALSE(rules::is_env_name(""));
+  // PIPEC_* carry the shell form's values everywhere; TF_CONFIG is the operator's in a
+  // training step only: a container op may set it for its own program.
+  EXPECT_STREQ(rules::env_reserved_by("PIPEC_x", false), "pipec");
+  EXPECT_STREQ(rules::env_reserved_by("PIPEC_x", true), "pipec");
+  EXPECT_STREQ(rules::env_reserved_by("TF_CONFIG", true), "the operator");
+  EXPECT_EQ(rules::env_reserved_by("TF_CONFIG", false), nullptr);
+  EXPECT_EQ(rules::env_reserved_by("LR", true), nullptr);
 }
 
 }  // namespace

@@ -1,0 +1,61 @@
+#include "rules/kubernetes.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "rules/names.hpp"
+
+namespace pipec::rules {
+
+std::optional<std::string> toleration_json(std::string_view spec) {
+  std::string t(spec), effect;
+  if (auto colon = t.rfind(':'); colon != std::string::npos) {
+    effect = t.substr(colon + 1);
+    t.resize(colon);
+    if (effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute") return std::nullopt;
+  }
+  nlohmann::json tol = nlohmann::json::object();
+  if (t == "*") {
+    tol["operator"] = "Exists";
+  } else if (auto eq = t.find('='); eq != std::string::npos) {
+    tol["key"] = t.substr(0, eq);
+    tol["operator"] = "Equal";
+    tol["value"] = t.substr(eq + 1);
+  } else {
+    tol["key"] = t;
+    tol["operator"] = "Exists";
+  }
+  if (tol.contains("key") && tol["key"].get<std::string>().empty()) return std::nullopt;
+  if (!effect.empty()) tol["effect"] = effect;
+  return tol.dump();
+}
+
+bool is_mount_path(std::string_view p) {
+  if (p.empty() || p.front() != '/' || p.size() > 4096) return false;
+  if (p.find(':') != std::string_view::npos) return false;  // the API server rejects ':'
+  for (unsigned char c : p)
+    if (c < 0x20 || c == 0x7f) return false;
+  std::size_t start = 1;
+  while (start <= p.size()) {
+    auto slash = p.find('/', start);
+    auto part = p.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (part == "..") return false;
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  return true;
+}
+
+std::optional<DataEntry> parse_data_entry(std::string_view entry) {
+  auto colon = entry.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  DataEntry out{std::string(entry.substr(0, colon)), std::string(entry.substr(colon + 1))};
+  if (!is_dns1123_subdomain(out.claim) || !is_mount_path(out.path)) return std::nullopt;
+  while (out.path.size() > 1 && out.path.back() == '/') out.path.pop_back();
+  return out;
+}
+
+bool is_clean_pod_policy(std::string_view text) { return text == "None" || text == "Running" || text == "All"; }
+
+bool is_success_policy(std::string_view text) { return text.empty() || text == "AllWorkers"; }
+
+}  // namespace pipec::rules

@@ -1,0 +1,81 @@
+#include "rules/names.hpp"
+
+namespace pipec::rules {
+
+namespace {
+bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+}  // namespace
+
+std::string to_dns1123(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') {
+      out += static_cast<char>(c - 'A' + 'a');
+    } else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+      out += c;
+    } else if (c == '_' || c == '-' || c == '.' || c == ' ' || c == '/') {
+      if (!out.empty() && out.back() != '-') out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  std::size_t start = 0;
+  while (start < out.size() && out[start] == '-') ++start;
+  return out.substr(start);
+}
+
+bool is_dns1123_label(std::string_view name, std::size_t max_length) {
+  if (name.empty() || name.size() > max_length) return false;
+  auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!lower_alnum(name.front()) || !lower_alnum(name.back())) return false;
+  for (char c : name)
+    if (!lower_alnum(c) && c != '-') return false;
+  return true;
+}
+
+bool is_dns1123_subdomain(std::string_view name) {
+  if (name.empty() || name.size() > 253) return false;
+  while (true) {
+    auto dot = name.find('.');
+    if (!is_dns1123_label(name.substr(0, dot))) return false;
+    if (dot == std::string_view::npos) return true;
+    name.remove_prefix(dot + 1);
+  }
+}
+
+bool is_resource_name(std::string_view text) {
+  auto slash = text.find('/');
+  std::string_view name = slash == std::string_view::npos ? text : text.substr(slash + 1);
+  if (slash != std::string_view::npos && !is_dns1123_subdomain(text.substr(0, slash))) return false;
+  if (name.empty() || name.size() > 63) return false;
+  if (!alnum(name.front()) || !alnum(name.back())) return false;
+  for (char c : name)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+bool is_label_key(std::string_view text) { return is_resource_name(text); }
+
+bool is_label_value(std::string_view text) {
+  if (text.empty()) return true;
+  if (text.size() > 63) return false;
+  if (!alnum(text.front()) || !alnum(text.back())) return false;
+  for (char c : text)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+bool is_env_name(std::string_view name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  for (char c : name)
+    if (!alnum(c) && c != '_') return false;
+  return true;
+}
+
+const char* env_reserved_by(std::string_view name, bool training) {
+  if (name.substr(0, 6) == "PIPEC_") return "pipec";
+  if (training && name == "TF_CONFIG") return "the operator";
+  return nullptr;
+}
+
+}  // namespace pipec::rules
