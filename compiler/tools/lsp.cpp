@@ -401,9 +401,10 @@ class Server {
       if (m.is_main) continue;
       indexer.module(m.module, false);
     }
-    for (const auto& [range, file] : main_module->uses) {
+    for (const auto& use : main_module->uses) {
+      FileId file = use.second;  // not a structured binding: clang 14 cannot capture one
       bool stdlib = std::any_of(modules.begin(), modules.end(), [&](const auto& m) { return m.file == file && m.is_stdlib; });
-      if (!stdlib) index->uses.emplace_back(range, std::string(index->sources.name(file)));
+      if (!stdlib) index->uses.emplace_back(use.first, std::string(index->sources.name(file)));
     }
     const auto* module = &main_module->module;
     indexer.module(*module, true);
