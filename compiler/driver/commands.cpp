@@ -332,7 +332,7 @@ void add_build_command(CLI::App& app, int& exit_code) {
               list.remove_prefix(one.size() + 1);
             }
           },
-          "operator|trainer-v2|pods[,...]"))
+          "{operator,trainer-v2,pods}[,...]"))
       ->default_str("operator");
   cmd->add_option("--target", options->target,
                   "kfp-v1: Argo Workflow for KFP v1 (default); kfp-v2: KFP v2 pipeline spec")
