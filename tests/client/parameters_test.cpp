@@ -300,7 +300,7 @@ TEST(ClientParameters, DuplicateKeysAreRefusedAsTheLanguageRefusesThem) {
   EXPECT_FALSE(read_params_file(R"({"tags": {"a": "b", "a": "c"}})", "p.json", overrides, errors));
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0], "p.yaml:3:1: parameter 'workers' is given twice; keep one");
-  EXPECT_EQ(errors[1], "p.json: parameter 'tags': duplicate key 'a' at line 1, column 24; keep one");
+  EXPECT_EQ(errors[1], "p.json: parameter 'tags': duplicate key 'a' at line 1, column 21; keep one");
   Signature s = signature_of("typed.yaml");
   EXPECT_EQ(errors_of(s, cli({"data=x", R"(tags={"a": "b", "a": "c"})"})),
             "parameter 'tags' (map<string>): '{\"a\": \"b\", \"a\": \"c\"}' has the key 'a' twice; keep one\n");
