@@ -206,9 +206,7 @@ void add_kfp_commands(CLI::App& app, int& exit_code) {
   // options; they are registered here too, so that help, the man page and completion,
   // all made from this registry, show them.
   static LocalOptions local;
-  rn->add_flag("--local", local.local,
-               "Run on this machine: container steps as sandboxed processes, training steps as local "
-               "replicas (docs/local.md)");
+  add_local_flag(*rn, local.local);
   add_param_options(*rn, run->run.params, run->run.params_file);
   add_common_options(*rn, run->common);
   add_local_options(*rn, local);

@@ -152,6 +152,12 @@ bool is_local_run(int argc, char** argv) {
   return false;
 }
 
+CLI::Option* add_local_flag(CLI::App& command, bool& local) {
+  return command.add_flag("--local", local,
+                          "Run on this machine: container steps as sandboxed processes, training steps as "
+                          "local replicas (docs/local.md)");
+}
+
 void add_local_options(CLI::App& command, LocalOptions& options) {
   std::string group = mode_group("Local options", "--local", true);
   command.add_option("-j,--jobs", options.jobs, "Steps and loop items running at once (default: the cores)")
@@ -179,7 +185,7 @@ int run_local_command(int argc, char** argv) {
   CLI::App app{"Run a pipeline on this machine: container steps as sandboxed processes, training "
                "steps as local replicas (docs/local.md)",
                "pipec run --local"};
-  app.add_flag("--local", options->local, "Run on this machine instead of Kubeflow Pipelines")->required();
+  add_local_flag(app, options->local)->required();
   app.add_option("file", options->input, "The .pipe file")->required();
   add_param_options(app, options->params, options->params_file);
   add_local_options(app, *options);

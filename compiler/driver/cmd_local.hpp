@@ -11,6 +11,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace pipec::driver {
@@ -26,6 +27,9 @@ struct LocalOptions {
   bool local = false;
   CommonOptions common;
 };
+
+/// The flag `--local` itself, with its one description.
+CLI::Option* add_local_flag(CLI::App& command, bool& local);
 
 /// The options only `run --local` takes (-j, --volume, --run-dir), in the group
 /// mode_group("Local options", "--local", true) of `command`.
