@@ -134,7 +134,51 @@ bool metric_name_reportable(std::string_view name) {
   return !has_boundary && !sanitize_metric_name(name).empty();
 }
 
+namespace {
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// The known option word `word` was meant as (`PERCENT`, `Percentage` -> PERCENTAGE;
+// `minimum` -> min): one is a prefix of the other, ignoring case. "" when none is.
+std::string_view near_metric_option(std::string_view word) {
+  static constexpr std::array<std::string_view, 5> kOptions = {"PERCENTAGE", "RAW", "last", "max", "min"};
+  if (word.empty()) return {};
+  for (std::string_view option : kOptions) {
+    std::size_t n = std::min(word.size(), option.size());
+    bool same = true;
+    for (std::size_t i = 0; i < n && same; ++i) same = lower(word[i]) == lower(option[i]);
+    if (same && n >= std::min<std::size_t>(3, option.size())) return option;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string metric_option_problem(std::string_view spec) {
+  MetricSpec m = split_metric_spec(spec);
+  // `acc:PERCENT`, `loss:minimum`: a ':' is never in a reportable name, so a word after
+  // the last one is a misspelt option, not part of the name.
+  if (auto colon = m.name.rfind(':'); colon != std::string::npos && !metric_name_reportable(m.name)) {
+    std::string_view word = std::string_view(m.name).substr(colon + 1);
+    std::string_view near = near_metric_option(word);
+    std::string_view head = std::string_view(m.name).substr(0, colon);
+    // Only a word close to an option: `val:acc` stays a name that cannot be reported.
+    if (!near.empty()) {
+      bool format = near == "RAW" || near == "PERCENTAGE";
+      return fmt::format(
+          "metric '{}': unknown {} '{}'; did you mean '{}:{}{}'? (expected "
+          "NAME[:RAW|PERCENTAGE][:last|max|min], e.g. images/sec:RAW:max)",
+          spec, format ? "format" : "aggregation", word, head, near, spec.substr(m.name.size()));
+    }
+  }
+  return {};
+}
+
 std::optional<MetricSpec> parse_metric_spec(std::string_view spec, std::string& error) {
+  if (std::string problem = metric_option_problem(spec); !problem.empty()) {
+    error = std::move(problem);
+    return std::nullopt;
+  }
   MetricSpec m = split_metric_spec(spec);
   if (!metric_name_reportable(m.name)) {
     error = fmt::format(

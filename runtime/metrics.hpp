@@ -36,6 +36,11 @@ struct MetricSpec {
 /// space only between words (`Final Cost`; not leading, trailing or doubled).
 [[nodiscard]] bool metric_name_reportable(std::string_view name);
 
+/// "" unless the spec ends in a misspelt format or aggregation (`acc:PERCENT`,
+/// `loss:minimum`): then the error naming it, with the spec meant ("did you mean
+/// 'acc:PERCENTAGE'?"). parse_metric_spec() checks it first.
+[[nodiscard]] std::string metric_option_problem(std::string_view spec);
+
 /// Parses a metric spec. Returns nullopt and sets `error` when malformed.
 [[nodiscard]] std::optional<MetricSpec> parse_metric_spec(std::string_view spec,
                                                           std::string& error);

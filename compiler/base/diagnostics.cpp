@@ -15,12 +15,40 @@
 
 namespace pipec {
 
+namespace {
+
+// The item recorded at the first error past kMaxErrors; render() adds the final count.
+constexpr std::string_view kTooManyErrors = "too many errors";
+
+bool is_too_many(const Diagnostics& diags, const Diagnostic& d) {
+  return diags.errors_not_shown() > 0 && &d == &diags.all().back() && d.message == kTooManyErrors &&
+         !d.range.valid();
+}
+
+std::string too_many_message(const Diagnostics& diags) {
+  return fmt::format("too many errors: {} shown, {} more not shown ({} in all)", Diagnostics::kMaxErrors,
+                     diags.errors_not_shown(), diags.error_count());
+}
+
+}  // namespace
+
 void Diagnostics::add(Diagnostic diagnostic) {
+  if (diagnostic.severity == Severity::Note) {
+    if (skipping_notes_) return;
+  } else {
+    skipping_notes_ = false;
+  }
+  if (diagnostic.severity == Severity::Warning && diagnostic.range.valid() &&
+      !warned_.emplace(diagnostic.range.file, diagnostic.range.begin, diagnostic.range.end, diagnostic.message)
+           .second) {
+    skipping_notes_ = true;  // the same warning at the same place: shown already
+    return;
+  }
   if (diagnostic.severity == Severity::Error) {
     ++error_count_;
     if (error_count_ > kMaxErrors) {
       if (!dropping_) {
-        items_.push_back({Severity::Error, {}, fmt::format("too many errors, stopping after {}", kMaxErrors)});
+        items_.push_back({Severity::Error, {}, std::string(kTooManyErrors)});
         dropping_ = true;
       }
       return;
@@ -82,6 +110,15 @@ ShownLine show_line(std::string_view bytes) {
   for (std::size_t i = 0; i < bytes.size();) {
     auto c = static_cast<unsigned char>(bytes[i]);
     std::size_t len = c < 0x80 ? 1 : utf8_sequence_length(bytes, i);
+    // An invisible character (a bidirectional override would even reorder the line on
+    // the terminal) shows as '?', so the caret under it points at something.
+    if (len > 1 && invisible_character_name(utf8_code_point(bytes, i, len))) {
+      s.text += '?';
+      s.cell.insert(s.cell.end(), len, cells);
+      ++cells;
+      i += len;
+      continue;
+    }
     if (len <= 1) {
       bool garbling = c >= 0x80 || (c < 0x20 && c != '\t') || c == 0x7f;
       s.text += garbling ? '?' : static_cast<char>(c);
@@ -161,7 +198,10 @@ nlohmann::json location_json(const SourceRange& range, const SourceManager& sour
 void render(const Diagnostics& diags, const SourceManager& sources, std::ostream& out,
             const RenderOptions& options) {
   if (options.format == DiagnosticFormat::Text) {
-    for (const auto& d : diags.all()) render_text(d, sources, out, options.color);
+    for (const auto& d : diags.all()) {
+      if (is_too_many(diags, d)) render_text({d.severity, d.range, too_many_message(diags)}, sources, out, options.color);
+      else render_text(d, sources, out, options.color);
+    }
     return;
   }
   // JSON: one object per error or warning, with its notes inside.
@@ -171,9 +211,11 @@ void render(const Diagnostics& diags, const SourceManager& sources, std::ostream
     current = nullptr;
   };
   for (const auto& d : diags.all()) {
+    bool too_many = is_too_many(diags, d);
     nlohmann::json item = {{"severity", severity_name(d.severity)},
-                           {"message", d.message},
+                           {"message", too_many ? too_many_message(diags) : d.message},
                            {"location", location_json(d.range, sources)}};
+    if (too_many) item["not_shown"] = diags.errors_not_shown();
     if (d.severity == Severity::Note && !current.is_null()) {
       current["notes"].push_back(std::move(item));
       continue;

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "compiler/base/source_manager.hpp"
@@ -33,11 +36,18 @@ class Diagnostics {
   bool empty() const { return items_.empty(); }
 
   /// Stops recording after this many errors (the rest are counted only), so that a
-  /// pathological input cannot produce an unbounded report.
+  /// pathological input cannot produce an unbounded report. The last item then says so,
+  /// and render() gives it the count: "too many errors: 100 shown, N more not shown".
   static constexpr std::size_t kMaxErrors = 100;
+  /// The errors counted but not recorded (0 below kMaxErrors).
+  std::size_t errors_not_shown() const { return error_count_ > kMaxErrors ? error_count_ - kMaxErrors : 0; }
 
  private:
   std::vector<Diagnostic> items_;
+  // Located warnings already recorded (file, offsets, message): an op's warning found
+  // again for each step that calls it is shown once, and its notes with it.
+  std::set<std::tuple<FileId, std::uint32_t, std::uint32_t, std::string>> warned_;
+  bool skipping_notes_ = false;
   std::size_t error_count_ = 0;
   std::size_t warning_count_ = 0;
   bool dropping_ = false;

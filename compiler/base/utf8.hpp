@@ -13,4 +13,17 @@ namespace pipec {
 /// overlong form, a surrogate or a value past U+10FFFF. Requires i < text.size().
 std::size_t utf8_sequence_length(std::string_view text, std::size_t i);
 
+/// The code point of the valid sequence of `len` (2-4) bytes at text[i].
+char32_t utf8_code_point(std::string_view text, std::size_t i, std::size_t len);
+
+/// The Unicode name of a character that shows as nothing, or as a space, but is not one
+/// (U+200D ZERO WIDTH JOINER, U+FEFF, U+00A0, the bidirectional controls, ...): between
+/// tokens it makes a correct-looking line fail, so the parser names it where it is, and
+/// the diagnostics printer shows it as '?'. nullptr for any other character.
+const char* invisible_character_name(char32_t c);
+
+/// The embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) that reorder how
+/// text displays (Trojan Source, CVE-2021-42574).
+bool is_bidi_control(char32_t c);
+
 }  // namespace pipec

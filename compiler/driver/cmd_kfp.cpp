@@ -16,6 +16,7 @@
 #include "compiler/base/source_manager.hpp"
 #include "compiler/client/kfp/commands.hpp"
 #include "compiler/compile/compile.hpp"
+#include "compiler/driver/cmd_local.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/package/package.hpp"
 
@@ -47,22 +48,29 @@ bool is_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-void add_connection_options(CLI::App& cmd, kfp::ConnectionFlags& flags) {
+void add_connection_options(CLI::App& cmd, kfp::ConnectionFlags& flags, const std::string& group = "Options") {
   cmd.add_option("--host", flags.host,
                  "KFP API endpoint, e.g. https://kubeflow.example.com/pipeline "
-                 "(default: $KF_PIPELINES_ENDPOINT)");
+                 "(default: $KF_PIPELINES_ENDPOINT)")
+      ->group(group);
   cmd.add_option("--token", flags.token,
                  "Bearer token (default: $KF_PIPELINES_TOKEN, or the file "
-                 "$KF_PIPELINES_SA_TOKEN_PATH); prefer those, a flag shows in the process list");
+                 "$KF_PIPELINES_SA_TOKEN_PATH); prefer those, a flag shows in the process list")
+      ->group(group);
   cmd.add_option("--cookie", flags.cookie,
                  "Cookie header for a server behind an auth proxy, e.g. "
                  "'authservice_session=...' (default: $KF_PIPELINES_COOKIE; prefer it, a flag "
-                 "shows in the process list)");
-  cmd.add_option("--user", flags.user, "Send this identity as kubeflow-userid (behind an auth proxy)");
-  cmd.add_option("--namespace", flags.namespace_name, "Namespace of a multi-user install");
-  cmd.add_option("--ca-file", flags.ca_file, "CA bundle (PEM) to verify the server's certificate");
+                 "shows in the process list)")
+      ->group(group);
+  cmd.add_option("--user", flags.user, "Send this identity as kubeflow-userid (behind an auth proxy)")
+      ->group(group);
+  cmd.add_option("--namespace", flags.namespace_name, "Namespace of a multi-user install")
+      ->group(group);
+  cmd.add_option("--ca-file", flags.ca_file, "CA bundle (PEM) to verify the server's certificate")
+      ->group(group);
   cmd.add_flag("--insecure-skip-tls-verify", flags.insecure_skip_tls_verify,
-               "Do not verify the server's TLS certificate");
+               "Do not verify the server's TLS certificate")
+      ->group(group);
 }
 
 // The package to send: a .pipe file is built; anything else is read as a package file.
@@ -185,36 +193,50 @@ void add_kfp_commands(CLI::App& app, int& exit_code) {
 
   auto run = std::make_shared<KfpOptions>();
   CLI::App* rn = app.add_subcommand(
-      "run", "Start a run (building and uploading as needed), with typed parameter overrides");
+      "run", "Start a run (building and uploading as needed), with typed parameter overrides; with "
+             "--local, run the pipeline on this machine instead");
   rn->add_option("pipeline", run->target,
-                 "A .pipe file, a package, or the id of a pipeline on the server")
+                 "A .pipe file, a package, or the id of a pipeline on the server (with --local: the "
+                 ".pipe file)")
       ->required();
+  // `run --local` is parsed before this command (cmd_local.cpp) with the same local
+  // options; they are registered here too, so that help, the man page and completion,
+  // all made from this registry, show them.
+  static LocalOptions local;
+  add_local_flag(*rn, local.local);
+  add_param_options(*rn, run->run.params, run->run.params_file);
+  add_common_options(*rn, run->common);
+  add_local_options(*rn, local);
+  std::string remote = mode_group("Remote options", "--local", false);
   rn->add_option("--target", run->build_target,
                  "kfp-v1 (Argo, v1beta1 API; default) or kfp-v2 (pipeline spec, v2beta1 API): what "
                  "a .pipe file is built to, or what the pipeline of an id is; a package file says "
                  "what it is")
       ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
-      ->default_str("kfp-v1");
-  rn->add_option("-p,--param", run->run.params,
-                 "Override a parameter: NAME=VALUE (checked against its declared type)")
-      ->allow_extra_args(false);
-  // Listed only: `run --local` is parsed before this command (cmd_local.cpp).
-  static bool local = false;
-  rn->add_flag("--local", local, "Run on this machine instead (see 'pipec run --local --help')");
-  rn->add_option("--params-file", run->run.params_file,
-                 "YAML or JSON mapping of parameter names to values (-p wins)");
+      ->default_str("kfp-v1")
+      ->group(remote);
   rn->add_option("--experiment", run->run.experiment, "Experiment, created if missing")
-      ->default_str("Default");
-  rn->add_option("--run-name", run->run.run_name, "Run name (default: '<pipeline> <UTC time>')");
-  rn->add_option("--description", run->run.description, "Run description");
+      ->default_str("Default")
+      ->group(remote);
+  rn->add_option("--run-name", run->run.run_name, "Run name (default: '<pipeline> <UTC time>')")->group(remote);
+  rn->add_option("--description", run->run.description, "Run description")->group(remote);
   rn->add_option("--version", run->run.version,
-                 "Package: name of the uploaded version; pipeline id: the version to run");
-  rn->add_flag("--wait", run->run.wait, "Follow the run to its end; print state changes and metrics");
-  rn->add_option("--timeout", run->timeout, "With --wait: give up waiting after this long (e.g. 30m)");
-  rn->add_option("--poll", run->poll, "With --wait: time between status checks")->default_str("5s");
-  add_connection_options(*rn, run->connection);
-  add_common_options(*rn, run->common);
-  rn->callback([run, &exit_code] { exit_code = run_run(*run); });
+                 "Package: name of the uploaded version; pipeline id: the version to run")
+      ->group(remote);
+  rn->add_flag("--wait", run->run.wait, "Follow the run to its end; print state changes and metrics")
+      ->group(remote);
+  rn->add_option("--timeout", run->timeout, "With --wait: give up waiting after this long (e.g. 30m)")
+      ->group(remote);
+  rn->add_option("--poll", run->poll, "With --wait: time between status checks")->default_str("5s")->group(remote);
+  add_connection_options(*rn, run->connection, remote);
+  rn->callback([run, rn, &exit_code] {
+    if (std::string problem = mode_problem(*rn); !problem.empty()) {
+      std::cerr << "pipec: error: " << problem << "\nTry 'pipec run --help' for more information.\n";
+      exit_code = kExitUsage;
+      return;
+    }
+    exit_code = run_run(*run);
+  });
 }
 
 }  // namespace pipec::driver

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -29,17 +30,6 @@ namespace pipec::driver {
 using namespace compile;  // compile_file(), the one path (compiler/compile)
 
 namespace {
-
-struct LocalOptions {
-  std::string input;
-  std::vector<std::string> params;
-  std::string params_file;
-  int jobs = 0;
-  std::string run_dir;
-  std::vector<std::string> volumes;  // CLAIM=DIR
-  bool local = false;
-  CommonOptions common;
-};
 
 std::string default_run_dir(const std::string& pipeline) {
   std::time_t now = std::time(nullptr);
@@ -157,25 +147,43 @@ bool is_local_run(int argc, char** argv) {
   return false;
 }
 
+CLI::Option* add_local_flag(CLI::App& command, bool& local) {
+  return command.add_flag("--local", local,
+                          "Run on this machine: container steps as sandboxed processes, training steps as "
+                          "local replicas (docs/local.md)");
+}
+
+void add_local_options(CLI::App& command, LocalOptions& options) {
+  std::string group = mode_group("Local options", "--local", true);
+  command.add_option("-j,--jobs", options.jobs, "Steps and loop items running at once (default: the cores)")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            int n = 0;
+            auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+            if (ec != std::errc() || end != value.data() + value.size() || n < 1 || n > 4096)
+              return "expected a number of steps from 1 to 4096, got '" + value + "'";
+            return {};
+          },
+          "N"))
+      ->group(group);
+  command.add_option("--volume", options.volumes,
+                     "CLAIM=DIR: a data claim of a training step is this directory (repeatable)")
+      ->allow_extra_args(false)
+      ->group(group);
+  command.add_option("--run-dir", options.run_dir,
+                     "Where logs, outputs and metrics go (default: pipec-runs/<pipeline>-<UTC time>)")
+      ->group(group);
+}
+
 int run_local_command(int argc, char** argv) {
   auto options = std::make_shared<LocalOptions>();
   CLI::App app{"Run a pipeline on this machine: container steps as sandboxed processes, training "
                "steps as local replicas (docs/local.md)",
                "pipec run --local"};
-  app.add_flag("--local", options->local, "Run on this machine instead of Kubeflow Pipelines")->required();
+  add_local_flag(app, options->local)->required();
   app.add_option("file", options->input, "The .pipe file")->required();
-  app.add_option("-p,--param", options->params,
-                 "Override a parameter: NAME=VALUE (checked against its declared type)")
-      ->allow_extra_args(false);
-  app.add_option("--params-file", options->params_file,
-                 "YAML or JSON mapping of parameter names to values (-p wins)");
-  app.add_option("-j,--jobs", options->jobs, "Steps and loop items running at once (default: the cores)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--volume", options->volumes,
-                 "CLAIM=DIR: a data claim of a training step is this directory (repeatable)")
-      ->allow_extra_args(false);
-  app.add_option("--run-dir", options->run_dir,
-                 "Where logs, outputs and metrics go (default: pipec-runs/<pipeline>-<UTC time>)");
+  add_param_options(app, options->params, options->params_file);
+  add_local_options(app, *options);
   add_common_options(app, options->common);
   try {
     app.parse(argc - 1, argv + 1);

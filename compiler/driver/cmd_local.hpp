@@ -1,8 +1,39 @@
 #pragma once
 // `pipec run --local` (cmd_local.cpp): parsed apart from `pipec run`, which talks to
-// Kubeflow Pipelines and lives in pipec-kfp.
+// Kubeflow Pipelines and lives in pipec-kfp. Its options are described once, here: the
+// local parser and pipec-kfp's `run` (whose registry help, the man page and completion
+// are made from) both add them with add_local_options().
+
+#include <string>
+#include <vector>
+
+#include "compiler/driver/options.hpp"
+
+namespace CLI {
+class App;
+class Option;
+}
 
 namespace pipec::driver {
+
+/// What `pipec run --local` is given.
+struct LocalOptions {
+  std::string input;
+  std::vector<std::string> params;
+  std::string params_file;
+  int jobs = 0;
+  std::string run_dir;
+  std::vector<std::string> volumes;  // CLAIM=DIR
+  bool local = false;
+  CommonOptions common;
+};
+
+/// The flag `--local` itself, with its one description.
+CLI::Option* add_local_flag(CLI::App& command, bool& local);
+
+/// The options only `run --local` takes (-j, --volume, --run-dir), in the group
+/// mode_group("Local options", "--local", true) of `command`.
+void add_local_options(CLI::App& command, LocalOptions& options);
 
 /// Whether the command line is `pipec run ... --local ...`.
 [[nodiscard]] bool is_local_run(int argc, char** argv);

@@ -3,11 +3,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <set>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -161,6 +163,39 @@ int run_graph(const std::string& input, const std::string& format, const std::st
   return kExitOk;
 }
 
+// The format `pipec graph -o OUT` writes: the one its extension names (.dot/.gv,
+// .mmd/.mermaid, .json, .svg) unless --format was given, which must then agree with a
+// known extension. An image format pipec does not write (.png, ...) is refused with the
+// command that makes one. Returns false after printing why.
+bool graph_format_for_output(const std::string& output, bool format_given, std::string& format) {
+  if (output == "-") return true;
+  std::string ext = output.substr(output.find_last_of('/') + 1);
+  ext = ext.find('.') == std::string::npos ? "" : ext.substr(ext.rfind('.') + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string named = ext == "dot" || ext == "gv"          ? "dot"
+                      : ext == "mmd" || ext == "mermaid"   ? "mermaid"
+                      : ext == "json" || ext == "svg"      ? ext
+                                                           : "";
+  if (named.empty()) {
+    static const std::set<std::string> kImages = {"png", "jpg", "jpeg", "gif", "pdf", "ps", "eps", "bmp", "webp"};
+    if (kImages.count(ext)) {
+      std::cerr << fmt::format("pipec: error: -o '{}': pipec graph writes dot, mermaid, json or svg, not {}; "
+                               "for {} run Graphviz: pipec graph FILE.pipe | dot -T{} -o '{}'\n",
+                               output, ext, ext, ext, output);
+      return false;
+    }
+    return true;  // any other name: the format asked for (default dot)
+  }
+  if (format_given && named != format) {
+    std::cerr << fmt::format("pipec: error: --format {} does not match -o '{}', which names {}; give one "
+                             "of them or make them agree\n",
+                             format, output, named);
+    return false;
+  }
+  format = named;
+  return true;
+}
+
 }  // namespace
 
 void add_graph_command(CLI::App& app, int& exit_code) {
@@ -172,13 +207,20 @@ void add_graph_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "graph", "Draw the step DAG: loops and conditions as clusters, finally apart, after/data edges");
   cmd->add_option("file", options->input, "The .pipe file, or - for standard input")->required();
-  cmd->add_option("--format", options->format, "dot, mermaid, json, or svg (through Graphviz's dot)")
+  cmd->add_option("--format", options->format,
+                  "dot, mermaid, json, or svg (through Graphviz's dot); default: from -o's extension "
+                  "(.dot/.gv, .mmd/.mermaid, .json, .svg), else dot")
       ->check(CLI::IsMember({"dot", "mermaid", "json", "svg"}))
       ->default_str("dot");
   cmd->add_option("-o,--output", options->output, "Where to write it (default: standard output)");
   add_common_options(*cmd, options->common);
-  cmd->callback([options, &exit_code] {
-    exit_code = run_graph(options->input, options->format, options->output, options->common);
+  cmd->callback([options, format_opt = cmd->get_option("--format"), &exit_code] {
+    std::string format = options->format;
+    if (!graph_format_for_output(options->output, format_opt->count() > 0, format)) {
+      exit_code = kExitUsage;
+      return;
+    }
+    exit_code = run_graph(options->input, format, options->output, options->common);
   });
 }
 
@@ -246,6 +288,14 @@ void add_fmt_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("-w,--write", options->write, "Rewrite the files that change, in place")->excludes(check);
   add_common_options(*cmd, options->common);
   cmd->callback([options, &exit_code] {
+    // Printed one after the other, several results would be one text with no boundary.
+    if (options->files.size() > 1 && !options->check && !options->write) {
+      std::cerr << fmt::format("pipec: error: fmt prints the result of one file; with {} files give --check "
+                               "(list those that would change) or --write (rewrite them in place)\n",
+                               options->files.size());
+      exit_code = kExitUsage;
+      return;
+    }
     exit_code = run_fmt(options->files, options->check, options->write, options->common);
   });
 }
@@ -297,7 +347,7 @@ void add_build_command(CLI::App& app, int& exit_code) {
               list.remove_prefix(one.size() + 1);
             }
           },
-          "operator|trainer-v2|pods[,...]"))
+          "{operator,trainer-v2,pods}[,...]"))
       ->default_str("operator");
   cmd->add_option("--target", options->target.target,
                   "kfp-v1: Argo Workflow for KFP v1 (default); kfp-v2: KFP v2 pipeline spec")

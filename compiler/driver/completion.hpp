@@ -20,6 +20,15 @@ namespace pipec::driver {
 /// option's help text as its description.
 [[nodiscard]] std::string zsh_completion(const CLI::App& app);
 
+/// Every visible command (a command of a command as "runs list") on a line, then one line
+/// "COMMAND<TAB>NAMES" for each of its options but -h/--help: the registry walked as
+/// completion walks it.
+[[nodiscard]] std::string registry_listing(const CLI::App& app);
+
+/// Registers the hidden `pipec __commands`, which prints registry_listing(app) (for the
+/// test that help, the man page and both completions name every option).
+void add_registry_command(CLI::App& app, int& exit_code);
+
 /// Registers `pipec completion bash|zsh`, which prints the script for `app` as it is
 /// when the command runs: register it after every other command.
 void add_completion_command(CLI::App& app, int& exit_code);

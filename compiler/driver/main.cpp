@@ -35,10 +35,17 @@ namespace {
 // `pipec upload` and `pipec run` live in `pipec-kfp`, installed beside `pipec`: the
 // client's libraries (libcurl and what it pulls in) would otherwise be loaded and
 // relocated on every `pipec build`, which costs more than compiling a small pipeline.
-// `pipec` hands those commands over with exec, so the user sees one program. So does
-// `completion`: only pipec-kfp's registry holds the client commands' options.
-bool is_kfp_command(std::string_view word) {
-  return word == "upload" || word == "run" || word == "completion";
+// `pipec` hands every word that is not one of its own commands over with exec, so the
+// user sees one program: those commands, `completion`, any command registered in
+// pipec-kfp only, and the help (`--help`, `--help-all`, no command at all), since only
+// pipec-kfp's registry holds every command and option.
+bool hands_over(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2) return true;
+  std::string_view first = argv[1];
+  if (first == "--version") return false;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->get_name() == first) return false;
+  return true;
 }
 
 // Where pipec-kfp is: beside pipec (the build tree), else where `cmake --install` and the
@@ -54,7 +61,7 @@ int exec_kfp(char** argv) {
     if (access(path.c_str(), X_OK) != 0) path = dir + PIPEC_KFP_FROM_BINDIR;
   }
   execv(path.c_str(), argv);
-  std::cerr << "pipec: error: cannot run '" << path << "' for '" << argv[1]
+  std::cerr << "pipec: error: cannot run '" << path << "' for '" << (argv[1] ? argv[1] : "--help")
             << "': " << std::strerror(errno) << " (it is built and installed with pipec)\n";
   return pipec::driver::kExitUsage;
 }
@@ -78,13 +85,10 @@ int program_main(int argc, char** argv) {
   add_params_command(app, exit_code);
 #ifdef PIPEC_HAVE_KFP_COMMANDS
   add_kfp_commands(app, exit_code);
+  add_registry_command(app, exit_code);
   add_completion_command(app, exit_code);  // last: it lists the commands registered before it
 #else
-  if (argc > 1 && is_kfp_command(argv[1])) return exec_kfp(argv);
-  // Listed in `pipec --help`; never parsed here (see exec_kfp).
-  app.add_subcommand("upload", "Upload a package (or a .pipe, built first) to Kubeflow Pipelines");
-  app.add_subcommand("run", "Start a run, with typed parameter overrides checked before sending");
-  app.add_subcommand("completion", "Print the bash or zsh completion script");
+  if (hands_over(app, argc, argv)) return exec_kfp(argv);
 #endif
   // Name what is wrong before CLI11 would say only "A subcommand is required".
   std::vector<std::string> commands;  // what the user may type; hidden ones are not offered
@@ -99,7 +103,7 @@ int program_main(int argc, char** argv) {
     return kExitUsage;
   }
   if (std::string_view first = argv[1]; first != "--help" && first != "-h" && first != "--help-all" &&
-                                         first != "--version" && first != "__params" &&
+                                         first != "--version" && first != "__params" && first != "__commands" &&
                                          std::find(commands.begin(), commands.end(), first) == commands.end()) {
     bool option = !first.empty() && first[0] == '-';
     std::cerr << "pipec: error: unknown " << (option ? "option" : "command") << " '" << first << "'";

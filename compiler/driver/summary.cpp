@@ -81,9 +81,10 @@ void collect_steps(const std::vector<ir::Node>& nodes, const std::string& scope,
   }
 }
 
+// A default on one row: a string as the language writes it, quoted with its newlines,
+// tabs, quotes and control characters escaped, so that it cannot break the table.
 std::string short_value(const ir::Literal& value) {
-  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-  if (value.is_string()) text = "\"" + text + "\"";
+  std::string text = value.dump(-1, ' ', false, ir::Literal::error_handler_t::replace);
   if (text.size() > 48) text = text.substr(0, 45) + "...";
   return text;
 }

@@ -317,6 +317,7 @@ class Checker {
     std::map<std::string, std::string> paths;
     std::set<std::string> mentioned;  // outputs given a path, valid or not
     std::map<std::string, std::string> input_paths;  // file parameters placed by `inputs`
+    std::map<std::string, SourceRange> env_keys, secret_keys;  // where each variable is set
     for (const auto& field : op.body->fields) {
       const std::string& name = field.name.name;
       if (std::find(std::begin(kBodyFields), std::end(kBodyFields), name) ==
@@ -354,6 +355,7 @@ class Checker {
           if (!ok)
             diags_.error(e.range,
                          fmt::format("'{}' is not a valid environment variable name", key));
+          env_keys.emplace(key, e.range);
           if (ok && rules::env_reserved_by(key, false)) {
             // The shell-form command's values arrive as PIPEC_<param>: a user variable of
             // that name would replace one of them.
@@ -454,6 +456,7 @@ class Checker {
                       return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
                     });
           if (!ok) diags_.error(e.range, fmt::format("'{}' is not an environment variable name a step may set", key));
+          secret_keys.emplace(key, e.range);
           return ok;
         });
         for (auto& [var, v] : items) {
@@ -675,6 +678,16 @@ class Checker {
       diags_.error(seen.count("metrics") ? seen["metrics"] : op.name.range,
                    "an op with 'metrics' needs a 'command': pipec-metrics runs it and reads its output "
                    "(the image's own entrypoint is not known)");
+    // One variable in both maps: which value the container gets would be left to the
+    // kubelet (Argo) or to the backend's merge order (KFP v2).
+    for (const auto& [var, at] : secret_keys) {
+      auto plain = env_keys.find(var);
+      if (plain == env_keys.end()) continue;
+      diags_.error(at, fmt::format("environment variable '{}' is set by both 'env' and 'secret_env'; keep "
+                                   "one of them",
+                                   var));
+      diags_.note(plain->second, fmt::format("'env' sets '{}' here", var));
+    }
     if (!has_image && !unknown_field)
       diags_.error(op.name.range, fmt::format("op '{}' has no 'image' (e.g. image \"python:3.11\")",
                                               op.name.name));
@@ -1110,6 +1123,7 @@ class Checker {
       diags_.error(entry.range, fmt::format("unknown 'retries' field '{}' (limit, policy, backoff, "
                                             "factor, max_duration)",
                                             key));
+      suggest(entry.range, key, {std::begin(kKeys), std::end(kKeys)});
       return false;
     });
     for (auto& item : items) {

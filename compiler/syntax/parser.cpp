@@ -65,6 +65,75 @@ bool check_encoding(std::string_view text, FileId file, Diagnostics& diags) {
   return true;
 }
 
+// A package or archive given where a program belongs (`pipec build pipeline.tar.gz`):
+// its magic bytes name it, instead of a UTF-8 error and a line of binary. Returns false
+// after reporting it.
+bool check_not_package(std::string_view text, std::string_view name, Diagnostics& diags) {
+  const char* kind = text.substr(0, 2) == "\x1f\x8b"                                     ? "gzip-compressed"
+                     : text.substr(0, 4) == std::string_view("PK\x03\x04", 4) ||
+                             text.substr(0, 4) == std::string_view("PK\x05\x06", 4) ? "zip"
+                     : text.size() >= 262 && text.substr(257, 5) == "ustar"          ? "tar"
+                                                                                      : nullptr;
+  if (!kind) return true;
+  diags.error({}, fmt::format("'{}' is a {} file, not a .pipe program: give the .pipe file it was built "
+                              "from (a package goes to Kubeflow as it is: 'pipec upload {}')",
+                              name, kind, name));
+  return false;
+}
+
+// Invisible characters between tokens are errors, named by code point and name at their
+// place; bidirectional controls in comments and strings are warnings, since they can make
+// a line display in another order than it is read. Returns false after an error. The text
+// is valid UTF-8 (check_encoding ran).
+bool check_invisible(std::string_view text, FileId file, Diagnostics& diags) {
+  bool ok = true;
+  enum class In { Code, Comment, String, TripleString } in = In::Code;
+  for (std::size_t i = 0; i < text.size();) {
+    char c = text[i];
+    if (static_cast<unsigned char>(c) < 0x80) {
+      if (in == In::Code) {
+        if (c == '#') in = In::Comment;
+        else if (c == '"') in = text.substr(i, 3) == "\"\"\"" ? In::TripleString : In::String;
+        i += in == In::TripleString ? 3 : 1;
+      } else if (in == In::Comment) {
+        if (c == '\n') in = In::Code;
+        ++i;
+      } else if (c == '\\') {
+        i += 2;
+      } else if (in == In::String && (c == '"' || c == '\n')) {
+        in = In::Code;
+        ++i;
+      } else if (in == In::TripleString && text.substr(i, 3) == "\"\"\"") {
+        in = In::Code;
+        i += 3;
+      } else {
+        ++i;
+      }
+      continue;
+    }
+    std::size_t len = utf8_sequence_length(text, i);
+    if (len == 0) len = 1;  // not reached: the encoding was checked
+    char32_t cp = utf8_code_point(text, i, len);
+    if (const char* name = invisible_character_name(cp)) {
+      if (in == In::Code) {
+        diags.error(range_in(file, i, i + len),
+                    fmt::format("invisible character U+{:04X} {} between the tokens here: delete it",
+                                static_cast<std::uint32_t>(cp), name));
+        ok = false;
+      } else if (is_bidi_control(cp)) {
+        diags.warning(range_in(file, i, i + len),
+                      fmt::format("bidirectional control character U+{:04X} {} in a {}: the line may "
+                                  "display in another order than pipec reads it (Trojan Source, "
+                                  "CVE-2021-42574); delete it unless it is meant",
+                                  static_cast<std::uint32_t>(cp), name,
+                                  in == In::Comment ? "comment" : "string"));
+      }
+    }
+    i += len;
+  }
+  return ok;
+}
+
 // The grammar recurses once per bracket, `not` and `else if`; this scan bounds that
 // depth before X3 runs, so deep input gets an error instead of overflowing the stack.
 bool check_nesting(std::string_view text, FileId file, Diagnostics& diags) {
@@ -218,8 +287,8 @@ bool word_at(std::string_view text, std::size_t j, std::string_view word) {
 std::size_t resync(std::string_view text, std::size_t begin, std::size_t where, bool statement,
                    bool& open_at_end) {
   open_at_end = false;
-  static constexpr std::array<std::string_view, 6> kStatementWords = {
-      "step", "param", "if", "for", "finally", "description"};
+  static constexpr std::array<std::string_view, 7> kStatementWords = {
+      "step", "param", "if", "for", "finally", "description", "settings"};
   static constexpr std::array<std::string_view, 3> kDeclarationWords = {"use", "op", "pipeline"};
   int depth = 0;            // brackets open since `begin`
   int depth_at_where = -1;  // ... at the error (-1: not reached yet)
@@ -244,7 +313,8 @@ std::size_t resync(std::string_view text, std::size_t begin, std::size_t where, 
     std::string_view word = text.substr(j, k - j);
     if (word.size() < 3 || grammar::is_keyword(word)) return false;
     while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
-    if (k >= text.size() || !grammar::is_ident_start(text[k])) return false;
+    // ... or before a block (`finaly {`, `setings {`).
+    if (k >= text.size() || !(grammar::is_ident_start(text[k]) || (statement && text[k] == '{'))) return false;
     static const std::vector<std::string> kStatementList(kStatementWords.begin(), kStatementWords.end());
     static const std::vector<std::string> kDeclarationList(kDeclarationWords.begin(),
                                                            kDeclarationWords.end());
@@ -333,11 +403,23 @@ void report_expectation(std::string_view text, FileId file, std::size_t where,
     return;
   }
   diags.error(range_in(file, where, end), fmt::format("expected {}", expected));
-  // A misspelt statement keyword (`stpe`): the nearest one.
-  if (expected.rfind("statement", 0) == 0 && !word.empty() && is_ident_char(word[0])) {
+  // A misspelt keyword (`stpe`, `setings {`, `pipline p`, `limt 2`, `aftr a`): the nearest
+  // word that may stand there. Past the error limit no note is shown: none is computed.
+  if (!word.empty() && grammar::is_ident_start(word[0]) && diags.error_count() <= Diagnostics::kMaxErrors) {
+    // What begins a statement, and the words that may follow one's end (`after`, `else`).
     static const std::vector<std::string> kStatements = {"step", "param", "if", "for", "finally",
-                                                         "description"};
-    if (std::string near = spellcheck(word, kStatements); !near.empty())
+                                                         "description", "settings", "after", "else"};
+    static const std::vector<std::string> kDeclarations = {"use", "op", "pipeline"};
+    // Anywhere else: every keyword, and the words that are keywords only in their place.
+    static const std::vector<std::string> kAll = [] {
+      std::vector<std::string> all(grammar::kKeywords.begin(), grammar::kKeywords.end());
+      all.insert(all.end(), {"settings", "limit"});
+      return all;
+    }();
+    const auto& candidates = expected.rfind("statement", 0) == 0 ? kStatements
+                             : expected.find("'pipeline'") != std::string::npos ? kDeclarations
+                                                                                 : kAll;
+    if (std::string near = spellcheck(word, candidates); !near.empty())
       diags.note(range_in(file, where, where), fmt::format("did you mean '{}'?", near));
   }
 }
@@ -645,7 +727,9 @@ class Finisher {
 
 std::optional<ast::Module> parse(const SourceManager& sources, FileId file, Diagnostics& diags) {
   std::string_view text = sources.text(file);
-  if (!check_encoding(text, file, diags) || !check_nesting(text, file, diags)) return std::nullopt;
+  if (!check_not_package(text, sources.name(file), diags) || !check_encoding(text, file, diags) ||
+      !check_invisible(text, file, diags) || !check_nesting(text, file, diags))
+    return std::nullopt;
 
   // A syntax error is reported and its statement (or declaration) skipped, so one pass
   // reports them all; the tree is then only walked for string errors.

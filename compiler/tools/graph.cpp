@@ -155,11 +155,17 @@ Graph build(const ir::Pipeline& p) {
   return g;
 }
 
+// A DOT string: a newline in the text is DOT's line break `\n` (not a backslash and an
+// 'n', which is what escaping the two characters would show).
 std::string quote(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
-    out += c == '\n' ? ' ' : c;
+    out += c;
   }
   return out + "\"";
 }
@@ -211,7 +217,7 @@ std::string graph_dot(const ir::Pipeline& p) {
           out += inner + "}\n";
         } else {
           out += fmt::format("{}{} [label={}{}];\n", inner, quote(n->id),
-                             quote(n->id + (n->op.empty() ? "" : "\\n" + n->op)),
+                             quote(n->id + (n->op.empty() ? "" : "\n" + n->op)),
                              n->kind == "training" ? ", style=\"rounded,bold\", peripheries=2" : "");
         }
       }

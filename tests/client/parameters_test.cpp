@@ -291,5 +291,21 @@ TEST(ClientParameters, ParamsFileInJsonAndItsErrors) {
   EXPECT_EQ(errors[2].rfind("bad.yaml: not valid YAML or JSON", 0), 0u) << errors[2];
 }
 
+TEST(ClientParameters, DuplicateKeysAreRefusedAsTheLanguageRefusesThem) {
+  // In a params file (YAML or JSON), at the top and inside a value, and in a -p JSON value:
+  // refused with the place, not the last one winning.
+  std::vector<Override> overrides;
+  std::vector<std::string> errors;
+  EXPECT_FALSE(read_params_file("workers: 2\ndata: x\nworkers: 3\n", "p.yaml", overrides, errors));
+  EXPECT_FALSE(read_params_file(R"({"tags": {"a": "b", "a": "c"}})", "p.json", overrides, errors));
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0], "p.yaml:3:1: parameter 'workers' is given twice; keep one");
+  EXPECT_EQ(errors[1], "p.json: parameter 'tags': duplicate key 'a' at line 1, column 21; keep one");
+  Signature s = signature_of("typed.yaml");
+  EXPECT_EQ(errors_of(s, cli({"data=x", R"(tags={"a": "b", "a": "c"})"})),
+            "parameter 'tags' (map<string>): '{\"a\": \"b\", \"a\": \"c\"}' has the key 'a' twice; keep one\n");
+  EXPECT_EQ(errors_of(s, cli({"data=x", R"(tags={"a": "b", "c": "a"})"})), "");
+}
+
 }  // namespace
 }  // namespace pipec::client::kfp

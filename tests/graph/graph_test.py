@@ -70,12 +70,23 @@ for path in files:
         r = subprocess.run([pipec, "graph", path, "--format", fmt], capture_output=True, text=True)
         if r.returncode != 0 or not r.stdout:
             fail(name, f"--format {fmt} failed: {r.stderr}")
+        # A step's label is its name and op on two lines: DOT's line break, not "\\n".
+        if fmt == "dot":
+            for n in graph["nodes"]:
+                if n["kind"] != "loop" and n.get("op"):
+                    want = f'label="{n["id"]}\\n{n["op"]}"'
+                    if want not in r.stdout or "\\\\n" in r.stdout:
+                        fail(name, f"dot label of {n['id']}: want {want}")
     if shutil.which("dot"):
         r = subprocess.run([pipec, "graph", path, "--format", "svg"], capture_output=True, text=True)
         if r.returncode != 0 or "<svg" not in r.stdout:
             fail(name, "--format svg failed: " + r.stderr)
         elif any(f">{n['id']}<" not in r.stdout for n in graph["nodes"] if n["kind"] != "loop"):
             fail(name, "a step's name is missing from the SVG")
+        elif any(n.get("op") and f">{n['op']}<" not in r.stdout for n in graph["nodes"] if n["kind"] != "loop"):
+            fail(name, "a step's op is not on a line of its own in the SVG")
+        elif "\\n" in r.stdout:
+            fail(name, "the SVG shows a literal \\n")
     elif os.environ.get("PIPEC_GRAPH_NEED_DOT") == "1":
         fail(name, "Graphviz's dot is not installed (scripts/setup.sh installs graphviz)")
 

@@ -23,10 +23,20 @@ r=$tmp/root/usr
 "$r/bin/pipec" run --help | grep -q -- "--param" || fail "unpacked pipec run --help"
 "$r/bin/pipec-launcher" --help | grep -q "usage: pipec-launcher" || fail "unpacked pipec-launcher --help"
 file "$r/bin/pipec" 2>/dev/null | grep -q "not stripped" && fail "pipec is not stripped"
+# The licence (Apache-2.0): the repository's LICENSE is the standard text, and the
+# package's copyright file is machine-readable (DEP-5) and names it for every file.
+cmp -s "$src/LICENSE" /usr/share/common-licenses/Apache-2.0 || fail "LICENSE is not the Apache-2.0 text"
+copyright=$r/share/doc/pipec/copyright
+head -n1 "$copyright" | grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' ||
+  fail "copyright is not machine-readable"
+[ "$(grep -c '^License: Apache-2.0$' "$copyright")" = 2 ] || fail "copyright does not license Files: * under Apache-2.0"
+grep -q '/usr/share/common-licenses/Apache-2.0' "$copyright" || fail "copyright does not point at common-licenses"
 if command -v lintian >/dev/null; then
   lintian --allow-root --info "$deb" >"$tmp/lintian.txt" 2>&1 || true
   cat "$tmp/lintian.txt"
   if grep -q '^E: ' "$tmp/lintian.txt"; then fail "lintian reports errors"; fi
+  # Any tag about the copyright file or the licence (warnings and pedantic ones too).
+  if grep -Eqi '^[EWIP]: .*(copyright|licen[cs]e)' "$tmp/lintian.txt"; then fail "lintian: copyright tags"; fi
 else
   echo "install.deb: lintian not installed (scripts/setup.sh installs it)"
 fi

@@ -24,9 +24,10 @@ EXPECT = {
     # minutes), so the list parameter is empty: no fetch_shard, and the withItems loop runs.
     "loops": (["-p", "shards=[]"], 0, {"start": "succeeded", "announce.0": "succeeded",
                                         "announce.1": "succeeded", "fetch_shard.0": None}),
-    # Runs, and fails as it would on a cluster: count reads fetch's file from fetch's own
-    # container (/data is private to each step).
-    "outputs": (URL, 1, {"fetch": "succeeded", "count": "failed", "report": "not run"}),
+    # Runs: make's `file` output is copied into count's container, as an artifact is on a
+    # cluster; report reads both steps' values.
+    "outputs": (["-p", "lines=50"], 0, {"make": "succeeded", "count": "succeeded", "report": "succeeded"},
+                "50 rows written, 50 lines read"),
     # Run; their commands need programs only their images have (python -m trainer,
     # train.py): images are not pulled, so the step fails with the shell's message.
     "container_op": ([], 1, {"train": "failed", "publish": "not run"},

@@ -35,6 +35,22 @@ TEST(RuntimeMetrics, SanitisesNamesToKfpRule) {
   EXPECT_EQ(sanitize_metric_name(std::string(63, 'x') + "-y"), std::string(63, 'x'));
 }
 
+TEST(RuntimeMetrics, NamesAMisspeltFormatOrAggregation) {
+  std::string error;
+  EXPECT_FALSE(parse_metric_spec("acc:PERCENT", error));
+  EXPECT_EQ(error,
+            "metric 'acc:PERCENT': unknown format 'PERCENT'; did you mean 'acc:PERCENTAGE'? (expected "
+            "NAME[:RAW|PERCENTAGE][:last|max|min], e.g. images/sec:RAW:max)");
+  EXPECT_FALSE(parse_metric_spec("loss:minimum", error));
+  EXPECT_EQ(error.substr(0, error.find(" (")),
+            "metric 'loss:minimum': unknown aggregation 'minimum'; did you mean 'loss:min'?");
+  EXPECT_FALSE(parse_metric_spec("acc:Percentage:max", error));
+  EXPECT_EQ(error.substr(0, error.find(" (")),
+            "metric 'acc:Percentage:max': unknown format 'Percentage'; did you mean 'acc:PERCENTAGE:max'?");
+  EXPECT_EQ(metric_option_problem("acc:PERCENTAGE:last"), "");
+  EXPECT_EQ(metric_option_problem("val:acc"), "");  // a name, not an option
+}
+
 TEST(RuntimeMetrics, ParsesSpecs) {
   std::string error;
   auto m = parse_metric_spec("images/sec:PERCENTAGE:max", error);

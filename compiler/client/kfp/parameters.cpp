@@ -161,16 +161,24 @@ std::string scalar_text(const YAML::Node& node) {
 }
 
 // A YAML node as JSON: plain scalars typed as YAML 1.2's core schema, quoted ones strings.
-json yaml_to_json(const YAML::Node& node) {
+// A key a map holds twice (yaml-cpp keeps both) is refused as the language refuses one:
+// `duplicate`, when given, is set to "duplicate key 'K' at line L, column C" for the first.
+json yaml_to_json(const YAML::Node& node, std::string* duplicate = nullptr) {
   switch (node.Type()) {
     case YAML::NodeType::Sequence: {
       json out = json::array();
-      for (const auto& item : node) out.push_back(yaml_to_json(item));
+      for (const auto& item : node) out.push_back(yaml_to_json(item, duplicate));
       return out;
     }
     case YAML::NodeType::Map: {
       json out = json::object();
-      for (const auto& item : node) out[item.first.Scalar()] = yaml_to_json(item.second);
+      for (const auto& item : node) {
+        const std::string& key = item.first.Scalar();
+        if (out.contains(key) && duplicate && duplicate->empty())
+          *duplicate = fmt::format("duplicate key '{}' at line {}, column {}", shown(key),
+                                   item.first.Mark().line + 1, item.first.Mark().column + 1);
+        out[key] = yaml_to_json(item.second, duplicate);
+      }
       return out;
     }
     case YAML::NodeType::Scalar: {
@@ -461,13 +469,28 @@ bool read_params_file(std::string_view content, const std::string& path,
     return false;
   }
   bool ok = true;
+  std::set<std::string> names;
   for (const auto& item : root) {
     std::string name = item.first.IsScalar() ? item.first.Scalar() : std::string();
     const YAML::Node& value = item.second;
+    if (!names.insert(name).second) {
+      // As the language refuses a duplicate key, not the last one winning.
+      errors.push_back(fmt::format("{}:{}:{}: parameter '{}' is given twice; keep one", path,
+                                   item.first.Mark().line + 1, item.first.Mark().column + 1, shown(name)));
+      ok = false;
+      continue;
+    }
     if (value.IsScalar()) {
       out.push_back(Override{name, value.Scalar(), false, path});
     } else if (value.IsSequence() || value.IsMap()) {
-      out.push_back(Override{name, dump(yaml_to_json(value)), true, path});
+      std::string duplicate;
+      json as_json = yaml_to_json(value, &duplicate);
+      if (!duplicate.empty()) {
+        errors.push_back(fmt::format("{}: parameter '{}': {}; keep one", path, shown(name), duplicate));
+        ok = false;
+        continue;
+      }
+      out.push_back(Override{name, dump(as_json), true, path});
     } else {
       errors.push_back(fmt::format("{}: parameter '{}' has no value", path, name));
       ok = false;
@@ -511,7 +534,22 @@ bool canonical_value(const ParamType& type, std::string_view text, bool structur
       return false;
     case ParamKind::List:
     case ParamKind::Map: {
-      json value = json::parse(text, nullptr, false);
+      // A key an object holds twice is refused (the parser would keep the last one).
+      std::vector<std::set<std::string>> keys;  // of each object open
+      std::string duplicate;
+      json::parser_callback_t track = [&](int, json::parse_event_t event, json& parsed) {
+        if (event == json::parse_event_t::object_start) keys.emplace_back();
+        else if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+        else if (event == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
+                 duplicate.empty())
+          duplicate = parsed.get<std::string>();
+        return true;
+      };
+      json value = json::parse(text, track, false);
+      if (!value.is_discarded() && !duplicate.empty()) {
+        problem = fmt::format("'{}' has the key '{}' twice; keep one", shown(text), shown(duplicate));
+        return false;
+      }
       if (value.is_discarded()) {
         problem = fmt::format("'{}' is not JSON (e.g. {})", shown(text),
                               type.kind == ParamKind::List ? "[1, 2]" : "{\"a\": 1}");

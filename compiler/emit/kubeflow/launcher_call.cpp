@@ -642,6 +642,10 @@ bool Builder::read_metrics() {
   std::size_t count = 0;
   auto literal_spec = [&](const std::string& spec, const ir::Value& at) {
     ++count;
+    if (std::string problem = runtime::metric_option_problem(spec); !problem.empty()) {
+      error(at, problem);
+      return;
+    }
     std::string name = split_metric_spec(spec).name;
     std::string reported = sanitize_metric_name(name);
     if (!metric_name_reportable(name)) {

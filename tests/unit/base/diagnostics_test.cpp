@@ -133,7 +133,38 @@ TEST(Diagnostics, StopsRecordingAfterTheErrorLimit) {
   for (int i = 0; i < 500; ++i) diags.error({}, "e");
   EXPECT_EQ(diags.error_count(), 500u);
   EXPECT_EQ(diags.all().size(), Diagnostics::kMaxErrors + 1);
-  EXPECT_EQ(diags.all().back().message, "too many errors, stopping after 100");
+  EXPECT_EQ(diags.errors_not_shown(), 400u);
+  // The last item carries the count when rendered, as text and as JSON.
+  std::ostringstream text, json;
+  render(diags, sources, text, {});
+  EXPECT_NE(text.str().find("error: too many errors: 100 shown, 400 more not shown (500 in all)\n"),
+            std::string::npos)
+      << text.str();
+  render(diags, sources, json, {DiagnosticFormat::Json, false});
+  std::string last = json.str().substr(json.str().rfind('{', json.str().size() - 3));
+  EXPECT_NE(last.find("\"message\":\"too many errors: 100 shown, 400 more not shown (500 in all)\""),
+            std::string::npos)
+      << last;
+  EXPECT_NE(last.find("\"not_shown\":400"), std::string::npos) << last;
+}
+
+TEST(Diagnostics, TheSameWarningAtTheSamePlaceIsShownOnce) {
+  // An op's warning, found again for each of three steps that call it.
+  SourceManager sources;
+  FileId f = sources.add("x", "op a() {}\n");
+  Diagnostics diags;
+  for (int i = 0; i < 3; ++i) {
+    diags.warning({f, 3, 4}, "w");
+    diags.note({f, 0, 2}, "n");
+  }
+  diags.warning({f, 3, 4}, "another");
+  diags.warning({f, 0, 2}, "w");
+  ASSERT_EQ(diags.all().size(), 4u);
+  EXPECT_EQ(diags.all()[0].message, "w");
+  EXPECT_EQ(diags.all()[1].message, "n");
+  EXPECT_EQ(diags.all()[2].message, "another");
+  EXPECT_EQ(diags.all()[3].range.begin, 0u);
+  EXPECT_EQ(diags.warning_count(), 3u);
 }
 
 TEST(SourceManager, LineAndColumnAreOneBasedBytes) {
