@@ -15,6 +15,8 @@
 #include "compiler/base/atomic_file.hpp"
 #include "compiler/base/names.hpp"
 #include "compiler/base/source_manager.hpp"
+#include "input/limits.hpp"
+#include "input/read.hpp"
 #include "compiler/driver/budgets.hpp"
 #include "compiler/driver/compile.hpp"
 #include "compiler/driver/format.hpp"
@@ -57,11 +59,9 @@ std::string default_output(const std::string& input) {
 // The program: the file at `input`, or standard input for `-` (named `<stdin>`).
 FileId load_input(SourceManager& sources, const std::string& input, std::string& error) {
   if (input != "-") return sources.load(input, error);
-  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-  if (std::cin.bad()) {
-    error = "cannot read standard input";
-    return kNoFile;
-  }
+  // The same bound as a file's, as the input is read: a pipe has no size to check first.
+  std::string text;
+  if (!input::read_stream(std::cin, input::kMaxSourceBytes, text, error)) return kNoFile;
   return sources.add("<stdin>", std::move(text));
 }
 

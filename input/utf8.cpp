@@ -1,4 +1,4 @@
-#include "compiler/base/utf8.hpp"
+#include "input/utf8.hpp"
 
 #include <cstdint>
 
@@ -23,6 +23,19 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
       (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
     return 0;
   return len;
+}
+
+std::size_t first_invalid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len = utf8_sequence_length(text, i);
+    if (len == 0) return i;
+    i += len;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace pipec
