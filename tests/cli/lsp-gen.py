@@ -6,7 +6,7 @@ usage: lsp-gen.py KIND OUT
   method-not-string   a request whose "method" is a number (and one that is an object)
   unreadable-length   Content-Length missing, negative, not a number, 2^64+1, and over
                       64 MiB with its bytes, and a header line of 10,000 bytes
-  deep-json           a body nested 100,000 deep
+  deep-json           bodies nested 100,000 deep (in params, in the id, alone)
 """
 import json
 import sys
@@ -41,7 +41,12 @@ elif kind == "unreadable-length":
     middle += b"Content-Length: %d\r\n\r\n" % big + b" " * big
     middle += b"X-Long: " + b"x" * 10000 + b"\r\n\r\n" + json.dumps(hover).encode()
 elif kind == "deep-json":
-    middle = frame(b"[" * 100000 + b"]" * 100000)
+    # A request whose params, one whose id, and a body that is only brackets: the first
+    # two segfaulted (the answer echoing the id, the handler walking the params).
+    deep = b"[" * 100000 + b"]" * 100000
+    middle = frame(b'{"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":' + deep + b"}")
+    middle += frame(b'{"jsonrpc":"2.0","id":' + deep + b',"method":"nothing"}')
+    middle += frame(deep)
 else:
     sys.exit("unknown kind " + kind)
 with open(out, "wb") as f:
