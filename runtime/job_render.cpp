@@ -12,6 +12,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "input/json.hpp"
+#include "input/utf8.hpp"
+
 namespace pipec::runtime {
 namespace {
 
@@ -56,14 +59,25 @@ std::int64_t int_minimum(std::string_view pointer) {
 
 namespace {
 
-std::string json_quote(std::string_view text) { return json(std::string(text)).dump(); }
+// Text in a message: quoted as JSON, a byte that is not UTF-8 as U+FFFD (never a throw).
+std::string json_quote(std::string_view text) {
+  return json(std::string(text)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// "" when `text` is UTF-8, else where it is not: "byte 0xFF at byte 3 of it".
+std::string utf8_problem(std::string_view text) {
+  std::size_t bad = first_invalid_utf8(text);
+  if (bad == std::string_view::npos) return {};
+  return fmt::format("byte 0x{:02X} at byte {} of it is not UTF-8", static_cast<unsigned char>(text[bad]),
+                     bad + 1);
+}
 
 std::optional<std::vector<DataEntry>> parse_data(const std::string& name, std::string_view text,
                                                  std::string& error) {
   std::vector<std::string> items;
   auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && text[first] == '[') {
-    json list = json::parse(text.begin(), text.end(), nullptr, false);
+    json list = input::parse_json(text);
     if (list.is_discarded() || !list.is_array()) {
       error = fmt::format("value '{}' must be a JSON list of strings, got {}", name, json_quote(text));
       return std::nullopt;
@@ -188,11 +202,26 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
     error = fmt::format("binding for '{}': '{}' is not a JSON pointer", b.name, b.pointer);
     return false;
   }
-  if (b.pointer.empty() || !job.contains(ptr)) {
+  bool present = false;
+  try {
+    present = !b.pointer.empty() && job.contains(ptr);
+  } catch (const json::exception&) {  // a token that is no array index, on an array
+  }
+  if (!present) {
     error = fmt::format("binding for '{}': '{}' is not in the manifest", b.name, b.pointer);
     return false;
   }
   json& slot = job[ptr];
+  // A value replaces one field; the kinds that edit a replica spec need an object there.
+  bool one_value = b.kind == BindingKind::String || b.kind == BindingKind::Env || b.kind == BindingKind::Int ||
+                   b.kind == BindingKind::Quantity || b.kind == BindingKind::Bool ||
+                   b.kind == BindingKind::CleanPodPolicy;
+  if (one_value ? slot.is_structured() : !slot.is_object()) {
+    error = fmt::format("binding for '{}': '{}' is {} in the manifest, not {}", b.name, b.pointer,
+                        slot.is_object() ? "an object" : slot.is_array() ? "a list" : "a single value",
+                        one_value ? "a single value" : "an object");
+    return false;
+  }
   switch (b.kind) {
     case BindingKind::String:
     case BindingKind::Env:
@@ -256,7 +285,7 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
       return true;
     }
     case BindingKind::Tolerations: {
-      json list = json::parse(text, nullptr, false);
+      json list = input::parse_json(text);
       if (list.is_discarded() || !list.is_array()) {
         error = fmt::format("value '{}' must be a JSON list of tolerations, got {}", b.name, json_quote(text));
         return false;
@@ -279,7 +308,7 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
     }
     case BindingKind::NodeSelector:
     case BindingKind::EnvMap: {
-      json map = json::parse(text, nullptr, false);
+      json map = input::parse_json(text);
       bool ok = !map.is_discarded() && map.is_object();
       for (auto it = ok ? map.begin() : map.end(); ok && it != map.end(); ++it) ok = it->is_string();
       if (!ok) {
@@ -401,6 +430,15 @@ std::optional<Binding> parse_binding(std::string_view spec, std::string& error) 
     return std::nullopt;
   }
   b.kind = *kind;
+  if (auto problem = utf8_problem(spec); !problem.empty()) {
+    error = fmt::format("--bind {}: {}", json_quote(spec), problem);
+    return std::nullopt;
+  }
+  // Manifests have no empty keys: an empty token ("a//b", a trailing '/') is a mistake.
+  if (b.pointer.find("//") != std::string::npos || (b.pointer.size() > 1 && b.pointer.back() == '/')) {
+    error = fmt::format("--bind {}: the pointer '{}' has an empty token", json_quote(spec), b.pointer);
+    return std::nullopt;
+  }
   bool name_ok = !b.name.empty();
   // A data binding may name several values, one entry (or list of entries) each.
   for (char c : b.name) name_ok = name_ok && (is_name_char(c) || (c == ',' && b.kind == BindingKind::Data));
@@ -419,13 +457,22 @@ bool parse_value(std::string_view spec, std::string& name, std::string& text, st
   }
   name = std::string(spec.substr(0, eq));
   text = std::string(spec.substr(eq + 1));
+  // A value reaches the job as JSON text: it is UTF-8, or refused here with its place.
+  if (auto problem = utf8_problem(spec.substr(0, eq)); !problem.empty()) {
+    error = fmt::format("--value {}: the name: {}", json_quote(spec), problem);
+    return false;
+  }
+  if (auto problem = utf8_problem(text); !problem.empty()) {
+    error = fmt::format("value '{}': {}", name, problem);
+    return false;
+  }
   return true;
 }
 
 RenderResult render_job(std::string_view manifest, std::span<const Binding> bindings,
                         const std::map<std::string, std::string>& values) {
   RenderResult result;
-  json job = json::parse(manifest.begin(), manifest.end(), nullptr, false);
+  json job = input::parse_json(manifest);
   if (job.is_discarded()) {
     result.error = "the manifest is not valid JSON";
     return result;
@@ -450,9 +497,13 @@ RenderResult render_job(std::string_view manifest, std::span<const Binding> bind
             result.error = fmt::format("no --value for '{}' (bound at '{}')", name, b.pointer);
             return result;
           }
+          if (auto problem = utf8_problem(it->second); !problem.empty()) {
+            result.error = fmt::format("value '{}': {}", name, problem);
+            return result;
+          }
           auto first = it->second.find_first_not_of(" \t\r\n");
           json list = first != std::string::npos && it->second[first] == '['
-                          ? json::parse(it->second, nullptr, false)
+                          ? input::parse_json(it->second)
                           : json::array({it->second});
           if (list.is_discarded() || !list.is_array()) {
             result.error = fmt::format("value '{}' must be a JSON list of strings, got {}", name,
@@ -469,6 +520,10 @@ RenderResult render_job(std::string_view manifest, std::span<const Binding> bind
           return result;
         }
         text = it->second;
+        if (auto problem = utf8_problem(text); !problem.empty()) {
+          result.error = fmt::format("value '{}': {}", b.name, problem);
+          return result;
+        }
       }
       if (!apply_binding(job, b, text, result.error)) return result;
     }

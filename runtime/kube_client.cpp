@@ -15,15 +15,18 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "input/limits.hpp"
+#include "input/read.hpp"
+#include "input/yaml.hpp"
+
 namespace pipec::runtime {
 namespace {
 
+// A token, certificate or namespace file: a regular file of bounded size.
 std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string text, error;
+  if (!input::read_file(path, input::kMaxKubeconfigBytes, text, error)) return std::nullopt;
+  return text;
 }
 
 std::string trim(std::string s) {
@@ -79,6 +82,7 @@ struct Transfer {
   const std::function<bool()>* cancel = nullptr;
   bool stopped_by_callback = false;
   bool cancelled = false;
+  bool too_large = false;
 };
 
 std::size_t on_write(char* data, std::size_t size, std::size_t count, void* user) {
@@ -93,7 +97,12 @@ std::size_t on_write(char* data, std::size_t size, std::size_t count, void* user
     }
     return n;
   }
-  if (t->body.size() < (16u << 20)) t->body.append(data, n);
+  // An answer past the bound ends the transfer (CURLE_WRITE_ERROR) and is an error.
+  if (t->body.size() + n > input::kMaxAnswerBytes) {
+    t->too_large = true;
+    return 0;
+  }
+  t->body.append(data, n);
   return n;
 }
 
@@ -124,7 +133,13 @@ std::optional<KubeConfig> kubeconfig_from_file(const std::string& path, std::str
   namespace fs = std::filesystem;
   KubeConfig c;
   try {
-    YAML::Node root = YAML::LoadFile(path);
+    std::string text, problem;
+    YAML::Node root;
+    if (!input::read_file(path, input::kMaxKubeconfigBytes, text, problem) ||
+        !input::load_yaml(text, root, problem)) {
+      error = fmt::format("cannot read kubeconfig '{}': {}", path, problem);
+      return std::nullopt;
+    }
     auto current = root["current-context"] ? root["current-context"].as<std::string>() : "";
     auto find = [&](const char* list, const std::string& name) -> YAML::Node {
       if (root[list] && root[list].IsSequence())
@@ -328,7 +343,9 @@ HttpResponse KubeClient::perform(std::string_view method, const std::string& pat
   response.body = std::move(t.body);
   response.cancelled = t.cancelled;
   if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t.stopped_by_callback)) {
-    response.error = t.cancelled ? "cancelled" : curl_easy_strerror(rc);
+    response.error = t.cancelled    ? "cancelled"
+                     : t.too_large ? "the answer is larger than " + input::size_text(input::kMaxAnswerBytes)
+                                   : curl_easy_strerror(rc);
   }
   return response;
 }

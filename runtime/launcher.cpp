@@ -16,6 +16,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "input/json.hpp"
+#include "input/limits.hpp"
 #include "runtime/job_render.hpp"
 #include "runtime/kube_client.hpp"
 #include "runtime/log_copy.hpp"
@@ -108,7 +110,7 @@ long long integer(const json& j, const char* key) {
 
 std::string status_message(const HttpResponse& r) {
   if (r.status == 0) return r.error;
-  json body = json::parse(r.body, nullptr, false);
+  json body = input::parse_json(r.body);
   if (!text(body, "message").empty())
     return fmt::format("{} ({})", text(body, "message"), r.status);
   return fmt::format("HTTP {}", r.status);
@@ -297,7 +299,7 @@ bool Launcher::prepare() {
   for (const auto& value_name : o_.metric_list_value_args) {
     std::optional<std::string> text = value_text(value_name);
     if (!text) return error(fmt::format("no --value for '{}' (--metric-list-value)", value_name)), false;
-    json list = json::parse(*text, nullptr, false);
+    json list = input::parse_json(*text);
     if (list.is_discarded() || !list.is_array())
       return error(fmt::format("value '{}' must be a JSON list of metric specs, got {}", value_name,
                                json(*text).dump())),
@@ -426,7 +428,7 @@ std::optional<int> Launcher::create_or_adopt() {
       report_api_error(g, "get", resource());
       return kExitApiError;
     }
-    json existing = json::parse(g.body, nullptr, false);
+    json existing = input::parse_json(g.body);
     std::string step;
     step = text(at(existing, "metadata", "labels"), "pipelines.kubeflow.org/step");
     if (step != label_value(o_.step_name)) {
@@ -516,7 +518,7 @@ Launcher::Outcome Launcher::follow() {
       if (r.status == 404) return Outcome::Deleted;
       if (r.ok()) {
         outage.reset();
-        json obj = json::parse(r.body, nullptr, false);
+        json obj = input::parse_json(r.body);
         if (obj.is_object()) {
           rv = text(at(obj, "metadata"), "resourceVersion");
           if (auto o = observe(obj)) return *o;
@@ -552,7 +554,7 @@ Launcher::Outcome Launcher::follow() {
             std::string line = buffer.substr(0, nl);
             buffer.erase(0, nl + 1);
             if (line.empty()) continue;
-            json ev = json::parse(line, nullptr, false);
+            json ev = input::parse_json(line);
             if (text(ev, "type").empty() || !at(ev, "object").is_object()) {
               bad_event = true;
               return false;
@@ -574,6 +576,11 @@ Launcher::Outcome Launcher::follow() {
               result = observe(obj);
               if (result) return false;
             }
+          }
+          // One event is one line: a line that does not end within the bound is not one.
+          if (buffer.size() > input::kMaxWatchEventBytes) {
+            bad_event = true;
+            return false;
           }
           return true;
         },
@@ -617,7 +624,7 @@ std::optional<Launcher::LeaderPod> Launcher::find_leader_pod() {
     if (r.status == 403 && !pods_forbidden_.exchange(true)) report_api_error(r, "list", "pods");
     return std::nullopt;
   }
-  json list = json::parse(r.body, nullptr, false);
+  json list = input::parse_json(r.body);
   if (!at(list, "items").is_array()) return std::nullopt;
   const json* best = nullptr;
   auto key = [](const json& p) {
@@ -717,7 +724,7 @@ void Launcher::report_failure() {
   auto r = client_->request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
                                               url_encode(kind_.job_label + "=" + name_)));
   if (!r.ok()) return;
-  json list = json::parse(r.body, nullptr, false);
+  json list = input::parse_json(r.body);
   if (!at(list, "items").is_array()) return;
   // The failing pod: a failed phase or a container that ended with a non-zero code.
   const json* pod = nullptr;
@@ -812,7 +819,7 @@ std::optional<int> Launcher::create_pods() {
     if (r.status == 409) {
       auto g = call("GET", path + "/" + name);
       if (g.ok()) {
-        json existing = json::parse(g.body, nullptr, false);
+        json existing = input::parse_json(g.body);
         std::string step = text(at(existing, "metadata", "labels"), "pipelines.kubeflow.org/step");
         if (step == label_value(o_.step_name)) {  // adopted: the step was restarted
           owned_.insert({plural, name});
@@ -882,7 +889,7 @@ Launcher::Outcome Launcher::follow_pods() {
       continue;
     }
     outage_began = Clock::time_point{};
-    json list = json::parse(r.body, nullptr, false);
+    json list = input::parse_json(r.body);
     std::map<std::string, const json*> by_name;
     for (const auto& p : at(list, "items")) by_name[text(at(p, "metadata"), "name")] = &p;
     bool any_running = false, leader_done = false, workers_done = true, worker0_done = false;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <ostream>
 
+#include "input/limits.hpp"
 #include "runtime/log_cursor.hpp"
 #include "runtime/metrics.hpp"
 
@@ -38,10 +39,28 @@ void LogCopier::flush_batch() {
 void LogCopier::feed(std::string_view data) {
   const char* p = data.data();
   const char* end = p + data.size();
-  if (!partial_.empty()) {  // the line the last piece ended in
+  if (in_long_line_) {  // the rest of a line too long to hold
+    const auto* nl = static_cast<const char*>(std::memchr(p, '\n', data.size()));
+    if (!nl) {
+      long_line(data);
+      return;
+    }
+    long_line(std::string_view(p, static_cast<std::size_t>(nl + 1 - p)));
+    in_long_line_ = false;
+    p = nl + 1;
+  } else if (!partial_.empty()) {  // the line the last piece ended in
     const auto* nl = static_cast<const char*>(std::memchr(p, '\n', data.size()));
     if (!nl) {
       partial_.append(data);
+      if (partial_.size() > input::kMaxLogLineBytes) {
+        // The cursor decides on the line's timestamp, which is in what is held.
+        flush_batch();
+        auto line = cursor_.accept(partial_);
+        long_line_shown_ = line.has_value();
+        in_long_line_ = true;
+        if (line) long_line(*line);
+        partial_.clear();
+      }
       return;
     }
     partial_.append(p, static_cast<std::size_t>(nl - p));
@@ -59,7 +78,18 @@ void LogCopier::feed(std::string_view data) {
   flush_batch();
 }
 
+void LogCopier::long_line(std::string_view piece) {
+  if (!long_line_shown_) return;
+  out_.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+  out_.flush();
+  scraper_.feed(piece);
+}
+
 void LogCopier::finish() {
+  if (in_long_line_) {  // it gets its '\n' too
+    long_line("\n");
+    in_long_line_ = false;
+  }
   if (!partial_.empty()) {  // a last line without '\n' gets one (docs/runtime.md)
     copy_line(partial_);
     partial_.clear();

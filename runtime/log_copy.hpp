@@ -15,7 +15,10 @@ class MetricScraper;
 /// what `cursor` says was printed before, writes the rest without the timestamps to `out`
 /// byte for byte ('\r' included; a last line without '\n' gets one) and feeds it to
 /// `scraper`. Data may be split anywhere between feed() calls; each call
-/// writes and flushes the whole lines it completed.
+/// writes and flushes the whole lines it completed. A line is held whole up to
+/// input::kMaxLogLineBytes: past that (a progress bar redrawn with '\r' only, for hours)
+/// what is held is copied and scanned at once, and the rest of the line as it comes, so
+/// memory stays bounded and the output is the same bytes.
 class LogCopier {
  public:
   LogCopier(LogCursor& cursor, std::ostream& out, MetricScraper& scraper);
@@ -31,7 +34,11 @@ class LogCopier {
   LogCursor& cursor_;
   std::ostream& out_;
   MetricScraper& scraper_;
+  void long_line(std::string_view piece);
+
   std::string partial_;  // an incomplete line between feed() calls
+  bool in_long_line_ = false;    // partial_ outgrew the bound: the rest goes out as it comes
+  bool long_line_shown_ = false;  // ... and the cursor accepted the line
   std::string batch_;    // the lines of one feed() call, as printed
 };
 

@@ -25,10 +25,16 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "input/json.hpp"
+#include "input/limits.hpp"
+
 namespace pipec::runtime {
 namespace {
 
-constexpr std::size_t kMaxCarry = 1 << 20;  // a longer "line" is scanned in pieces
+// Where a piece of a "line" longer than input::kMaxLogLineBytes may end: boundaries that
+// are not part of any match (a name holds none of them, nor does a value; ' ', '\t', ':'
+// and '=' may be inside one).
+constexpr char kCutAfter[] = "\n\r,;([{\"'|";
 
 bool is_alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -351,30 +357,42 @@ void MetricScraper::feed(std::string_view bytes) {
   if (!carry_.empty()) {
     auto nl = bytes.find('\n');
     if (nl == std::string_view::npos) {
-      carry_.append(bytes);
-      if (carry_.size() > kMaxCarry) {
-        scan(carry_);
-        carry_.clear();
-      }
+      hold(bytes);
       return;
     }
     carry_.append(bytes.substr(0, nl));
     scan(carry_);
     carry_.clear();
+    carry_cut_ = std::string::npos;
     bytes.remove_prefix(nl + 1);
   }
   auto last_nl = bytes.rfind('\n');
-  if (last_nl == std::string_view::npos) {
-    carry_.assign(bytes);
-    return;
+  if (last_nl != std::string_view::npos) {
+    scan(bytes.substr(0, last_nl));
+    bytes.remove_prefix(last_nl + 1);
   }
-  scan(bytes.substr(0, last_nl));
-  carry_.assign(bytes.substr(last_nl + 1));
+  hold(bytes);
+}
+
+// Keeps an incomplete line. A "line" longer than the bound (a progress bar redrawn with
+// '\r' only) is scanned up to the last byte that no name or value holds (kCutAfter), found
+// in each piece as it comes, so a value is never cut whatever the pieces are, and each byte
+// is looked at once. Only a run of 1 MiB without any of them is scanned as it is.
+void MetricScraper::hold(std::string_view bytes) {
+  if (auto cut = bytes.find_last_of(kCutAfter); cut != std::string_view::npos)
+    carry_cut_ = carry_.size() + cut + 1;
+  carry_.append(bytes);
+  if (carry_.size() <= input::kMaxLogLineBytes) return;
+  std::size_t upto = carry_cut_ == std::string::npos ? carry_.size() : carry_cut_;
+  scan(std::string_view(carry_).substr(0, upto));
+  carry_.erase(0, upto);
+  carry_cut_ = std::string::npos;
 }
 
 void MetricScraper::finish() {
   if (!carry_.empty()) scan(carry_);
   carry_.clear();
+  carry_cut_ = std::string::npos;
 }
 
 std::vector<std::string> MetricScraper::take_warnings() {
@@ -397,7 +415,7 @@ std::string MetricScraper::metrics_json() const {
 bool MetricScraper::executor_output(std::string_view executor_input, std::string& output_file,
                                     std::string& out, std::string& error) const {
   using nlohmann::json;
-  json input = json::parse(executor_input, nullptr, false);
+  json input = ::pipec::input::parse_json(executor_input);
   const json* outputs = input.is_object() && input.contains("outputs") ? &input["outputs"] : nullptr;
   if (!outputs || !outputs->is_object() || !outputs->contains("outputFile") ||
       !(*outputs)["outputFile"].is_string() || (*outputs)["outputFile"].get<std::string>().empty()) {

@@ -60,7 +60,9 @@ class MetricScraper {
  public:
   explicit MetricScraper(std::vector<MetricSpec> specs);
 
-  /// Feeds the next bytes of the log. Lines may be split anywhere between calls.
+  /// Feeds the next bytes of the log. Lines may be split anywhere between calls: the values
+  /// found are those of one scan of the whole log (a "line" over 1 MiB is scanned in pieces
+  /// cut after a '\r', '\n' or another byte no name or value holds).
   void feed(std::string_view bytes);
   /// Feeds one whole line (without its newline).
   void feed_line(std::string_view line) { scan(line); }
@@ -106,7 +108,9 @@ class MetricScraper {
   std::vector<std::size_t> next_;   // the next spec with the same key
   std::array<bool, 256> last_char_{};  // bytes that end some name
   std::array<std::uint64_t, 1024> tail_pairs_{};  // bit (a << 8 | b): some name ends "ab"
+  void hold(std::string_view bytes);
   std::string carry_;              // an incomplete line between feed() calls
+  std::size_t carry_cut_ = std::string::npos;  // where carry_ may be cut (see hold())
 };
 
 /// Writes `content` to `path` atomically (temporary file in the same folder, fsync,

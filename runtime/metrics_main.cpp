@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "input/read.hpp"
 #include "runtime/metrics.hpp"
 
 namespace {
@@ -154,11 +155,16 @@ int main(int argc, char** argv) {
   if (from.empty()) {
     scraper.finish();
   } else {
-    std::ifstream in(from, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (in) scraper.feed_lines(text.str());
-    else std::cerr << "pipec-metrics: no metrics file " << from << " (the command did not write it)\n";
+    // Read in pieces, as the stream is: any size, and the same values as streaming gives.
+    std::string problem;
+    if (pipec::input::read_file_in_pieces(from, [&](std::string_view piece) { scraper.feed(piece); },
+                                          problem)) {
+      scraper.finish();
+    } else if (::access(from.c_str(), F_OK) != 0) {
+      std::cerr << "pipec-metrics: no metrics file " << from << " (the command did not write it)\n";
+    } else {
+      std::cerr << "pipec-metrics: cannot read " << from << ": " << problem << "\n";
+    }
   }
   for (const auto& w : scraper.take_warnings()) std::cerr << "pipec-metrics: warning: " << w << "\n";
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

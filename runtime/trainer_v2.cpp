@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "input/json.hpp"
+
 namespace pipec::runtime {
 
 namespace {
@@ -121,14 +123,14 @@ json train_job(const json& source, std::string_view kind, std::string_view runti
 }  // namespace
 
 TrainJobResult to_trainjob(std::string_view text, std::string_view runtime_name) {
-  json source = json::parse(text, nullptr, false);
+  json source = input::parse_json(text);
   if (source.is_object() && at(source, "kind") == "MPIJob") return mpijob_to_trainjob(text, runtime_name);
   return pytorchjob_to_trainjob(text, runtime_name);
 }
 
 TrainJobResult mpijob_to_trainjob(std::string_view text, std::string_view runtime_name) {
   TrainJobResult result;
-  json source = json::parse(text, nullptr, false);
+  json source = input::parse_json(text);
   if (!source.is_object() || at(source, "kind") != "MPIJob") {
     result.error = "mpijob_to_trainjob converts an MPIJob";
     return result;
@@ -168,7 +170,7 @@ TrainJobResult mpijob_to_trainjob(std::string_view text, std::string_view runtim
 
 TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view runtime_name) {
   TrainJobResult result;
-  json source = json::parse(text, nullptr, false);
+  json source = input::parse_json(text);
   if (!source.is_object() || at(source, "kind") != "PyTorchJob") {
     result.error = "runtime 'trainer-v2' runs a pytorch_job (a PyTorchJob)";
     return result;

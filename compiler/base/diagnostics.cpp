@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "compiler/base/utf8.hpp"
+#include "input/utf8.hpp"
 
 namespace pipec {
 

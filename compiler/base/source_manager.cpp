@@ -1,11 +1,9 @@
 #include "compiler/base/source_manager.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "input/limits.hpp"
+#include "input/read.hpp"
 
 namespace pipec {
 
@@ -40,34 +38,10 @@ FileId SourceManager::add(std::string name, std::string text) {
 }
 
 FileId SourceManager::load(const std::string& path, std::string& error) {
-  // Only regular files: a directory reads as empty, a device or FIFO may never end.
-  std::error_code ec;
-  auto status = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::is_directory(status)) {
-    error = "it is a directory";
-    return kNoFile;
-  }
-  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    error = "it is not a regular file";
-    return kNoFile;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::strerror(errno);
-    return kNoFile;
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    error = std::strerror(errno);
-    return kNoFile;
-  }
-  std::string text = std::move(buffer).str();
-  // Offsets are 32-bit; a file this large is refused rather than mis-located.
-  if (text.size() >= 0xfffffff0u) {
-    error = "file is larger than 4 GiB";
-    return kNoFile;
-  }
+  // Only regular files (a directory reads as empty, a device or FIFO may never end), and
+  // their size is checked before reading (offsets are 32-bit, memory grows with the text).
+  std::string text;
+  if (!input::read_file(path, input::kMaxSourceBytes, text, error)) return kNoFile;
   return add(path, std::move(text));
 }
 

@@ -10,6 +10,9 @@
 #include <curl/curl.h>
 #include <fmt/format.h>
 
+#include "input/limits.hpp"
+#include "input/read.hpp"
+
 namespace pipec::client {
 
 namespace {
@@ -24,8 +27,20 @@ void ensure_global_init() {
   (void)global;
 }
 
+// An answer longer than the bound ends the transfer (returning less than given makes
+// libcurl stop with CURLE_WRITE_ERROR), rather than growing without end.
+struct BodySink {
+  std::string* body;
+  bool too_large = false;
+};
+
 size_t write_body(char* data, size_t size, size_t count, void* user) {
-  static_cast<std::string*>(user)->append(data, size * count);
+  auto* sink = static_cast<BodySink*>(user);
+  if (sink->body->size() + size * count > input::kMaxAnswerBytes) {
+    sink->too_large = true;
+    return 0;
+  }
+  sink->body->append(data, size * count);
   return size * count;
 }
 
@@ -151,7 +166,8 @@ Status CurlTransport::send(const HttpRequest& request, HttpResponse& response) {
   if (!opt.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, opt.ca_file.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  BodySink sink{&response.body};
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
   if (request.method == "GET") {
     curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
   } else {
@@ -163,7 +179,10 @@ Status CurlTransport::send(const HttpRequest& request, HttpResponse& response) {
 
   CURLcode code = curl_easy_perform(curl);
   if (code != CURLE_OK) {
-    std::string detail = errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(code));
+    std::string detail = sink.too_large
+                             ? "the answer is larger than " + input::size_text(input::kMaxAnswerBytes)
+                         : errbuf[0] ? std::string(errbuf)
+                                     : std::string(curl_easy_strerror(code));
     response.body.clear();
     return Status::error(detail);
   }

@@ -9,6 +9,8 @@
 #include "compiler/emit/argo/workflow_writer.hpp"
 #include "compiler/emit/kfpv2/pipeline_spec_writer.hpp"
 #include "compiler/lower/lower.hpp"
+#include "input/limits.hpp"
+#include "input/read.hpp"
 #include "compiler/sema/check.hpp"
 #include "pipec_version.hpp"
 
@@ -46,9 +48,9 @@ FileId load_input(SourceManager& sources, const std::string& input, Diagnostics&
   if (input != "-") {
     id = sources.load(input, error);
   } else {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    if (std::cin.bad()) error = "cannot read standard input";
-    else id = sources.add("<stdin>", std::move(text));
+    // The same bound as a file's, as the input is read: a pipe has no size to check first.
+    std::string text;
+    if (input::read_stream(std::cin, input::kMaxSourceBytes, text, error)) id = sources.add("<stdin>", std::move(text));
   }
   if (id == kNoFile) diags.error({}, fmt::format("cannot read '{}': {}", input, error));
   return id;

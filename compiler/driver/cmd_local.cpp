@@ -77,16 +77,7 @@ int run_local(const LocalOptions& options) {
   // Overrides: the same parsing and checks as `pipec run` (compiler/client/kfp/parameters).
   std::vector<std::string> errors;
   std::vector<kfp::Override> overrides;
-  if (!options.params_file.empty()) {
-    std::ifstream in(options.params_file, std::ios::binary);
-    if (!in) {
-      errors.push_back(fmt::format("cannot read '{}': {}", options.params_file, std::strerror(errno)));
-    } else {
-      std::ostringstream text;
-      text << in.rdbuf();
-      (void)kfp::read_params_file(text.str(), options.params_file, overrides, errors);
-    }
-  }
+  if (!options.params_file.empty()) (void)kfp::load_params_file(options.params_file, overrides, errors);
   for (const auto& argument : options.params) {
     kfp::Override o;
     if (kfp::parse_override(argument, o, error)) overrides.push_back(std::move(o));

@@ -40,6 +40,8 @@
 #include "rules/names.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "compiler/emit/shell/shell_script.hpp"
+#include "input/limits.hpp"
+#include "input/read.hpp"
 #include "runtime/job_render.hpp"
 #include "runtime/metrics.hpp"
 
@@ -716,10 +718,11 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   }
   if (scraper) {
     if (!op->metrics_from.empty()) {
-      std::ifstream in(proc->dir + "/fs" + op->metrics_from, std::ios::binary);
-      std::ostringstream s;
-      s << in.rdbuf();
-      if (in) scraper->feed_lines(s.str());
+      // In pieces, as pipec-metrics --from reads it: any size, the same values.
+      std::string problem;
+      if (input::read_file_in_pieces(proc->dir + "/fs" + op->metrics_from,
+                                     [&](std::string_view piece) { scraper->feed(piece); }, problem))
+        scraper->finish();
     }
     std::lock_guard lock(mu_);
     std::ofstream(proc->dir + "/mlpipeline-metrics.json") << scraper->metrics_json() << '\n';
@@ -751,9 +754,13 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
       values[out.name] = copy;
       continue;
     }
-    std::ostringstream s;
-    s << in.rdbuf();
-    values[out.name] = trim_one_newline(s.str());
+    in.close();
+    std::string text, problem;
+    if (!input::read_file(proc->dir + "/fs" + out.path, input::kMaxStepOutputBytes, text, problem)) {
+      rec.message = fmt::format("output '{}' at {} cannot be read: {}", out.name, out.path, problem);
+      return Outcome::Failed;
+    }
+    values[out.name] = trim_one_newline(text);
     std::ofstream(proc->dir + "/outputs/" + out.name, std::ios::binary) << values[out.name];
   }
   std::lock_guard lock(mu_);

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "input/json.hpp"
+
 namespace pipec::local {
 
 namespace {
@@ -111,7 +113,7 @@ bool condition_holds(const ir::Condition& c, const RefText& ref) {
 std::string collected_text(const std::vector<std::string>& values) {
   nlohmann::json parsed = nlohmann::json::array();
   for (const auto& v : values) {
-    auto j = nlohmann::json::parse(v, nullptr, false);
+    auto j = input::parse_json(v);  // a step's output: nesting bounded
     if (j.is_discarded() || !(j.is_array() || j.is_object())) {
       parsed = nullptr;
       break;

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "compiler/base/spellcheck.hpp"
-#include "compiler/base/utf8.hpp"
+#include "input/utf8.hpp"
 #include "compiler/syntax/config.hpp"
 #include "compiler/syntax/module.hpp"
 

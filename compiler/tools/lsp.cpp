@@ -1,7 +1,10 @@
 #include "compiler/tools/lsp.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -9,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "compiler/base/diagnostics.hpp"
@@ -16,6 +20,9 @@
 #include "compiler/compile/compile.hpp"
 #include "compiler/sema/load.hpp"
 #include "compiler/syntax/parser.hpp"
+#include "input/json.hpp"
+#include "input/limits.hpp"
+#include "input/read.hpp"
 #include "stdlib/embedded_stdlib.hpp"
 
 namespace pipec::tools {
@@ -261,11 +268,27 @@ class Server {
 
   int run() {
     for (;;) {
-      std::optional<std::string> body = read_message();
-      if (!body) return 1;
-      json msg = json::parse(*body, nullptr, false);
-      if (msg.is_discarded() || !msg.is_object()) {
-        send({{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", {{"code", -32700}, {"message", "parse error"}}}});
+      Incoming incoming = read_message();
+      if (incoming.kind == Incoming::End) return 1;
+      if (incoming.kind == Incoming::Unreadable) {
+        send({{"jsonrpc", "2.0"}, {"id", nullptr},
+              {"error", {{"code", -32700}, {"message", "unreadable message: " + incoming.text}}}});
+        continue;
+      }
+      json msg;
+      std::string problem;
+      if (!input::parse_json(incoming.text, msg, problem) || !msg.is_object()) {
+        send({{"jsonrpc", "2.0"}, {"id", nullptr},
+              {"error", {{"code", -32700}, {"message", problem.empty() ? "parse error: not a JSON object"
+                                                                        : "parse error: " + problem}}}});
+        continue;
+      }
+      // A request whose method is not a string is an invalid request; a notification
+      // (no id) of that kind gets no answer.
+      if (msg.contains("method") && !msg["method"].is_string()) {
+        if (msg.contains("id"))
+          send({{"jsonrpc", "2.0"}, {"id", msg["id"]},
+                {"error", {{"code", -32600}, {"message", "invalid request: \"method\" is not a string"}}}});
         continue;
       }
       std::string method = msg.value("method", "");
@@ -285,32 +308,106 @@ class Server {
   }
 
  private:
-  std::optional<std::string> read_message() {
-    std::size_t length = 0;
+  // One framed message. A header block without a Content-Length that can be read (none,
+  // negative, not a number, past 2^64, over the limit) is answered with an error and the
+  // server goes on: past a length over the limit it skips that many bytes; otherwise the
+  // body's end is unknown, and the next message starts at the next "Content-Length:".
+  struct Incoming {
+    enum Kind { Body, Unreadable, End } kind = End;
+    std::string text;  // the body, or why it cannot be read
+  };
+
+  Incoming read_message() {
+    std::uint64_t length = 0;
     bool have_length = false;
-    std::string line;
+    std::string problem = "no Content-Length header";
+    bool any_header = false;
     for (;;) {
-      if (!std::getline(in_, line)) return std::nullopt;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
+      std::string line;
+      if (resync_) {
+        if (!skip_to_header()) return {};
+        line = "content-length:";
+        resync_ = false;
+      }
+      if (!read_header_line(line)) {
+        if (in_.eof()) return {};
+        resync_ = true;
+        return {Incoming::Unreadable,
+                "a header line is longer than " + input::size_text(input::kMaxLspHeaderBytes)};
+      }
       if (line.empty()) {
-        if (have_length) break;
-        continue;  // stray blank lines between messages
+        if (!any_header) continue;  // stray blank lines between messages
+        break;
       }
-      std::string key = line.substr(0, line.find(':'));
+      any_header = true;
+      std::size_t colon = line.find(':');
+      std::string key = line.substr(0, colon);
       std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
-      if (key == "content-length") {
-        try {
-          length = std::stoul(line.substr(line.find(':') + 1));
-          have_length = length < (64u << 20);
-        } catch (const std::exception&) {
-          have_length = false;
-        }
+      if (key != "content-length" || colon == std::string::npos) continue;
+      std::string value = line.substr(colon + 1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.erase(0, 1);
+      while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
+      std::uint64_t n = 0;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (value.empty() || ec != std::errc() || end != value.data() + value.size() ||
+          n > static_cast<std::uint64_t>(std::numeric_limits<std::streamsize>::max())) {
+        have_length = false;
+        problem = fmt::format("Content-Length '{}' is not a number of bytes", shown(value));
+      } else {
+        length = n;
+        have_length = true;
       }
+    }
+    if (!have_length) {
+      resync_ = true;
+      return {Incoming::Unreadable, problem};
+    }
+    if (length > input::kMaxLspMessageBytes) {
+      in_.ignore(static_cast<std::streamsize>(length));
+      if (static_cast<std::uint64_t>(in_.gcount()) != length) return {};
+      return {Incoming::Unreadable, fmt::format("Content-Length {} is over the limit of {}", length,
+                                                input::size_text(input::kMaxLspMessageBytes))};
     }
     std::string body(length, '\0');
     in_.read(body.data(), static_cast<std::streamsize>(length));
-    if (in_.gcount() != static_cast<std::streamsize>(length)) return std::nullopt;
-    return body;
+    if (in_.gcount() != static_cast<std::streamsize>(length)) return {};
+    return {Incoming::Body, std::move(body)};
+  }
+
+  // A header line without its CRLF (or LF), appended to `line`. False at the end of the
+  // input, or when the line passes the limit (the rest of it is left unread).
+  bool read_header_line(std::string& line) {
+    for (;;) {
+      int c = in_.get();
+      if (c == std::char_traits<char>::eof()) return false;
+      if (c == '\n') break;
+      if (line.size() >= input::kMaxLspHeaderBytes) return false;
+      line.push_back(static_cast<char>(c));
+    }
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
+  }
+
+  // Reads up to and including the next "Content-Length:" (any case). False at the end.
+  bool skip_to_header() {
+    static constexpr std::string_view kHeader = "content-length:";
+    std::size_t matched = 0;
+    while (matched < kHeader.size()) {
+      int c = in_.get();
+      if (c == std::char_traits<char>::eof()) return false;
+      char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (lower == kHeader[matched]) ++matched;
+      else matched = lower == kHeader[0] ? 1 : 0;
+    }
+    return true;
+  }
+
+  // A header value for a message: at most 40 bytes, control bytes as '?'.
+  static std::string shown(std::string_view text) {
+    std::string out;
+    for (char c : text.substr(0, 40)) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+    if (text.size() > 40) out += "...";
+    return out;
   }
 
   void send(const json& msg) {
@@ -532,6 +629,7 @@ class Server {
   std::ostream& out_;
   std::map<std::string, Document> docs_;
   bool shutdown_ = false;
+  bool resync_ = false;  // the last header block had no readable length: find the next one
 };
 
 }  // namespace

@@ -4,7 +4,7 @@
 # A case file holds header lines:
 #   # ARGS: <arguments, split by the shell; {TMP} is a fresh temporary directory>
 #   # EXIT: <expected exit status>
-#   # STDIN: <file to feed on standard input>            (optional)
+#   # STDIN: <file to feed on standard input; {TMP} as in ARGS> (optional)
 #   # SETUP: <shell command run first, e.g. to generate a program in {TMP}> (optional)
 #   # CHECK: <shell command that must succeed afterwards> (optional, repeatable)
 # and, beside it, CASE.stdout / CASE.stderr with the exact expected output (absent: not
@@ -23,6 +23,7 @@ args=$(header ARGS | head -n1)
 want_exit=$(header EXIT | head -n1)
 stdin_file=$(header STDIN | head -n1)
 args=${args//\{TMP\}/$tmp}
+stdin_file=${stdin_file//\{TMP\}/$tmp}
 
 cd "$dir"
 export PIPEC="$pipec"

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/client/fake_kfp.hpp"
+#include "tests/client/test_support.hpp"
 
 namespace pipec::client::kfp {
 namespace {
@@ -42,6 +43,21 @@ TEST(ClientPackageReader, RefusesWhatTheServerRefuses) {
   // A gzip'd tar under a .yaml name is sent as YAML: the server does not unpack it either.
   EXPECT_EQ(read(make_archive({{"pipeline.yaml", kYaml}}), "p.yaml").substr(0, 2), "\x1f\x8b");
   EXPECT_EQ(read("\x1f\x8b garbage", "p.tar.gz").rfind("error: ", 0), 0u);
+}
+
+// A damaged zip for which libarchive sets no message: formatting its null message was an
+// internal error (issue 25, F-C2).
+TEST(ClientPackageReader, ADamagedZipWithoutAMessageIsAClearError) {
+  EXPECT_EQ(read(testing::read_data("broken-no-message.zip"), "p.zip"),
+            "error: broken zip archive: libarchive gives no reason");
+}
+
+// Unpacked, an entry may be far larger than its archive: it is bounded.
+TEST(ClientPackageReader, AnEntryOver64MiBUnpackedIsRefused) {
+  std::string big(std::size_t{64} << 20, ' ');
+  big += "x";
+  EXPECT_EQ(read(make_archive({{"pipeline.yaml", big}}), "p.tar.gz"),
+            "error: 'pipeline.yaml' in the tar.gz archive is larger than 64 MiB once unpacked");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "compiler/client/kfp/parameters.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tests/client/test_support.hpp"
@@ -305,6 +306,79 @@ TEST(ClientParameters, DuplicateKeysAreRefusedAsTheLanguageRefusesThem) {
   EXPECT_EQ(errors_of(s, cli({"data=x", R"(tags={"a": "b", "a": "c"})"})),
             "parameter 'tags' (map<string>): '{\"a\": \"b\", \"a\": \"c\"}' has the key 'a' twice; keep one\n");
   EXPECT_EQ(errors_of(s, cli({"data=x", R"(tags={"a": "b", "c": "a"})"})), "");
+}
+
+}  // namespace
+}  // namespace pipec::client::kfp
+
+namespace pipec::client::kfp {
+namespace {
+
+// Issue 25: what a params file or -p may hold that used to abort, hang or grow without end.
+TEST(ClientParameters, ParamsFileWithBillionLaughsIsRefused) {
+  std::string laughs = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (char c = 'b'; c <= 'i'; ++c)
+    laughs += fmt::format("{0}: &{0} [*{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}]\n", c,
+                          static_cast<char>(c - 1));
+  std::vector<Override> overrides;
+  std::vector<std::string> errors;
+  EXPECT_FALSE(read_params_file(laughs, "laughs.yaml", overrides, errors));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].rfind("laughs.yaml: not valid YAML or JSON: line 6, column 8: ", 0), 0u) << errors[0];
+  EXPECT_NE(errors[0].find("aliases expand to more than 100000 nodes"), std::string::npos) << errors[0];
+}
+
+TEST(ClientParameters, ParamsFileThatIsADirectoryOrADeviceIsRefused) {
+  std::vector<Override> overrides;
+  std::vector<std::string> errors;
+  EXPECT_FALSE(load_params_file("/", overrides, errors));
+  EXPECT_FALSE(load_params_file("/dev/zero", overrides, errors));
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0], "cannot read '/': it is a directory");
+  EXPECT_EQ(errors[1], "cannot read '/dev/zero': it is not a regular file");
+}
+
+TEST(ClientParameters, ValuesThatAreNotUtf8AreRefusedWithTheirPlace) {
+  Override o;
+  std::string error;
+  EXPECT_FALSE(parse_override("message=ab\xFF", o, error));
+  EXPECT_EQ(error, "-p 'message=ab\\xFF': byte 0xFF at byte 3 of the value is not UTF-8");
+  EXPECT_FALSE(parse_override("na\xC3=x", o, error));
+  EXPECT_EQ(error, "-p 'na\\xC3=x': byte 0xC3 at byte 3 of the name is not UTF-8");
+  EXPECT_TRUE(parse_override("message=caf\xC3\xA9", o, error)) << error;
+
+  std::vector<Override> overrides;
+  std::vector<std::string> errors;
+  EXPECT_FALSE(read_params_file("data: x\nmessage: [ok, \"b\xFF\"]\n", "p.yaml", overrides, errors));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], "p.yaml:2:15: parameter 'message' holds text that is not UTF-8");
+}
+
+TEST(ClientParameters, AListValueNestedDeepIsRefusedNotRecursedInto) {
+  std::string canonical, problem;
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_FALSE(canonical_value(ParamType{ParamKind::List, {ParamType{}}}, deep, false, canonical, problem));
+  EXPECT_NE(problem.find("is not accepted: line 1, column 257: nesting deeper than 256 levels"),
+            std::string::npos)
+      << problem;
+}
+
+TEST(ClientParameters, AnnotationMembersOfAnotherTypeAreErrorsNotExceptions) {
+  Signature s;
+  std::string error;
+  EXPECT_FALSE(read_signature(read_data("annotation-types.yaml"), s, error));
+  EXPECT_EQ(error, "annotation pipec.dev/parameters: parameter 'workers': 'required' is \"no\", not a bool");
+  EXPECT_FALSE(read_signature(read_data("kfp-sdk-name-number.yaml"), s, error));
+  EXPECT_EQ(error, "annotation pipelines.kubeflow.org/pipeline_spec: 'name' is 42, not a string");
+}
+
+TEST(ClientParameters, AV2SpecWithATrailingCommaIsAnErrorNotAHang) {
+  // yaml-cpp 0.7's LoadAll() never returns on it (jbeder/yaml-cpp#1040).
+  Signature s;
+  std::string error;
+  EXPECT_FALSE(read_signature(read_data("v2-trailing-comma.json"), s, error));
+  EXPECT_EQ(error.rfind("the workflow is not valid YAML: line ", 0), 0u) << error;
+  EXPECT_FALSE(is_v2_pipeline_spec(read_data("v2-trailing-comma.json")));
 }
 
 }  // namespace

@@ -182,5 +182,42 @@ TEST(RuntimeJobRender, ValueTextKeepsEqualsSigns) {
   EXPECT_EQ(b->name, "x");
 }
 
+// Issue 25 (F-B1, F-B3): what a value or a pointer may hold that ended in "internal error".
+TEST(RuntimeJobRender, ValuesThatAreNotUtf8AreValueErrors) {
+  EXPECT_EQ(render({"/spec/mpiReplicaSpecs/Worker/replicas=workers:int"}, {"workers=\xFF"}).error,
+            "value 'workers': byte 0xFF at byte 1 of it is not UTF-8");
+  EXPECT_EQ(render({"/spec/mpiReplicaSpecs/Launcher/template/spec/containers/0/args/3=batch:string"},
+                   {"batch=ok\xC3("}).error,
+            "value 'batch': byte 0xC3 at byte 3 of it is not UTF-8");
+  EXPECT_EQ(render({"/spec/mpiReplicaSpecs/Worker/replicas=w\xFF:int"}, {}).error,
+            "--bind \"/spec/mpiReplicaSpecs/Worker/replicas=w\uFFFD:int\": byte 0xFF at byte 40 of it "
+            "is not UTF-8");
+  // Given as a map (as `pipec run --local` does), the same check.
+  std::string error;
+  auto bind = parse_binding("/spec/mpiReplicaSpecs/Worker/replicas=workers:int", error);
+  ASSERT_TRUE(bind) << error;
+  std::vector<Binding> binds{*bind};
+  EXPECT_EQ(render_job(kMpiJob, binds, {{"workers", "4\xFF"}}).error,
+            "value 'workers': byte 0xFF at byte 2 of it is not UTF-8");
+}
+
+TEST(RuntimeJobRender, PointersAtAnObjectOrWithAnEmptyTokenAreBindErrors) {
+  EXPECT_EQ(render({"/spec=gpus:quantity"}, {"gpus=500m"}).error,
+            "binding for 'gpus': '/spec' is an object in the manifest, not a single value");
+  EXPECT_EQ(render({"/spec/mpiReplicaSpecs/Worker/template/spec/containers=img:string"}, {"img=x"}).error,
+            "binding for 'img': '/spec/mpiReplicaSpecs/Worker/template/spec/containers' is a list in "
+            "the manifest, not a single value");
+  EXPECT_EQ(render({"/spec/slotsPerWorker=w:count"}, {"w=2"}).error,
+            "binding for 'w': '/spec/slotsPerWorker' is a single value in the manifest, not an object");
+  EXPECT_EQ(render({"/spec/mpiReplicaSpecs/Worker/template/spec/containers//image=img:string"}, {"img=x"})
+                .error,
+            "--bind \"/spec/mpiReplicaSpecs/Worker/template/spec/containers//image=img:string\": the pointer "
+            "'/spec/mpiReplicaSpecs/Worker/template/spec/containers//image' has an empty token");
+  EXPECT_EQ(render({"/spec/mpiReplicaSpecs/Worker/template/spec/containers/x/image=img:string"}, {"img=x"})
+                .error,
+            "binding for 'img': '/spec/mpiReplicaSpecs/Worker/template/spec/containers/x/image' is not in "
+            "the manifest");
+}
+
 }  // namespace
 }  // namespace pipec::runtime

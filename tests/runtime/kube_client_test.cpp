@@ -127,6 +127,26 @@ TEST_F(RuntimeKubeClient, FindsTheKubeconfigAndRefusesPlugins) {
                    "which the launcher does not run; use a token or a client certificate");
 }
 
+// Issue 25: a kubeconfig is read through input/: a regular file, bounded YAML.
+TEST_F(RuntimeKubeClient, KubeconfigReadingIsBounded) {
+  std::string error;
+  EXPECT_FALSE(kubeconfig_from_file(dir_.string(), error));
+  EXPECT_EQ(error, "cannot read kubeconfig '" + dir_.string() + "': it is a directory");
+  EXPECT_FALSE(kubeconfig_from_file("/dev/zero", error));
+  EXPECT_EQ(error, "cannot read kubeconfig '/dev/zero': it is not a regular file");
+  fs::path laughs = dir_ / "laughs";
+  std::string text = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    text += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 9; ++i) text += std::string(i ? ", *" : "*") + static_cast<char>(c - 1);
+    text += "]\n";
+  }
+  write(laughs, text);
+  EXPECT_FALSE(kubeconfig_from_file(laughs.string(), error));
+  EXPECT_EQ(error, "cannot read kubeconfig '" + laughs.string() +
+                       "': line 6, column 8: aliases expand to more than 100000 nodes");
+}
+
 TEST_F(RuntimeKubeClient, RereadsARotatedTokenFile) {
   testing::FakeKube kube;
   kube.accept_tokens({"first"});

@@ -124,3 +124,49 @@ TEST(RuntimeLogCopy, CarriageReturnsAreCopiedAndSeparateRedraws) {
 
 }  // namespace
 }  // namespace pipec::runtime
+
+namespace pipec::runtime {
+namespace {
+
+// Issue 25: a line that never ends (a progress bar redrawn with '\r' for hours) was held
+// whole until its '\n'. Past 1 MiB it now goes out as it comes: the same bytes, the same
+// metrics, and memory bounded.
+TEST(RuntimeLogCopy, ALineLongerThanTheBoundGoesOutAsItComes) {
+  std::string bar;
+  while (bar.size() < (std::size_t{3} << 20)) bar += " 41%|####  | it/s=9.8 loss=1.25\r";
+  std::string stream = "2026-11-22T19:30:00.1Z start\n2026-11-22T19:30:00.2Z" + bar +
+                       " loss=0.5\n2026-11-22T19:30:00.3Z acc=0.9\n";
+  LogCursor whole_cursor;
+  Copied whole = copy(whole_cursor, stream, 0);
+  EXPECT_EQ(whole.out, "start\n" + bar.substr(1) + " loss=0.5\nacc=0.9\n");  // without the space after the time
+  for (std::size_t piece : {std::size_t{16384}, std::size_t{65536}, std::size_t{1000003}}) {
+    LogCursor cursor;
+    Copied pieces = copy(cursor, stream, piece);
+    EXPECT_EQ(pieces.out, whole.out) << piece;
+    EXPECT_EQ(pieces.metrics, whole.metrics) << piece;
+  }
+
+  // Before the line ends, what passed the bound is already out.
+  std::ostringstream out;
+  MetricScraper scraper(specs({"loss"}));
+  LogCursor cursor;
+  LogCopier copier(cursor, out, scraper);
+  std::string unfinished = stream.substr(0, stream.find(" loss=0.5"));
+  for (std::size_t at = 0; at < unfinished.size(); at += 16384)
+    copier.feed(std::string_view(unfinished).substr(at, 16384));
+  EXPECT_GT(out.str().size(), std::size_t{2} << 20);
+}
+
+// A line printed before a reconnect is not printed again, however long it is.
+TEST(RuntimeLogCopy, ALongLineSeenBeforeIsSkippedWhole) {
+  std::string bar(std::size_t{2} << 20, '#');
+  std::string stream = "2026-11-22T19:30:00.1Z " + bar + "\n2026-11-22T19:30:00.2Z after\n";
+  LogCursor cursor;
+  Copied first = copy(cursor, stream, 65536);
+  EXPECT_EQ(first.out, bar + "\nafter\n");
+  Copied again = copy(cursor, stream + "2026-11-22T19:30:00.3Z new\n", 65536);
+  EXPECT_EQ(again.out, "new\n");
+}
+
+}  // namespace
+}  // namespace pipec::runtime

@@ -264,6 +264,53 @@ TEST(RuntimeMetrics, LinesSplitAcrossFeedsAndLongLines) {
   EXPECT_EQ(s.value(0), 2.0);
 }
 
+// Issue 25 (F-A1): a progress bar redrawn with '\r' only is one "line" of many MiB. It used
+// to be scanned in 1 MiB pieces cut anywhere, so `loss=12.5` cut after `loss=1` was read as
+// 1. Whatever the pieces, the values are those of one scan of the whole log.
+std::string progress_bar_log(std::size_t cut) {
+  std::string bar = " 41%|####      | 41/100 [00:04<00:05, it/s=9.8]\r";
+  std::string metric = "loss=12.5";
+  std::string pad;
+  while (pad.size() < cut - 6) pad += bar;
+  pad.resize(cut - 6 - 1);
+  return pad + " " + metric + " done\r\n";  // "loss=1" ends at byte `cut`
+}
+
+std::vector<std::optional<double>> scrape_in_pieces(const std::string& log, std::size_t piece) {
+  auto s = scraper({"loss:min", "it/s:max", "acc"});
+  for (std::size_t i = 0; i < log.size(); i += piece) s.feed(std::string_view(log).substr(i, piece));
+  s.finish();
+  return {s.value(0), s.value(1), s.value(2)};
+}
+
+TEST(RuntimeMetrics, ALongLineGivesTheSameValuesHoweverItIsCut) {
+  for (std::size_t cut : {std::size_t{17} * 65536, std::size_t{1} << 20, (std::size_t{1} << 20) + 1}) {
+    std::string log = progress_bar_log(cut) + "acc=0.5\n" + progress_bar_log(cut / 2);
+    auto whole = scraper({"loss:min", "it/s:max", "acc"});
+    whole.feed_lines(log);  // one scan: the reference
+    std::vector<std::optional<double>> expected{whole.value(0), whole.value(1), whole.value(2)};
+    ASSERT_EQ(expected[0], 12.5);
+    ASSERT_EQ(expected[1], 9.8);
+    ASSERT_EQ(expected[2], 0.5);
+    for (std::size_t piece : {std::size_t{1} << 16, std::size_t{4096}, std::size_t{65537}, std::size_t{1000003},
+                              (std::size_t{1} << 20) + 7, log.size()})
+      EXPECT_EQ(scrape_in_pieces(log, piece), expected) << "cut " << cut << ", pieces of " << piece;
+  }
+  // Random pieces too.
+  std::string log = progress_bar_log(std::size_t{3} << 20);
+  std::mt19937 random(25);
+  for (int round = 0; round < 5; ++round) {
+    auto s = scraper({"loss:min", "it/s:max", "acc"});
+    for (std::size_t i = 0; i < log.size();) {
+      std::size_t n = std::uniform_int_distribution<std::size_t>(1, 300000)(random);
+      s.feed(std::string_view(log).substr(i, n));
+      i += n;
+    }
+    s.finish();
+    EXPECT_EQ(s.value(0), 12.5);
+  }
+}
+
 TEST(RuntimeMetrics, WritesKfpMetricsFileAtomically) {
   auto s = scraper({"images/sec", "never", "acc:PERCENTAGE"});
   s.feed("images/sec=1.5e3 acc=0.5\n");

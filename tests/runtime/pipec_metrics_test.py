@@ -47,6 +47,30 @@ check(p.returncode == 0, "from: exit")
 check(json.load(open(out))["metrics"] == [{"format": "RAW", "name": "rmse", "numberValue": 0.25}],
       "from: " + open(out).read())
 
+# A progress bar redrawn with '\r' only, written in 64 KiB pieces: one "line" of 1.1 MiB
+# whose `loss=12.5` comes just after the old 1 MiB cut. Streamed and --from give the same
+# value, the whole one (issue 25, F-A1: 1.0 streamed, 12.5 with --from).
+writer = ("import sys, time\n"
+          "bar = b' 41%|####      | 41/100 [00:04<00:05, it/s=9.8]\\r'\n"
+          "cut = 17 * 65536\n"
+          "pad = (bar * (cut // len(bar) + 1))[:cut - 7]\n"
+          "data = pad + b' loss=12.5 done\\r\\n'\n"
+          "for i in range(0, len(data), 65536):\n"
+          "    sys.stdout.buffer.write(data[i:i + 65536]); sys.stdout.buffer.flush(); time.sleep(0.02)\n")
+streamed = run("--metric", "loss:min", "--metrics-file", out, "--", "/usr/bin/python3", "-c", writer)
+check(streamed.returncode == 0, f"long line streamed: exit {streamed.returncode}")
+check(json.load(open(out))["metrics"] == [{"format": "RAW", "name": "loss", "numberValue": 12.5}],
+      "long line streamed: " + open(out).read())
+logfile = os.path.join(WORK, "long.log")
+with open(logfile, "wb") as f:
+    f.write(streamed.stdout)
+p = run("--metric", "loss:min", "--metrics-file", out, "--from", logfile, "--", "true")
+check(json.load(open(out))["metrics"] == [{"format": "RAW", "name": "loss", "numberValue": 12.5}],
+      "long line --from: " + open(out).read())
+# --from a directory or a device: said, no metrics, no hang.
+p = run("--metric", "loss", "--metrics-file", out, "--from", "/dev/zero", "--", "true")
+check(p.returncode == 0 and b"not a regular file" in p.stderr, f"--from /dev/zero: {p.stderr!r}")
+
 # SIGTERM reaches the command, which may still print its last metrics.
 proc = subprocess.Popen([TOOL, "--metric", "acc", "--metrics-file", out, "--", "sh", "-c",
                          "trap 'echo acc=0.5; exit 7' TERM; echo started; while :; do sleep 0.1; done"],

@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "input/json.hpp"
+
 namespace pipec::client::kfp {
 
 namespace {
@@ -38,7 +40,7 @@ const json& member(const json& object, std::string_view key) {
 // The item named `name` in the list `key` of a list answer, or nullptr.
 const json* find_named(const std::string& body, std::string_view key, std::string_view name,
                        json& answer) {
-  answer = json::parse(body, nullptr, false);
+  answer = input::parse_json(body);
   const json& list = member(answer, key);
   if (!list.is_array()) return nullptr;
   for (const json& item : list)
@@ -135,7 +137,7 @@ RunInfo read_run_detail(const json& detail) {
   // The workflow (a JSON string) says why a run failed.
   std::string manifest = text_of(member(detail, "pipeline_runtime"), "workflow_manifest");
   if (!manifest.empty()) {
-    json workflow = json::parse(manifest, nullptr, false);
+    json workflow = input::parse_json(manifest);
     info.message = text_of(member(workflow, "status"), "message");
   }
   return info;
@@ -144,7 +146,7 @@ RunInfo read_run_detail(const json& detail) {
 }  // namespace
 
 std::pair<std::string, std::string> server_message(std::string_view body) {
-  json parsed = json::parse(body, nullptr, false);
+  json parsed = input::parse_json(body);
   if (parsed.is_discarded() || !parsed.is_object()) {
     std::string text(body);
     std::size_t begin = text.find_first_not_of(" \t\r\n");
@@ -357,7 +359,7 @@ ApiStatus KfpApi::get_pipeline(std::string_view id, PipelineInfo& out) {
                                "/apis/v2beta1/pipelines/" + url_encode(id), body);
         !status)
       return status;
-    out = read_pipeline_v2(json::parse(body, nullptr, false));
+    out = read_pipeline_v2(input::parse_json(body));
     if (out.id.empty()) out.id = std::string(id);
     std::optional<VersionInfo> newest;
     if (ApiStatus status = latest_version(out.id, newest); !status) return status;
@@ -371,7 +373,7 @@ ApiStatus KfpApi::get_pipeline(std::string_view id, PipelineInfo& out) {
                              "/apis/v1beta1/pipelines/" + url_encode(id), body);
       !status)
     return status;
-  out = read_pipeline(json::parse(body, nullptr, false));
+  out = read_pipeline(input::parse_json(body));
   if (out.id.empty()) out.id = std::string(id);
   return ApiStatus::success();
 }
@@ -385,7 +387,7 @@ ApiStatus KfpApi::latest_version(std::string_view pipeline_id, std::optional<Ver
                              body);
       !status)
     return status;
-  json answer = json::parse(body, nullptr, false);
+  json answer = input::parse_json(body);
   const json& list = member(answer, "pipeline_versions");
   if (list.is_array() && !list.empty()) out = read_version_v2(list.front());
   return ApiStatus::success();
@@ -439,7 +441,7 @@ ApiStatus KfpApi::get_pipeline_template(std::string_view pipeline_id, std::strin
               "/apis/v1beta1/pipelines/" + url_encode(pipeline_id) + "/templates", body);
       !status)
     return status;
-  yaml = text_of(json::parse(body, nullptr, false), "template");
+  yaml = text_of(input::parse_json(body), "template");
   return ApiStatus::success();
 }
 
@@ -453,7 +455,7 @@ ApiStatus KfpApi::get_version_template(std::string_view version_id, std::string&
                                body);
         !status)
       return status;
-    json answer = json::parse(body, nullptr, false);
+    json answer = input::parse_json(body);
     const json& spec = member(answer, "pipeline_spec");
     yaml = spec.is_object() ? spec.dump(-1, ' ', false, json::error_handler_t::replace) : std::string();
     return ApiStatus::success();
@@ -463,7 +465,7 @@ ApiStatus KfpApi::get_version_template(std::string_view version_id, std::string&
               "/apis/v1beta1/pipeline_versions/" + url_encode(version_id) + "/templates", body);
       !status)
     return status;
-  yaml = text_of(json::parse(body, nullptr, false), "template");
+  yaml = text_of(input::parse_json(body), "template");
   return ApiStatus::success();
 }
 
@@ -483,11 +485,11 @@ ApiStatus KfpApi::upload_pipeline(const PackageUpload& package, PipelineInfo& ou
       !status)
     return status;
   if (!v2) {
-    out = read_pipeline(json::parse(body, nullptr, false));
+    out = read_pipeline(input::parse_json(body));
     return ApiStatus::success();
   }
   // A v2beta1Pipeline names no version: the upload made one, which a listing finds.
-  out = read_pipeline_v2(json::parse(body, nullptr, false));
+  out = read_pipeline_v2(input::parse_json(body));
   std::optional<VersionInfo> first;
   if (ApiStatus status = latest_version(out.id, first); !status) {
     status.message += fmt::format("\n  (pipeline '{}' was created, id {})", package.name, out.id);
@@ -516,7 +518,7 @@ ApiStatus KfpApi::upload_version(std::string_view pipeline_id, const PackageUplo
                               std::move(request), body);
       !status)
     return status;
-  json version = json::parse(body, nullptr, false);
+  json version = input::parse_json(body);
   out = v2 ? read_version_v2(version) : VersionInfo{text_of(version, "id"), text_of(version, "name")};
   return ApiStatus::success();
 }
@@ -569,7 +571,7 @@ ApiStatus KfpApi::create_experiment(std::string_view name, ExperimentInfo& out) 
                               std::move(request), body);
       !status)
     return status;
-  json created = json::parse(body, nullptr, false);
+  json created = input::parse_json(body);
   out = v2 ? ExperimentInfo{text_of(created, "experiment_id"), name_of(created)}
            : ExperimentInfo{text_of(created, "id"), text_of(created, "name")};
   return ApiStatus::success();
@@ -579,7 +581,7 @@ ApiStatus KfpApi::create_run(const RunRequest& run, RunInfo& out) {
   if (version_ == ApiVersion::V2beta1) {
     json parameters = json::object();
     for (const auto& [name, value] : run.json_parameters) {
-      json parsed = json::parse(value, nullptr, false);
+      json parsed = input::parse_json(value);
       parameters[name] = parsed.is_discarded() ? json(value) : parsed;
     }
     json reference = {{"pipeline_id", run.pipeline_id}};
@@ -597,7 +599,7 @@ ApiStatus KfpApi::create_run(const RunRequest& run, RunInfo& out) {
             post(fmt::format("cannot create run '{}'", run.name), std::move(request), body);
         !status)
       return status;
-    out = read_run_v2(json::parse(body, nullptr, false));
+    out = read_run_v2(input::parse_json(body));
     return ApiStatus::success();
   }
   json parameters = json::array();
@@ -623,7 +625,7 @@ ApiStatus KfpApi::create_run(const RunRequest& run, RunInfo& out) {
           post(fmt::format("cannot create run '{}'", run.name), std::move(request), body);
       !status)
     return status;
-  out = read_run_detail(json::parse(body, nullptr, false));
+  out = read_run_detail(input::parse_json(body));
   return ApiStatus::success();
 }
 
@@ -634,14 +636,14 @@ ApiStatus KfpApi::get_run(std::string_view run_id, RunInfo& out) {
                                "/apis/v2beta1/runs/" + url_encode(run_id), body);
         !status)
       return status;
-    out = read_run_v2(json::parse(body, nullptr, false));
+    out = read_run_v2(input::parse_json(body));
     return ApiStatus::success();
   }
   if (ApiStatus status = get(fmt::format("cannot get run '{}'", run_id),
                              "/apis/v1beta1/runs/" + url_encode(run_id), body);
       !status)
     return status;
-  out = read_run_detail(json::parse(body, nullptr, false));
+  out = read_run_detail(input::parse_json(body));
   return ApiStatus::success();
 }
 

@@ -53,16 +53,7 @@ void print_upload(const UploadResult& result, const Connection& connection, std:
 // printing every problem.
 bool read_overrides(const RunArgs& args, std::vector<Override>& overrides, std::ostream& err) {
   std::vector<std::string> errors;
-  if (!args.params_file.empty()) {
-    std::ifstream in(args.params_file, std::ios::binary);
-    if (!in) {
-      errors.push_back(fmt::format("cannot read '{}': {}", args.params_file, std::strerror(errno)));
-    } else {
-      std::ostringstream text;
-      text << in.rdbuf();
-      (void)read_params_file(text.str(), args.params_file, overrides, errors);
-    }
-  }
+  if (!args.params_file.empty()) (void)load_params_file(args.params_file, overrides, errors);
   for (const auto& argument : args.params) {
     Override o;
     std::string error;

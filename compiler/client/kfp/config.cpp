@@ -8,6 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "input/limits.hpp"
+#include "input/read.hpp"
+
 namespace pipec::client::kfp {
 
 namespace {
@@ -20,13 +23,9 @@ std::string trim(std::string text) {
   return text.substr(begin, end - begin + 1);
 }
 
-bool read_text(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  out = text.str();
-  return !in.bad();
+// A token file: a regular file of bounded size.
+bool read_text(const std::string& path, std::string& out, std::string& error) {
+  return input::read_file(path, input::kMaxKubeconfigBytes, out, error);
 }
 
 }  // namespace
@@ -55,13 +54,14 @@ Status resolve_connection(const ConnectionFlags& flags, const GetEnv& getenv, Co
     out.token = token;
     out.token_source = "KF_PIPELINES_TOKEN";
   } else if (std::string path = env("KF_PIPELINES_SA_TOKEN_PATH"); !path.empty()) {
-    std::string text;
-    if (!read_text(path, text))
+    std::string text, error;
+    if (!read_text(path, text, error))
       return Status::error(fmt::format("cannot read the token file '{}' (KF_PIPELINES_SA_TOKEN_PATH): {}",
-                                       path, std::strerror(errno)));
+                                       path, error));
     out.token = trim(text);
     out.token_source = path;
-  } else if (std::string text; !default_token_path.empty() && read_text(default_token_path, text)) {
+  } else if (std::string text, error;
+             !default_token_path.empty() && read_text(default_token_path, text, error)) {
     out.token = trim(text);
     out.token_source = default_token_path;
   }

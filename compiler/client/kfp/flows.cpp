@@ -16,6 +16,9 @@
 
 #include <fmt/format.h>
 
+#include "input/limits.hpp"
+#include "input/read.hpp"
+
 #include "compiler/client/kfp/package_reader.hpp"
 #include "compiler/client/kfp/sha256.hpp"
 
@@ -67,12 +70,10 @@ Status load_package_bytes(std::string bytes, std::string filename, LocalPackage&
 }
 
 Status load_package_file(const std::string& path, LocalPackage& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return Status::error(fmt::format("cannot read '{}'", path));
-  return load(bytes.str(), base_name(path), path, out);
+  std::string bytes, error;
+  if (!input::read_file(path, input::kMaxPackageBytes, bytes, error))
+    return Status::error(fmt::format("cannot read '{}': {}", path, error));
+  return load(std::move(bytes), base_name(path), path, out);
 }
 
 std::string content_version_name(const LocalPackage& package) {

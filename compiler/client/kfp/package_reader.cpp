@@ -11,6 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "input/limits.hpp"
+#include "input/read.hpp"
+
 namespace pipec::client::kfp {
 
 namespace {
@@ -20,6 +23,12 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 }
 
 bool is_yaml_name(std::string_view name) { return ends_with(name, ".yaml") || ends_with(name, ".yml"); }
+
+// libarchive may fail without a message (archive_error_string gives null).
+std::string archive_problem(archive* a) {
+  const char* text = archive_error_string(a);
+  return text && *text ? text : "libarchive gives no reason";
+}
 
 struct ArchiveDeleter {
   void operator()(archive* a) const { archive_read_free(a); }
@@ -38,7 +47,7 @@ Status read_archive(std::string_view bytes, bool zip, std::string& yaml) {
   const char* kind = zip ? "zip" : "tar.gz";
   if (archive_read_open_memory(reader.get(), bytes.data(), bytes.size()) != ARCHIVE_OK)
     return Status::error(fmt::format("not a readable {} archive: {}", kind,
-                                     archive_error_string(reader.get())));
+                                     archive_problem(reader.get())));
   std::string first_name;
   std::string first_content;
   bool have_first = false;
@@ -48,18 +57,23 @@ Status read_archive(std::string_view bytes, bool zip, std::string& yaml) {
     if (rc == ARCHIVE_EOF) break;
     if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
       return Status::error(
-          fmt::format("broken {} archive: {}", kind, archive_error_string(reader.get())));
+          fmt::format("broken {} archive: {}", kind, archive_problem(reader.get())));
     std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
     bool wanted = name == "pipeline.yaml";
     if (!wanted && have_first) continue;
     std::string content;
     char buffer[65536];
     la_ssize_t n;
-    while ((n = archive_read_data(reader.get(), buffer, sizeof buffer)) > 0)
+    while ((n = archive_read_data(reader.get(), buffer, sizeof buffer)) > 0) {
+      // Unpacked, an entry may be far larger than the archive (a zip bomb).
+      if (content.size() + static_cast<std::size_t>(n) > input::kMaxPackageBytes)
+        return Status::error(fmt::format("'{}' in the {} archive is larger than {} once unpacked",
+                                         name, kind, input::size_text(input::kMaxPackageBytes)));
       content.append(buffer, static_cast<std::size_t>(n));
+    }
     if (n < 0)
       return Status::error(
-          fmt::format("broken {} archive: {}", kind, archive_error_string(reader.get())));
+          fmt::format("broken {} archive: {}", kind, archive_problem(reader.get())));
     if (wanted) {
       yaml = std::move(content);
       return Status::ok();

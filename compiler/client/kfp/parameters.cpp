@@ -18,6 +18,11 @@
 
 #include "compiler/base/spellcheck.hpp"
 #include "compiler/base/status.hpp"
+#include "input/json.hpp"
+#include "input/limits.hpp"
+#include "input/read.hpp"
+#include "input/utf8.hpp"
+#include "input/yaml.hpp"
 
 namespace pipec::client::kfp {
 
@@ -86,6 +91,25 @@ std::string shown(std::string_view text) {
   if (text.size() > 60) out += "...";
   return out;
 }
+
+// As shown(), with each byte that is not UTF-8 as \xNN: for text refused for that reason.
+std::string shown_bytes(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < 60;) {
+    std::size_t len = static_cast<unsigned char>(text[i]) < 0x80 ? 1 : utf8_sequence_length(text, i);
+    if (len == 0) {
+      out += fmt::format("\\x{:02X}", static_cast<unsigned char>(text[i]));
+      ++i;
+    } else {
+      out += shown(text.substr(i, len));
+      i += len;
+    }
+  }
+  if (text.size() > 60) out += "...";
+  return out;
+}
+
+std::string byte_text(char c) { return fmt::format("byte 0x{:02X}", static_cast<unsigned char>(c)); }
 
 std::string dump(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -156,6 +180,27 @@ std::optional<std::string> canonical_json(const ParamType& type, const json& val
   return dump(checked);
 }
 
+// "LINE:COLUMN" of the first scalar under `node` that is not UTF-8, or nullopt.
+std::optional<std::string> not_utf8(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+      if (first_invalid_utf8(node.Scalar()) == std::string_view::npos) return std::nullopt;
+      return fmt::format("{}:{}", node.Mark().line + 1, node.Mark().column + 1);
+    case YAML::NodeType::Sequence:
+      for (const auto& item : node)
+        if (auto where = not_utf8(item)) return where;
+      return std::nullopt;
+    case YAML::NodeType::Map:
+      for (const auto& item : node) {
+        if (auto where = not_utf8(item.first)) return where;
+        if (auto where = not_utf8(item.second)) return where;
+      }
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
 std::string scalar_text(const YAML::Node& node) {
   return node && node.IsScalar() ? node.Scalar() : std::string();
 }
@@ -207,16 +252,44 @@ ParamType kfp_type(const std::string& name) {
   return type;
 }
 
+// The annotations are JSON inside YAML, written by a compiler but read back from any file:
+// a member of another type than its own is an error that names it, never an exception.
+// Returns the problem, or "" when `object[key]` is absent or of the type `is` accepts.
+std::string member_problem(const json& object, const char* key, bool (json::*is)() const noexcept,
+                           std::string_view expected) {
+  auto it = object.find(key);
+  if (it == object.end() || ((*it).*is)()) return {};
+  return fmt::format("'{}' is {}, not {}", key, shown(dump(*it)), expected);
+}
+
 bool read_pipec_annotation(const std::string& text, Signature& out, std::string& error) {
-  json list = json::parse(text, nullptr, false);
-  if (list.is_discarded() || !list.is_array()) {
-    error = fmt::format("annotation {} is not a JSON list", kPipecAnnotation);
+  std::string problem;
+  json list;
+  if (!input::parse_json(text, list, problem) || !list.is_array()) {
+    error = fmt::format("annotation {} is not a JSON list{}", kPipecAnnotation,
+                        problem.empty() ? "" : ": " + problem);
     return false;
   }
   for (const json& item : list) {
     if (!item.is_object() || !item.contains("name") || !item["name"].is_string()) {
       error = fmt::format("annotation {} has an entry without a name", kPipecAnnotation);
       return false;
+    }
+    struct Member {
+      const char* key;
+      bool (json::*is)() const noexcept;
+      const char* expected;
+    };
+    static const Member kMembers[] = {
+        {"type", &json::is_string, "a string"}, {"required", &json::is_boolean, "a bool"},
+        {"enum", &json::is_array, "a list"},     {"min", &json::is_number, "a number"},
+        {"max", &json::is_number, "a number"},   {"description", &json::is_string, "a string"}};
+    for (const Member& m : kMembers) {
+      if (std::string p = member_problem(item, m.key, m.is, m.expected); !p.empty()) {
+        error = fmt::format("annotation {}: parameter '{}': {}", kPipecAnnotation,
+                            shown(item["name"].get<std::string>()), p);
+        return false;
+      }
     }
     DeclaredParam param;
     param.name = item["name"].get<std::string>();
@@ -289,8 +362,10 @@ bool read_v2_signature(const YAML::Node& root, Signature& out) {
 
 bool is_v2_pipeline_spec(std::string_view yaml) {
   try {
-    std::vector<YAML::Node> documents = YAML::LoadAll(std::string(yaml));
-    return !documents.empty() && is_v2_pipeline_spec(documents.front());
+    std::vector<YAML::Node> documents;
+    std::string error;
+    return input::load_yaml_all(yaml, documents, error) && !documents.empty() &&
+           is_v2_pipeline_spec(documents.front());
   } catch (const YAML::Exception&) {
     return false;
   }
@@ -303,7 +378,7 @@ std::string typed_json_value(const ParamType& type, const std::string& canonical
     case ParamKind::Bool:
     case ParamKind::List:
     case ParamKind::Map: {
-      json value = json::parse(canonical, nullptr, false);
+      json value = input::parse_json(canonical);
       if (!value.is_discarded()) return dump(value);
       break;
     }
@@ -361,14 +436,14 @@ const DeclaredParam* Signature::find(std::string_view name) const {
 bool read_signature(std::string_view workflow_yaml, Signature& out, std::string& error) {
   out = Signature{};
   YAML::Node root;
-  try {
-    // A KFP v2 file may hold a second document (the platform spec): the first one counts.
-    std::vector<YAML::Node> documents = YAML::LoadAll(std::string(workflow_yaml));
-    if (!documents.empty()) root = documents.front();
-  } catch (const YAML::Exception& e) {
-    error = fmt::format("the workflow is not valid YAML: {}", e.what());
+  // A KFP v2 file may hold a second document (the platform spec): the first one counts.
+  std::vector<YAML::Node> documents;
+  std::string problem;
+  if (!input::load_yaml_all(workflow_yaml, documents, problem)) {
+    error = fmt::format("the workflow is not valid YAML: {}", problem);
     return false;
   }
+  if (!documents.empty()) root = documents.front();
   if (is_v2_pipeline_spec(root)) return read_v2_signature(root, out);
   if (!root.IsMap() || scalar_text(root["kind"]) != "Workflow" ||
       scalar_text(root["apiVersion"]).rfind("argoproj.io/", 0) != 0) {
@@ -405,9 +480,20 @@ bool read_signature(std::string_view workflow_yaml, Signature& out, std::string&
 
   json kfp_spec;
   if (auto text = annotation(kKfpAnnotation)) {
-    kfp_spec = json::parse(*text, nullptr, false);
+    kfp_spec = input::parse_json(*text);
     if (kfp_spec.is_discarded() || !kfp_spec.is_object()) kfp_spec = json();
   }
+  // The KFP SDK's annotation: strings where it has text.
+  auto kfp_problem = [&](const json& object, std::string_view where) {
+    for (const char* key : {"name", "description", "type"}) {
+      if (std::string p = member_problem(object, key, &json::is_string, "a string"); !p.empty()) {
+        error = fmt::format("annotation {}: {}{}", kKfpAnnotation, where, p);
+        return true;
+      }
+    }
+    return false;
+  };
+  if (kfp_spec.is_object() && kfp_problem(kfp_spec, "")) return false;
   if (kfp_spec.is_object()) {
     out.name = kfp_spec.value("name", "");
     out.description = kfp_spec.value("description", "");
@@ -423,6 +509,8 @@ bool read_signature(std::string_view workflow_yaml, Signature& out, std::string&
   if (kfp_spec.is_object() && kfp_spec.contains("inputs") && kfp_spec["inputs"].is_array()) {
     for (const json& input : kfp_spec["inputs"]) {
       if (!input.is_object() || !input.contains("name") || !input["name"].is_string()) continue;
+      if (kfp_problem(input, fmt::format("input '{}': ", shown(input["name"].get<std::string>()))))
+        return false;
       DeclaredParam param;
       param.name = input["name"].get<std::string>();
       param.type = kfp_type(input.value("type", ""));
@@ -451,16 +539,22 @@ bool parse_override(std::string_view argument, Override& out, std::string& error
   }
   out = Override{std::string(argument.substr(0, eq)), std::string(argument.substr(eq + 1)), false,
                  "-p"};
+  // Values reach JSON documents, the server and processes as text: text is UTF-8.
+  if (std::size_t bad = first_invalid_utf8(argument); bad != std::string_view::npos) {
+    error = fmt::format("-p '{}': {} at byte {} of the {} is not UTF-8", shown_bytes(argument),
+                        byte_text(argument[bad]), bad < eq ? bad + 1 : bad - eq,
+                        bad < eq ? "name" : "value");
+    return false;
+  }
   return true;
 }
 
 bool read_params_file(std::string_view content, const std::string& path,
                       std::vector<Override>& out, std::vector<std::string>& errors) {
   YAML::Node root;
-  try {
-    root = YAML::Load(std::string(content));
-  } catch (const YAML::Exception& e) {
-    errors.push_back(fmt::format("{}: not valid YAML or JSON: {}", path, e.what()));
+  std::string problem;
+  if (!input::load_yaml(content, root, problem)) {
+    errors.push_back(fmt::format("{}: not valid YAML or JSON: {}", path, problem));
     return false;
   }
   if (root.IsNull()) return true;
@@ -473,6 +567,12 @@ bool read_params_file(std::string_view content, const std::string& path,
   for (const auto& item : root) {
     std::string name = item.first.IsScalar() ? item.first.Scalar() : std::string();
     const YAML::Node& value = item.second;
+    if (std::string where = not_utf8(item.first).value_or(not_utf8(value).value_or("")); !where.empty()) {
+      errors.push_back(fmt::format("{}:{}: parameter '{}' holds text that is not UTF-8", path, where,
+                                   shown_bytes(name)));
+      ok = false;
+      continue;
+    }
     if (!names.insert(name).second) {
       // As the language refuses a duplicate key, not the last one winning.
       errors.push_back(fmt::format("{}:{}:{}: parameter '{}' is given twice; keep one", path,
@@ -497,6 +597,16 @@ bool read_params_file(std::string_view content, const std::string& path,
     }
   }
   return ok;
+}
+
+bool load_params_file(const std::string& path, std::vector<Override>& out,
+                      std::vector<std::string>& errors) {
+  std::string content, error;
+  if (!input::read_file(path, input::kMaxParamsFileBytes, content, error)) {
+    errors.push_back(fmt::format("cannot read '{}': {}", path, error));
+    return false;
+  }
+  return read_params_file(content, path, out, errors);
 }
 
 bool canonical_value(const ParamType& type, std::string_view text, bool structured,
@@ -534,7 +644,8 @@ bool canonical_value(const ParamType& type, std::string_view text, bool structur
       return false;
     case ParamKind::List:
     case ParamKind::Map: {
-      // A key an object holds twice is refused (the parser would keep the last one).
+      // Bounded nesting first (input/json), then a key an object holds twice is refused
+      // (the parser would keep the last one).
       std::vector<std::set<std::string>> keys;  // of each object open
       std::string duplicate;
       json::parser_callback_t track = [&](int, json::parse_event_t event, json& parsed) {
@@ -545,14 +656,17 @@ bool canonical_value(const ParamType& type, std::string_view text, bool structur
           duplicate = parsed.get<std::string>();
         return true;
       };
-      json value = json::parse(text, track, false);
+      json value = input::json_nesting_problem(text).empty() ? json::parse(text, track, false)
+                                                             : json(json::value_t::discarded);
       if (!value.is_discarded() && !duplicate.empty()) {
         problem = fmt::format("'{}' has the key '{}' twice; keep one", shown(text), shown(duplicate));
         return false;
       }
       if (value.is_discarded()) {
-        problem = fmt::format("'{}' is not JSON (e.g. {})", shown(text),
-                              type.kind == ParamKind::List ? "[1, 2]" : "{\"a\": 1}");
+        std::string nesting = input::json_nesting_problem(text);
+        problem = nesting.empty() ? fmt::format("'{}' is not JSON (e.g. {})", shown(text),
+                                                type.kind == ParamKind::List ? "[1, 2]" : "{\"a\": 1}")
+                                  : fmt::format("'{}' is not accepted: {}", shown(text), nesting);
         return false;
       }
       json checked;

@@ -88,6 +88,11 @@ struct Override {
 [[nodiscard]] bool read_params_file(std::string_view content, const std::string& path,
                                     std::vector<Override>& out, std::vector<std::string>& errors);
 
+/// Reads the params file at `path` (a regular file of at most 16 MiB) and then as
+/// read_params_file(). Returns false and appends to `errors`.
+[[nodiscard]] bool load_params_file(const std::string& path, std::vector<Override>& out,
+                                    std::vector<std::string>& errors);
+
 /// Checks overrides against the signature: unknown names (with a did-you-mean), values
 /// that are not of the declared type, outside the enumeration or range, names given
 /// twice on the command line, and required parameters left without a value. A later

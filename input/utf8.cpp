@@ -1,4 +1,4 @@
-#include "compiler/base/utf8.hpp"
+#include "input/utf8.hpp"
 
 #include <cstdint>
 
@@ -79,6 +79,19 @@ char32_t utf8_code_point(std::string_view text, std::size_t i, std::size_t len) 
   if (len == 2) return (b(0) & 0x1f) << 6 | (b(1) & 0x3f);
   if (len == 3) return (b(0) & 0x0f) << 12 | (b(1) & 0x3f) << 6 | (b(2) & 0x3f);
   return (b(0) & 0x07) << 18 | (b(1) & 0x3f) << 12 | (b(2) & 0x3f) << 6 | (b(3) & 0x3f);
+}
+
+std::size_t first_invalid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len = utf8_sequence_length(text, i);
+    if (len == 0) return i;
+    i += len;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace pipec

@@ -1,7 +1,8 @@
 #pragma once
 
-// UTF-8 decoding shared by the parser (which rejects invalid input) and the diagnostics
-// printer (which shows a source line safely on a terminal).
+// UTF-8 decoding shared by the parser (which rejects invalid input), the diagnostics
+// printer (which shows a source line safely on a terminal), and every reader of values
+// (parameters, launcher values), which refuses text that is not UTF-8 with its place.
 
 #include <cstddef>
 #include <string_view>
@@ -25,5 +26,9 @@ const char* invisible_character_name(char32_t c);
 /// The embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) that reorder how
 /// text displays (Trojan Source, CVE-2021-42574).
 bool is_bidi_control(char32_t c);
+
+/// The offset of the first byte of `text` that does not start a valid UTF-8 sequence, or
+/// std::string_view::npos when the whole text is UTF-8.
+std::size_t first_invalid_utf8(std::string_view text);
 
 }  // namespace pipec
