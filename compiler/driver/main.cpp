@@ -38,7 +38,8 @@ namespace {
 // `pipec` hands those commands over with exec, so the user sees one program. So does
 // `completion`: only pipec-kfp's registry holds the client commands' options.
 bool is_kfp_command(std::string_view word) {
-  return word == "upload" || word == "run" || word == "completion";
+  return word == "upload" || word == "run" || word == "completion" || word == "runs" ||
+         word == "logs" || word == "schedule" || word == "experiments" || word == "pipelines";
 }
 
 // Where pipec-kfp is: beside pipec (the build tree), else where `cmake --install` and the
@@ -84,6 +85,11 @@ int program_main(int argc, char** argv) {
   // Listed in `pipec --help`; never parsed here (see exec_kfp).
   app.add_subcommand("upload", "Upload a package (or a .pipe, built first) to Kubeflow Pipelines");
   app.add_subcommand("run", "Start a run, with typed parameter overrides checked before sending");
+  app.add_subcommand("runs", "List runs, show one, wait for, stop, retry, archive or delete runs");
+  app.add_subcommand("logs", "Print a run's step logs (through the KFP UI's server, else the Kubernetes API)");
+  app.add_subcommand("schedule", "Recurring runs: create, list, get, enable, disable, delete");
+  app.add_subcommand("experiments", "List, create, archive or delete experiments");
+  app.add_subcommand("pipelines", "List pipelines and their versions, delete them");
   app.add_subcommand("completion", "Print the bash or zsh completion script");
 #endif
   // Name what is wrong before CLI11 would say only "A subcommand is required".
