@@ -132,6 +132,20 @@ TEST_F(ClientLogs, AV2TaskIsReadByItsPodName) {
   EXPECT_EQ(query(transport_.requests.back().url, "podnamespace"), "");
 }
 
+// A step named as in the source (upper case, '_') finds its task, named as the workflow
+// writer names tasks (to_dns1123).
+TEST_F(ClientLogs, AStepNamedAsInTheSourceFindsItsTask) {
+  transport_.answer("GET /pipeline/k8s/pod/logs", "prepared\n");
+  LogsArgs args;
+  args.run_id = "r1";
+  args.step = "Pre_pare";
+  EXPECT_EQ(logs(args), 1);  // "pre-pare" is no task of the run
+  args.step = "PREPARE";
+  ASSERT_EQ(logs(args), 0) << err_.str();
+  EXPECT_EQ(out_.str(), "prepared\n");
+  EXPECT_EQ(query(transport_.requests.back().url, "podname"), "train-x7k2p-prepare-1787723858");
+}
+
 TEST_F(ClientLogs, AnUnknownStepNamesTheSteps) {
   LogsArgs args;
   args.run_id = "r1";
