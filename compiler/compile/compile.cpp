@@ -39,6 +39,8 @@ bool write_target(const TargetOptions& options, const ir::Pipeline& pipeline, st
   argo.launcher_image = options.launcher_image;
   argo.mpi_v1 = options.mpi_v1;
   argo.training_runtime = options.training_runtime;
+  argo.kind = options.kind;
+  argo.cron = options.cron;
   return emit::argo::write_workflow(pipeline, argo, out, diags);
 }
 

@@ -9,6 +9,7 @@
 
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/base/source_manager.hpp"
+#include "compiler/emit/argo/workflow_writer.hpp"
 #include "compiler/ir/ir.hpp"
 #include "compiler/package/package.hpp"
 
@@ -25,6 +26,10 @@ struct TargetOptions {
   bool mpi_v1 = false;            ///< kubeflow.org/v1 MPIJobs instead of v2beta1
   std::string training_runtime;   ///< runtimes of training steps that name none (a list)
   bool allow_oversize = false;    ///< the budgets a server would refuse are warnings
+  /// kfp-v1 only: the Argo document written (a Workflow, a WorkflowTemplate or a
+  /// CronWorkflow with `cron`), for `argo template create` / `argo cron create`.
+  emit::argo::DocumentKind kind = emit::argo::DocumentKind::Workflow;
+  emit::argo::CronOptions cron;
 };
 
 /// What compiling a program gives: the pipeline and the target's text, unset on error.

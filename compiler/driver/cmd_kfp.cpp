@@ -14,7 +14,10 @@
 #include <fmt/format.h>
 
 #include "compiler/base/source_manager.hpp"
+#include "compiler/base/cron.hpp"
 #include "compiler/client/kfp/commands.hpp"
+#include "compiler/client/kfp/logs.hpp"
+#include "compiler/client/kfp/operate.hpp"
 #include "compiler/compile/compile.hpp"
 #include "compiler/driver/cmd_local.hpp"
 #include "compiler/driver/options.hpp"
@@ -46,6 +49,14 @@ bool ends_with(const std::string& text, std::string_view suffix) {
 bool is_file(const std::string& path) {
   struct stat st{};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// A .pipe or an existing file is a package; a word without a file behind it is a
+// pipeline id on the server.
+bool looks_like_file(const std::string& target) {
+  return ends_with(target, ".pipe") || is_file(target) || target.find('/') != std::string::npos ||
+         ends_with(target, ".yaml") || ends_with(target, ".yml") || ends_with(target, ".tar.gz") ||
+         ends_with(target, ".tgz") || ends_with(target, ".zip") || ends_with(target, ".json");
 }
 
 void add_connection_options(CLI::App& cmd, kfp::ConnectionFlags& flags, const std::string& group = "Options") {
@@ -151,23 +162,355 @@ int run_run(KfpOptions options) {
     std::cerr << fmt::format("pipec: error: --poll '{}': expected a duration such as 5s\n", options.poll);
     return kExitUsage;
   }
-  // A .pipe or an existing file is a package; a word without a file behind it is a
-  // pipeline id on the server.
-  bool looks_like_file = ends_with(options.target, ".pipe") || is_file(options.target) ||
-                         options.target.find('/') != std::string::npos ||
-                         ends_with(options.target, ".yaml") || ends_with(options.target, ".yml") ||
-                         ends_with(options.target, ".tar.gz") || ends_with(options.target, ".tgz") ||
-                         ends_with(options.target, ".zip") || ends_with(options.target, ".json");
+  const bool is_package = looks_like_file(options.target);
   std::optional<kfp::LocalPackage> package;
-  if (looks_like_file) {
+  if (is_package) {
     int exit_code = kExitOk;
     package = load_target(options, exit_code);
     if (!package) return exit_code;
   }
   options.run.v2 = options.build_target == "kfp-v2";
   client::CurlTransport transport(connection.transport);
-  return kfp::run_command(package, looks_like_file ? std::string() : options.target, options.run,
+  return kfp::run_command(package, is_package ? std::string() : options.target, options.run,
                           connection, transport, std::cout, std::cerr);
+}
+
+// The options every operating command takes: the connection, the API, the output.
+struct OperateOptions {
+  kfp::ConnectionFlags connection;
+  std::string target = "kfp-v1";
+  std::string output = "table";
+  kfp::ListArgs list;
+  std::string id;
+  std::string version;
+  std::string name, description;
+  std::string timeout, poll = "5s";
+};
+
+void add_operate_options(CLI::App& cmd, OperateOptions& options, bool output) {
+  cmd.add_option("--target", options.target,
+                 "kfp-v1: the v1beta1 API (Argo pipelines; default); kfp-v2: the v2beta1 API "
+                 "(KFP v2 pipelines on KFP 2.x)")
+      ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
+      ->default_str("kfp-v1");
+  if (output)
+    cmd.add_option("-o,--output", options.output, "table (default) or json (stable records)")
+        ->check(CLI::IsMember({"table", "json"}))
+        ->default_str("table");
+  add_connection_options(cmd, options.connection);
+}
+
+void add_list_options(CLI::App& cmd, OperateOptions& options) {
+  cmd.add_option("--page-size", options.list.page_size, "Items per page (1-200)")
+      ->check(CLI::Range(1, 200))
+      ->default_str("20");
+  cmd.add_option("--page-token", options.list.page_token, "The page after the one that printed this token");
+  cmd.add_flag("--all", options.list.all, "Every page, not only the first");
+}
+
+// Runs `body` with the connection and transport made from `options`; usage errors are 2.
+template <typename Body>
+int operate(const OperateOptions& options, Body body) {
+  KfpOptions connect_options;
+  connect_options.connection = options.connection;
+  kfp::Connection connection;
+  if (!connect(connect_options, connection)) return kExitUsage;
+  kfp::OperateArgs args;
+  args.v2 = options.target == "kfp-v2";
+  args.json = options.output == "json";
+  client::CurlTransport transport(connection.transport);
+  return body(args, connection, transport);
+}
+
+// `NOUN VERB ID`: one action on one thing.
+void add_action(CLI::App& parent, const char* verb, const char* help, kfp::Kind kind,
+                kfp::Action action, const char* id_help, int& exit_code, bool with_version = false) {
+  auto options = std::make_shared<OperateOptions>();
+  CLI::App* cmd = parent.add_subcommand(verb, help);
+  cmd->add_option("id", options->id, id_help)->required();
+  if (with_version)
+    cmd->add_option("--version", options->version, "Only this version (its name) of the pipeline");
+  add_operate_options(*cmd, *options, false);
+  cmd->callback([options, kind, action, &exit_code] {
+    exit_code = operate(*options, [&](const kfp::OperateArgs& args, const kfp::Connection& c,
+                                      client::HttpTransport& t) {
+      return kfp::act_command(kind, action, options->id, options->version, args, c, t, std::cout,
+                              std::cerr);
+    });
+  });
+}
+
+CLI::App* add_list(CLI::App& parent, const char* verb, const char* help, kfp::Kind kind,
+                   std::shared_ptr<OperateOptions> options, int& exit_code) {
+  CLI::App* cmd = parent.add_subcommand(verb, help);
+  add_list_options(*cmd, *options);
+  add_operate_options(*cmd, *options, true);
+  cmd->callback([options, kind, &exit_code] {
+    exit_code = operate(*options, [&](const kfp::OperateArgs& args, const kfp::Connection& c,
+                                      client::HttpTransport& t) {
+      return kfp::list_command(kind, options->list, args, c, t, std::cout, std::cerr);
+    });
+  });
+  return cmd;
+}
+
+void add_get(CLI::App& parent, const char* help, kfp::Kind kind, const char* id_help, int& exit_code) {
+  auto options = std::make_shared<OperateOptions>();
+  CLI::App* cmd = parent.add_subcommand("get", help);
+  cmd->add_option("id", options->id, id_help)->required();
+  add_operate_options(*cmd, *options, true);
+  cmd->callback([options, kind, &exit_code] {
+    exit_code = operate(*options, [&](const kfp::OperateArgs& args, const kfp::Connection& c,
+                                      client::HttpTransport& t) {
+      return kfp::get_command(kind, options->id, args, c, t, std::cout, std::cerr);
+    });
+  });
+}
+
+bool read_wait_options(const std::string& timeout, const std::string& poll, kfp::WaitOptions& out) {
+  if (!timeout.empty() && !kfp::parse_duration(timeout, out.timeout)) {
+    std::cerr << fmt::format("pipec: error: --timeout '{}': expected a duration such as 90s, 15m or 2h\n",
+                             timeout);
+    return false;
+  }
+  if (!kfp::parse_duration(poll, out.poll) || out.poll.count() <= 0) {
+    std::cerr << fmt::format("pipec: error: --poll '{}': expected a duration such as 5s\n", poll);
+    return false;
+  }
+  return true;
+}
+
+void add_runs_commands(CLI::App& app, int& exit_code) {
+  CLI::App* runs = app.add_subcommand("runs", "List runs, show one, wait for, stop, retry, archive or delete runs");
+  runs->require_subcommand(1);
+  auto list = std::make_shared<OperateOptions>();
+  CLI::App* ls = add_list(*runs, "list", "List runs, newest first", kfp::Kind::Run, list, exit_code);
+  ls->add_option("--experiment", list->list.experiment, "Only the runs of this experiment (name or id)");
+  ls->add_option("--pipeline", list->list.pipeline,
+                 "Only the runs of this pipeline (name or id; filtered on each page read)");
+  ls->add_option("--state", list->list.state, "Only runs in this state (e.g. Running, Succeeded, Failed)");
+  ls->add_flag("--archived", list->list.archived, "The archived runs instead");
+  add_get(*runs, "Show a run: state, parameters, times, metrics, each step's state and duration",
+          kfp::Kind::Run, "The run's id", exit_code);
+
+  auto wait = std::make_shared<OperateOptions>();
+  CLI::App* wt = runs->add_subcommand("wait", "Follow a run to its end (exit 0 succeeded, 4 failed, 5 timed out)");
+  wt->add_option("id", wait->id, "The run's id")->required();
+  wt->add_option("--timeout", wait->timeout, "Give up waiting after this long (e.g. 30m)");
+  wt->add_option("--poll", wait->poll, "Time between status checks")->default_str("5s");
+  add_operate_options(*wt, *wait, false);
+  wt->callback([wait, &exit_code] {
+    kfp::WaitOptions options;
+    if (!read_wait_options(wait->timeout, wait->poll, options)) {
+      exit_code = kExitUsage;
+      return;
+    }
+    exit_code = operate(*wait, [&](const kfp::OperateArgs& args, const kfp::Connection& c,
+                                   client::HttpTransport& t) {
+      return kfp::wait_command(wait->id, options, args, c, t, std::cout, std::cerr);
+    });
+  });
+  add_action(*runs, "stop", "Terminate a run", kfp::Kind::Run, kfp::Action::Terminate, "The run's id", exit_code);
+  add_action(*runs, "retry", "Retry a failed run's failed steps", kfp::Kind::Run, kfp::Action::Retry,
+             "The run's id", exit_code);
+  add_action(*runs, "archive", "Archive a run", kfp::Kind::Run, kfp::Action::Archive, "The run's id", exit_code);
+  add_action(*runs, "unarchive", "Restore an archived run", kfp::Kind::Run, kfp::Action::Unarchive,
+             "The run's id", exit_code);
+  add_action(*runs, "delete", "Delete a run", kfp::Kind::Run, kfp::Action::Delete, "The run's id", exit_code);
+}
+
+void add_logs_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<OperateOptions>();
+  auto logs = std::make_shared<kfp::LogsArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "logs", "Print a run's step logs (through the KFP UI's server, else the Kubernetes API)");
+  cmd->add_option("run", logs->run_id, "The run's id")->required();
+  cmd->add_option("step", logs->step, "A step's name (or node id, or pod); default: every step");
+  cmd->add_flag("-f,--follow", logs->follow,
+                "Stream the log until the step's container ends (reads the Kubernetes API)");
+  cmd->add_option("--ui-host", logs->ui_host,
+                  "Address of the KFP UI (default: --host; through the Kubeflow ingress they are "
+                  "the same)");
+  cmd->add_option("--kubeconfig", logs->kubeconfig,
+                  "Kubeconfig for the Kubernetes API (default: in-cluster, $KUBECONFIG, ~/.kube/config)");
+  cmd->add_flag("--kube", logs->kube_only, "Read from the Kubernetes API only");
+  add_operate_options(*cmd, *options, false);
+  cmd->callback([options, logs, &exit_code] {
+    exit_code = operate(*options, [&](const kfp::OperateArgs& args, const kfp::Connection& c,
+                                      client::HttpTransport& t) {
+      return kfp::logs_command(*logs, args, c, t, std::cout, std::cerr);
+    });
+  });
+}
+
+void add_experiments_commands(CLI::App& app, int& exit_code) {
+  CLI::App* exps = app.add_subcommand("experiments", "List, create, archive or delete experiments");
+  exps->require_subcommand(1);
+  auto list = std::make_shared<OperateOptions>();
+  CLI::App* ls = add_list(*exps, "list", "List experiments, newest first", kfp::Kind::Experiment, list, exit_code);
+  ls->add_flag("--archived", list->list.archived, "The archived experiments instead");
+  auto create = std::make_shared<OperateOptions>();
+  CLI::App* cr = exps->add_subcommand("create", "Create an experiment (nothing happens if it exists)");
+  cr->add_option("name", create->name, "The experiment's name")->required();
+  cr->add_option("--description", create->description, "Its description");
+  add_operate_options(*cr, *create, false);
+  cr->callback([create, &exit_code] {
+    exit_code = operate(*create, [&](const kfp::OperateArgs& args, const kfp::Connection& c,
+                                     client::HttpTransport& t) {
+      return kfp::experiment_create_command(create->name, create->description, args, c, t,
+                                            std::cout, std::cerr);
+    });
+  });
+  add_action(*exps, "archive", "Archive an experiment (and its runs)", kfp::Kind::Experiment,
+             kfp::Action::Archive, "The experiment's name or id", exit_code);
+  add_action(*exps, "unarchive", "Restore an archived experiment", kfp::Kind::Experiment,
+             kfp::Action::Unarchive, "The experiment's name or id", exit_code);
+  add_action(*exps, "delete", "Delete an experiment", kfp::Kind::Experiment, kfp::Action::Delete,
+             "The experiment's name or id", exit_code);
+}
+
+void add_pipelines_commands(CLI::App& app, int& exit_code) {
+  CLI::App* pipes = app.add_subcommand("pipelines", "List pipelines and their versions, delete them");
+  pipes->require_subcommand(1);
+  auto list = std::make_shared<OperateOptions>();
+  add_list(*pipes, "list", "List pipelines, newest first", kfp::Kind::Pipeline, list, exit_code);
+  auto versions = std::make_shared<OperateOptions>();
+  CLI::App* vs = add_list(*pipes, "versions", "List a pipeline's versions, newest first",
+                          kfp::Kind::Version, versions, exit_code);
+  vs->add_option("pipeline", versions->list.pipeline, "The pipeline's name or id")->required();
+  // The pipeline's name resolves to its id before listing (operate.cpp); versions are
+  // listed under it.
+  vs->callback([versions, &exit_code] {
+    exit_code = operate(*versions, [&](const kfp::OperateArgs& args, const kfp::Connection& c,
+                                       client::HttpTransport& t) {
+      return kfp::list_command(kfp::Kind::Version, versions->list, args, c, t, std::cout, std::cerr);
+    });
+  });
+  add_get(*pipes, "Show a pipeline", kfp::Kind::Pipeline, "The pipeline's name or id", exit_code);
+  add_action(*pipes, "delete", "Delete a pipeline (it must have no versions left on KFP 2.x), or one version of it",
+             kfp::Kind::Pipeline, kfp::Action::Delete, "The pipeline's name or id", exit_code, true);
+}
+
+int run_schedule_create(OperateOptions& options, kfp::ScheduleArgs args, const std::string& every,
+                        const std::string& target, const std::string& build_target,
+                        const CommonOptions& common) {
+  if (options.list.experiment.empty()) args.run.experiment = "Default";
+  else args.run.experiment = options.list.experiment;
+  if (args.cron.empty() == every.empty()) {
+    std::cerr << "pipec: error: give the schedule with either --cron or --every\n";
+    return kExitUsage;
+  }
+  if (!args.cron.empty()) {
+    CronSchedule schedule;
+    std::string error;
+    if (!parse_cron(args.cron, schedule, error)) {
+      std::cerr << fmt::format("pipec: error: --cron '{}': {}\n", args.cron, error);
+      return kExitUsage;
+    }
+    args.cron = schedule.kfp();
+  } else {
+    std::chrono::milliseconds interval{0};
+    if (!kfp::parse_duration(every, interval) || interval.count() < 1000 || interval.count() % 1000 != 0) {
+      std::cerr << fmt::format("pipec: error: --every '{}': expected a duration of whole seconds, at "
+                               "least 1s (e.g. 90s, 15m, 6h, 1d)\n",
+                               every);
+      return kExitUsage;
+    }
+    args.interval_seconds = interval.count() / 1000;
+  }
+  if (args.max_concurrency < 1 || args.max_concurrency > 10) {
+    std::cerr << fmt::format("pipec: error: --max-concurrency {}: KFP takes 1 to 10\n", args.max_concurrency);
+    return kExitUsage;
+  }
+  for (const std::string* t : {&args.start_time, &args.end_time}) {
+    std::tm tm{};
+    const char* rest = t->empty() ? nullptr : ::strptime(t->c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!t->empty() && (!rest || (*rest != 'Z' && *rest != '+' && *rest != '-' && *rest != '.'))) {
+      std::cerr << fmt::format("pipec: error: '{}' is not an RFC 3339 time (e.g. 2026-12-01T02:00:00Z)\n", *t);
+      return kExitUsage;
+    }
+  }
+  KfpOptions build;
+  build.target = target;
+  build.build_target = build_target;
+  build.connection = options.connection;
+  build.common = common;
+  kfp::Connection connection;
+  if (!connect(build, connection)) return kExitUsage;
+  std::optional<kfp::LocalPackage> package;
+  if (looks_like_file(target)) {
+    int exit_code = kExitOk;
+    package = load_target(build, exit_code);
+    if (!package) return exit_code;
+  }
+  args.run.v2 = build_target == "kfp-v2";
+  client::CurlTransport transport(connection.transport);
+  return kfp::schedule_create_command(package, package ? std::string() : target, args, connection,
+                                      transport, std::cout, std::cerr);
+}
+
+void add_schedule_commands(CLI::App& app, int& exit_code) {
+  CLI::App* sched = app.add_subcommand("schedule", "Recurring runs: create, list, get, enable, disable, delete");
+  sched->require_subcommand(1);
+
+  struct Create {
+    OperateOptions options;
+    kfp::ScheduleArgs args;
+    std::string every, target, build_target = "kfp-v1";
+    bool no_catchup = false, disabled = false;
+    CommonOptions common;
+  };
+  auto create = std::make_shared<Create>();
+  CLI::App* cr = sched->add_subcommand(
+      "create", "Run a pipeline on a schedule (building and uploading a .pipe first), with typed overrides");
+  cr->add_option("pipeline", create->target, "A .pipe file, a package, or the id of a pipeline on the server")
+      ->required();
+  cr->add_option("--cron", create->args.cron,
+                 "When: 5 fields ('0 2 * * *'), 6 with seconds first ('0 0 2 * * *'), or @daily, "
+                 "@hourly, @weekly, @monthly, @yearly (the controller's time zone, UTC by default)");
+  cr->add_option("--every", create->every, "Or: every so long (90s, 15m, 6h, 1d, 1h30m)");
+  cr->add_option("--name", create->args.name, "The schedule's name (default: the pipeline's)");
+  cr->add_option("--description", create->args.run.description, "Its description");
+  cr->add_option("--experiment", create->options.list.experiment, "Experiment of its runs, created if missing")
+      ->default_str("Default");
+  cr->add_option("--max-concurrency", create->args.max_concurrency, "Runs at most this many at once (1-10)")
+      ->default_str("1");
+  cr->add_flag("--catchup,!--no-catchup", create->args.catchup,
+               "Start the runs missed while paused or before --start (default), or not");
+  cr->add_option("--start", create->args.start_time, "Not before this time (RFC 3339, e.g. 2026-12-01T00:00:00Z)");
+  cr->add_option("--end", create->args.end_time, "Not after this time (RFC 3339)");
+  cr->add_flag("--disabled", create->disabled, "Create it disabled (enable it later)");
+  cr->add_option("-p,--param", create->args.run.params,
+                 "Override a parameter: NAME=VALUE (checked against its declared type)")
+      ->allow_extra_args(false);
+  cr->add_option("--params-file", create->args.run.params_file,
+                 "YAML or JSON mapping of parameter names to values (-p wins)");
+  cr->add_option("--version", create->args.run.version,
+                 "Package: name of the uploaded version; pipeline id: the version to run");
+  cr->add_option("--target", create->build_target,
+                 "kfp-v1 (Argo, v1beta1 jobs; default) or kfp-v2 (pipeline spec, v2beta1 recurring "
+                 "runs): what a .pipe file is built to, or what the pipeline of an id is")
+      ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
+      ->default_str("kfp-v1");
+  add_connection_options(*cr, create->options.connection);
+  add_common_options(*cr, create->common);
+  cr->callback([create, &exit_code] {
+    kfp::ScheduleArgs args = create->args;
+    args.enabled = !create->disabled;
+    exit_code = run_schedule_create(create->options, args, create->every, create->target,
+                                    create->build_target, create->common);
+  });
+
+  auto list = std::make_shared<OperateOptions>();
+  CLI::App* ls = add_list(*sched, "list", "List schedules, newest first", kfp::Kind::Schedule, list, exit_code);
+  ls->add_option("--experiment", list->list.experiment, "Only the schedules of this experiment (name or id)");
+  add_get(*sched, "Show a schedule", kfp::Kind::Schedule, "The schedule's id", exit_code);
+  add_action(*sched, "enable", "Enable a schedule", kfp::Kind::Schedule, kfp::Action::Enable,
+             "The schedule's id", exit_code);
+  add_action(*sched, "disable", "Disable a schedule (its runs go on)", kfp::Kind::Schedule,
+             kfp::Action::Disable, "The schedule's id", exit_code);
+  add_action(*sched, "delete", "Delete a schedule", kfp::Kind::Schedule, kfp::Action::Delete,
+             "The schedule's id", exit_code);
 }
 
 }  // namespace
@@ -237,6 +580,12 @@ void add_kfp_commands(CLI::App& app, int& exit_code) {
     }
     exit_code = run_run(*run);
   });
+
+  add_runs_commands(app, exit_code);
+  add_logs_command(app, exit_code);
+  add_schedule_commands(app, exit_code);
+  add_experiments_commands(app, exit_code);
+  add_pipelines_commands(app, exit_code);
 }
 
 }  // namespace pipec::driver

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "compiler/base/atomic_file.hpp"
+#include "compiler/base/cron.hpp"
 #include "rules/names.hpp"
 #include "compiler/base/source_manager.hpp"
 #include "compiler/compile/budgets.hpp"
@@ -46,15 +47,51 @@ struct BuildOptions {
   std::string output;
   bool quiet = false;
   TargetOptions target;
+  std::string kind = "workflow";  // workflow, workflow-template, cron-workflow (Argo documents)
+  std::string cron;
   CommonOptions common;
 };
 
-// `dir/name.pipe` -> `dir/name.tar.gz`; a program from standard input goes to stdout.
-std::string default_output(const std::string& input) {
+// `dir/name.pipe` -> `dir/name.tar.gz` (a KFP package), or `dir/name.yaml` for an Argo
+// WorkflowTemplate or CronWorkflow, which `argo` and kubectl take as YAML; a program from
+// standard input goes to stdout.
+std::string default_output(const std::string& input, const std::string& kind) {
   if (input == "-") return "-";
   std::string base = input;
   if (base.size() > 5 && base.compare(base.size() - 5, 5, ".pipe") == 0) base.resize(base.size() - 5);
-  return base + ".tar.gz";
+  return base + (kind == "workflow" ? ".tar.gz" : ".yaml");
+}
+
+// --kind, --cron, --timezone and --concurrency-policy into the writer's options; false
+// after printing what is wrong (a usage error).
+bool document_options(BuildOptions& options) {
+  auto fail = [](const std::string& message) {
+    std::cerr << "pipec: error: " << message << '\n';
+    return false;
+  };
+  const std::string& kind = options.kind;
+  emit::argo::CronOptions& cron = options.target.cron;
+  if (kind != "cron-workflow" &&
+      (!options.cron.empty() || !cron.timezone.empty() || !cron.concurrency_policy.empty()))
+    return fail("--cron, --timezone and --concurrency-policy go with --kind cron-workflow");
+  if (kind != "workflow" && options.target.target != "kfp-v1")
+    return fail(fmt::format("--kind {} writes an Argo document: it goes with --target kfp-v1", kind));
+  if (kind == "workflow-template") options.target.kind = emit::argo::DocumentKind::WorkflowTemplate;
+  if (kind != "cron-workflow") return true;
+  options.target.kind = emit::argo::DocumentKind::CronWorkflow;
+  if (options.cron.empty()) return fail("--kind cron-workflow needs --cron, e.g. --cron '0 2 * * *'");
+  CronSchedule schedule;
+  std::string error;
+  if (!parse_cron(options.cron, schedule, error))
+    return fail(fmt::format("--cron '{}': {}", options.cron, error));
+  cron.schedule = schedule.argo();
+  if (cron.schedule.empty())
+    return fail(fmt::format("--cron '{}': Argo's cron has no seconds field: the seconds must be 0 "
+                            "(or give the 5 fields minute hour day-of-month month day-of-week)",
+                            options.cron));
+  if (!cron.timezone.empty() && !check_time_zone(cron.timezone, error))
+    return fail("--timezone: " + error);
+  return true;
 }
 
 int run_check(const CheckOptions& options) {
@@ -66,8 +103,9 @@ int run_check(const CheckOptions& options) {
   return diags.has_errors() ? kExitErrors : kExitOk;
 }
 
-int run_build(const BuildOptions& options) {
-  std::string output = options.output.empty() ? default_output(options.input) : options.output;
+int run_build(BuildOptions options) {
+  if (!document_options(options)) return kExitUsage;
+  std::string output = options.output.empty() ? default_output(options.input, options.kind) : options.output;
   package::Format format = package::Format::Yaml;
   if (output != "-" && !package::format_for_path(output, format)) {
     std::cerr << fmt::format(
@@ -353,6 +391,21 @@ void add_build_command(CLI::App& app, int& exit_code) {
                   "kfp-v1: Argo Workflow for KFP v1 (default); kfp-v2: KFP v2 pipeline spec")
       ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
       ->default_str("kfp-v1");
+  cmd->add_option("--kind", options->kind,
+                  "workflow: the Argo Workflow KFP runs (default); workflow-template: an Argo "
+                  "WorkflowTemplate; cron-workflow: an Argo CronWorkflow (with --cron); both carry "
+                  "the same templates and parameters (default output NAME.yaml)")
+      ->check(CLI::IsMember({"workflow", "workflow-template", "cron-workflow"}))
+      ->default_str("workflow");
+  cmd->add_option("--cron", options->cron,
+                  "With --kind cron-workflow: when to run, e.g. '0 2 * * *' (5 fields, or 6 with "
+                  "seconds 0), or @daily, @hourly, @weekly, @monthly, @yearly");
+  cmd->add_option("--timezone", options->target.cron.timezone,
+                  "With --kind cron-workflow: the IANA time zone of --cron, e.g. Europe/Berlin");
+  cmd->add_option("--concurrency-policy", options->target.cron.concurrency_policy,
+                  "With --kind cron-workflow: when the previous run is still going: Allow, Forbid "
+                  "or Replace (Argo's default: Allow)")
+      ->check(CLI::IsMember({"Allow", "Forbid", "Replace"}));
   cmd->add_flag("-q,--quiet", options->quiet, "Print no summary");
   cmd->add_flag("--allow-oversize", options->target.allow_oversize,
                 "Report the size limits a server would refuse as warnings, not errors (for "

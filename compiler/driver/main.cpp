@@ -67,9 +67,31 @@ int exec_kfp(char** argv) {
 }
 #endif
 
+// --help-all (and pipec(1), made from it) expands commands of commands too: `runs list`
+// with its options under `runs`, where CLI11 lists only the names below the first level.
+class ExpandingFormatter : public CLI::Formatter {
+ public:
+  std::string make_expanded(const CLI::App* sub) const override {
+    if (sub->get_subcommands({}).empty()) return CLI::Formatter::make_expanded(sub);
+    // The command, its description, positionals and options, then each command of it in
+    // full, all indented under the command's name.
+    std::string body = make_description(sub) + make_positionals(sub) + make_groups(sub, CLI::AppFormatMode::Sub) +
+                       make_subcommands(sub, CLI::AppFormatMode::All);
+    std::string out = sub->get_display_name(true) + "\n";
+    for (std::size_t at = 0; at < body.size();) {
+      std::size_t end = body.find('\n', at);
+      if (end == std::string::npos) end = body.size();
+      if (end > at) out += "  " + body.substr(at, end - at) + "\n";  // blank lines dropped
+      at = end + 1;
+    }
+    return out;
+  }
+};
+
 int program_main(int argc, char** argv) {
   using namespace pipec::driver;
   CLI::App app{"pipec: a typed pipeline language for Kubeflow Pipelines and Argo Workflows", "pipec"};
+  app.formatter(std::make_shared<ExpandingFormatter>());
   app.set_version_flag("--version", "pipec " PIPEC_VERSION " (commit " PIPEC_GIT_COMMIT ")");
   app.set_help_all_flag("--help-all", "Print this help and every command's options");
   app.require_subcommand(1);

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -104,6 +105,47 @@ TEST_F(ClientCli, RunBuildsAPipeFileUploadsAndFollowsTheRun) {
   ASSERT_EQ(versions.size(), 1u);
   EXPECT_EQ(versions[0].filename, "constraints.tar.gz");
   EXPECT_NE(versions[0].yaml.find("pipec.dev/parameters"), std::string::npos);
+}
+
+// The operating commands through the real binary (pipec hands them to pipec-kfp):
+// a schedule with its cron converted and typed overrides, then a run and its pipeline's
+// versions as --output json.
+TEST_F(ClientCli, ScheduleRunsAndVersionsThroughTheBinary) {
+  Result r = pipec({"schedule", "create", example("constraints.pipe"), "--host", fake_.url(),
+                    "--cron", "0 2 * * MON-FRI", "-p", "workers=8", "--max-concurrency", "2",
+                    "--no-catchup", "--experiment", "nightly"});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  json body = fake_.last_schedule_request();
+  EXPECT_EQ(body["trigger"]["cron_schedule"]["cron"], "0 0 2 * * MON-FRI");
+  EXPECT_EQ(body["max_concurrency"], "2");
+  EXPECT_EQ(body["no_catchup"], true);
+  EXPECT_EQ(body["pipeline_spec"]["parameters"], json::parse(R"([{"name":"workers","value":"8"}])"));
+  EXPECT_NE(r.out.find("created schedule 'constraints' (id job-"), std::string::npos) << r.out;
+
+  r = pipec({"run", example("constraints.pipe"), "--host", fake_.url(), "--run-name", "r1"});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  std::string id = r.out.substr(r.out.find("(id run-") + 4);
+  id = id.substr(0, id.find(')'));
+  r = pipec({"runs", "get", id, "--host", fake_.url(), "--output", "json"});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  json run = json::parse(r.out);
+  EXPECT_EQ(run["id"], id);
+  EXPECT_EQ(run["name"], "r1");
+
+  r = pipec({"pipelines", "versions", "constraints", "--host", fake_.url(), "-o", "json"});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  json versions = json::parse(r.out);
+  // The first upload's version is named after the pipeline; the run added the content's.
+  ASSERT_EQ(versions["items"].size(), 2u);
+  std::set<std::string> names;
+  for (const json& v : versions["items"]) names.insert(v["name"].get<std::string>());
+  EXPECT_EQ(names.count("constraints"), 1u);
+  EXPECT_EQ(std::count_if(names.begin(), names.end(),
+                          [](const std::string& n) { return n.rfind("sha256-", 0) == 0; }),
+            1);
+
+  r = pipec({"runs", "list", "--host", fake_.url(), "--output", "yaml"});
+  EXPECT_EQ(r.exit, 2);
 }
 
 TEST_F(ClientCli, OverrideErrorsAreCaughtBeforeAnyRequest) {

@@ -251,6 +251,11 @@ int FakeKfp::pipeline_count() {
   return static_cast<int>(pipelines_.size());
 }
 
+json FakeKfp::last_schedule_request() {
+  std::lock_guard lock(mutex_);
+  return last_schedule_;
+}
+
 json FakeKfp::last_run_request() {
   std::lock_guard lock(mutex_);
   return last_run_;
@@ -812,6 +817,33 @@ void FakeKfp::routes() {
     body["created_at"] = "2026-01-01T00:00:00Z";
     experiments_[body["experiment_id"]] = body;
     experiment_order_.push_back(body["experiment_id"]);
+    send_json(res, 200, body);
+  });
+  // Recurring runs: the body is kept (last_schedule_request) and echoed with an id.
+  s.Post("/apis/v1beta1/jobs", [this](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard lock(mutex_);
+    if (forbidden(req, res)) return;
+    json body = json::parse(req.body, nullptr, false);
+    if (body.is_discarded() || !body.is_object() || body.value("name", "").empty()) {
+      send_json(res, 400, grpc_error(legacy, 3, "Invalid input error: The job name is empty."));
+      return;
+    }
+    last_schedule_ = body;
+    body["id"] = next_id("job");
+    send_json(res, 200, body);
+  });
+  s.Post("/apis/v2beta1/recurringruns", [this, v2_guard](const httplib::Request& req,
+                                                         httplib::Response& res) {
+    if (v2_guard(res)) return;
+    std::lock_guard lock(mutex_);
+    if (forbidden(req, res)) return;
+    json body = json::parse(req.body, nullptr, false);
+    if (body.is_discarded() || !body.is_object() || body.value("display_name", "").empty()) {
+      send_json(res, 400, grpc_error(false, 3, "Invalid input error: The recurring run display name is empty."));
+      return;
+    }
+    last_schedule_ = body;
+    body["recurring_run_id"] = next_id("recurring");
     send_json(res, 200, body);
   });
   s.Post("/apis/v2beta1/runs", [this, v2_guard](const httplib::Request& req, httplib::Response& res) {

@@ -61,6 +61,7 @@ class FakeKfp {
   std::vector<Version> versions(const std::string& pipeline_id);
   int pipeline_count();
   nlohmann::json last_run_request();  ///< the body of the last accepted POST /runs
+  nlohmann::json last_schedule_request();  ///< of the last POST /jobs or /recurringruns
   std::vector<nlohmann::json> experiments();
 
   // --- what the client did ---------------------------------------------------------------
@@ -110,6 +111,7 @@ class FakeKfp {
   std::vector<std::string> experiment_order_;
   std::map<std::string, Run> runs_;
   nlohmann::json last_run_;
+  nlohmann::json last_schedule_;
 };
 
 /// A gzip'd tar (or zip) holding `members` in order, made with libarchive, for tests.

@@ -11,6 +11,7 @@
 
 #include "compiler/client/kfp/api.hpp"
 #include "compiler/client/kfp/flows.hpp"
+#include "compiler/client/kfp/resources.hpp"
 #include "tests/client/fake_kfp.hpp"
 #include "tests/client/test_support.hpp"
 
@@ -117,6 +118,107 @@ TEST_P(ClientKfpMock, EveryCallPipecMakesIsAccepted) {
   ASSERT_TRUE(status) << status.message;
 }
 
+// The operating commands' calls (resources.hpp): every listing with a page token, a sort
+// and a filter, every get, every action and both kinds of schedule, against the spec.
+void every_operating_call(KfpApi& client) {
+  const ApiVersion version = client.api_version();
+  const bool v2 = version == ApiVersion::V2beta1;
+  for (Kind kind : {Kind::Run, Kind::Experiment, Kind::Pipeline, Kind::Version, Kind::Schedule}) {
+    SCOPED_TRACE(std::string(collection(kind, version)));
+    ListOptions options;
+    options.page_size = 5;
+    options.page_token = "next-page";
+    options.sort_by = "created_at desc";
+    options.filters = {{v2 ? "state" : "status", "EQUALS", "Running", {}},
+                       {"storage_state", "IN", "", {"ARCHIVED", "STORAGESTATE_ARCHIVED"}}};
+    options.experiment_id = "experiment-id";
+    options.pipeline_id = "pipeline-id";
+    ListPage page;
+    ApiStatus status = list(client, kind, options, page);
+    ASSERT_TRUE(status) << status.message;
+    Record record;
+    status = get(client, kind, "some-id", record, "pipeline-id");
+    ASSERT_TRUE(status) << status.message;
+  }
+  const std::vector<std::pair<Kind, Action>> actions = {
+      {Kind::Run, Action::Terminate},        {Kind::Run, Action::Retry},
+      {Kind::Run, Action::Archive},          {Kind::Run, Action::Unarchive},
+      {Kind::Run, Action::Delete},           {Kind::Experiment, Action::Archive},
+      {Kind::Experiment, Action::Unarchive}, {Kind::Experiment, Action::Delete},
+      {Kind::Pipeline, Action::Delete},      {Kind::Version, Action::Delete},
+      {Kind::Schedule, Action::Enable},      {Kind::Schedule, Action::Disable},
+      {Kind::Schedule, Action::Delete}};
+  for (const auto& [kind, action] : actions) {
+    SCOPED_TRACE(std::string(collection(kind, version)) + " action " +
+                 std::to_string(static_cast<int>(action)));
+    ApiStatus status = act(client, kind, action, "some-id", "pipeline-id");
+    ASSERT_TRUE(status) << status.message;
+  }
+  ScheduleRequest schedule;
+  schedule.name = "nightly";
+  schedule.description = "every night";
+  schedule.experiment_id = "experiment-id";
+  schedule.pipeline_id = "pipeline-id";
+  schedule.version_id = "version-id";
+  schedule.cron = "0 0 2 * * *";
+  schedule.start_time = "2026-12-01T00:00:00Z";
+  schedule.end_time = "2027-12-01T00:00:00Z";
+  schedule.max_concurrency = 3;
+  schedule.no_catchup = true;
+  schedule.parameters = {{"layers", "[3,2]"}, {"message", "it's \"$(id)\"\n"}};
+  schedule.json_parameters = {{"layers", "[3,2]"}, {"message", "\"it's $(id)\\n\""}};
+  Record created;
+  ApiStatus status = create_schedule(client, schedule, created);
+  ASSERT_TRUE(status) << status.message;
+  schedule.cron.clear();
+  schedule.interval_seconds = 21600;
+  schedule.enabled = false;
+  status = create_schedule(client, schedule, created);
+  ASSERT_TRUE(status) << status.message;
+  ExperimentInfo experiment;
+  status = client.create_experiment("nightly", experiment, "every night");
+  ASSERT_TRUE(status) << status.message;
+}
+
+// Asks Prism for the spec's error answer (`Prefer: code=...`), to see what a user reads.
+class PreferStatus final : public HttpTransport {
+ public:
+  PreferStatus(HttpTransport& inner, std::string code) : inner_(inner), code_(std::move(code)) {}
+  Status send(const HttpRequest& request, HttpResponse& response) override {
+    HttpRequest copy = request;
+    copy.headers.emplace_back("Prefer", "code=" + code_);
+    return inner_.send(copy, response);
+  }
+
+ private:
+  HttpTransport& inner_;
+  std::string code_;
+};
+
+TEST_P(ClientKfpMock, EveryOperatingCallIsAccepted) {
+  KfpApi client = api();
+  every_operating_call(client);
+  connection_.namespace_name = "team-a";
+  KfpApi namespaced(*transport_, connection_, testing::fast_retries(1));
+  every_operating_call(namespaced);
+}
+
+// The spec's error body (`default`: a googleRpcStatus / apiStatus with placeholders): the
+// message names what was being done, the status and the server's text.
+TEST_P(ClientKfpMock, AnErrorAnswerIsShownWithTheServersText) {
+  (void)api();
+  PreferStatus failing(*transport_, "404");
+  KfpApi client(failing, connection_, testing::fast_retries(1));
+  ApiStatus status = act(client, Kind::Run, Action::Terminate, "r1");
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.http_status, 404);
+  EXPECT_EQ(status.message, "cannot stop run 'r1': HTTP 404 Not Found: string");
+  ListPage page;
+  status = list(client, Kind::Schedule, {}, page);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.message, "cannot list schedules: HTTP 404 Not Found: string");
+}
+
 // The spec requires the Authorization header; the mock's 401 comes back as an error
 // with its status, and GETs are not retried on it.
 TEST_P(ClientKfpMock, WithoutATokenTheMockSays401) {
@@ -183,6 +285,27 @@ TEST_P(ClientKfpMockV2, EveryV2CallPipecMakesIsAccepted) {
   ASSERT_TRUE(status) << status.message;
   status = namespaced.find_pipeline("train", found_pipeline);
   ASSERT_TRUE(status) << status.message;
+}
+
+TEST_P(ClientKfpMockV2, EveryOperatingCallIsAccepted) {
+  KfpApi client = api();
+  client.set_api_version(ApiVersion::V2beta1);
+  every_operating_call(client);
+  connection_.namespace_name = "team-a";
+  KfpApi namespaced(*transport_, connection_, testing::fast_retries(1));
+  namespaced.set_api_version(ApiVersion::V2beta1);
+  every_operating_call(namespaced);
+}
+
+TEST_P(ClientKfpMockV2, AnErrorAnswerIsShownWithTheServersText) {
+  (void)api();
+  PreferStatus failing(*transport_, "404");
+  KfpApi client(failing, connection_, testing::fast_retries(1));
+  client.set_api_version(ApiVersion::V2beta1);
+  ApiStatus status = act(client, Kind::Schedule, Action::Disable, "s1");
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.http_status, 404);
+  EXPECT_EQ(status.message, "cannot disable schedule 's1': HTTP 404 Not Found: string");
 }
 
 INSTANTIATE_TEST_SUITE_P(Specs, ClientKfpMockV2, ::testing::Values("v2beta1"),

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "compiler/client/kfp/resources.hpp"
 #include "input/json.hpp"
 
 namespace pipec::client::kfp {
@@ -76,6 +77,14 @@ RunInfo read_run_v2(const json& run) {
   info.status = text_of(run, "state");
   if (info.status == "RUNTIME_STATE_UNSPECIFIED") info.status.clear();
   info.message = text_of(member(run, "error"), "message");
+  const json& tasks = member(member(run, "run_details"), "task_details");
+  if (tasks.is_array()) {
+    for (const json& task : tasks) {
+      std::string state = text_of(task, "state");
+      if (state == "RUNTIME_STATE_UNSPECIFIED") state.clear();
+      info.steps.push_back({text_of(task, "display_name"), state});
+    }
+  }
   return info;
 }
 
@@ -139,6 +148,8 @@ RunInfo read_run_detail(const json& detail) {
   if (!manifest.empty()) {
     json workflow = input::parse_json(manifest);
     info.message = text_of(member(workflow, "status"), "message");
+    for (const auto& step : workflow_steps(manifest))
+      info.steps.push_back({step["name"].get<std::string>(), step["state"].get<std::string>()});
   }
   return info;
 }
@@ -283,7 +294,7 @@ ApiStatus KfpApi::get(const std::string& what, const std::string& path, std::str
     }
     if (sent && (!retryable(response.status) || last)) {
       ApiStatus status = failure(what, request, response);
-      if (retryable(response.status))
+      if (retryable(response.status) && attempt > 1)
         status.message += fmt::format("\n  (after {} attempts)", attempt);
       return status;
     }
@@ -553,9 +564,11 @@ ApiStatus KfpApi::find_experiment(std::string_view name, std::optional<Experimen
   return ApiStatus::success();
 }
 
-ApiStatus KfpApi::create_experiment(std::string_view name, ExperimentInfo& out) {
+ApiStatus KfpApi::create_experiment(std::string_view name, ExperimentInfo& out,
+                                     std::string_view description) {
   bool v2 = version_ == ApiVersion::V2beta1;
   json experiment = {{v2 ? "display_name" : "name", std::string(name)}};
+  if (!description.empty()) experiment["description"] = std::string(description);
   if (v2 && !connection_.namespace_name.empty()) {
     experiment["namespace"] = connection_.namespace_name;
   } else if (!connection_.namespace_name.empty()) {
@@ -645,6 +658,17 @@ ApiStatus KfpApi::get_run(std::string_view run_id, RunInfo& out) {
     return status;
   out = read_run_detail(input::parse_json(body));
   return ApiStatus::success();
+}
+
+ApiStatus KfpApi::call(const std::string& method, const std::string& what, const std::string& path,
+                       const std::string& json_body, std::string& answer) {
+  if (method == "GET") return get(what, path, answer);
+  HttpRequest request = make_request(method, path);
+  if (!json_body.empty()) {
+    request.content_type = "application/json";
+    request.body = json_body;
+  }
+  return post(what, std::move(request), answer);
 }
 
 }  // namespace pipec::client::kfp

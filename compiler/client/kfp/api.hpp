@@ -45,12 +45,18 @@ struct RunMetric {
   std::string format;  // "RAW", "PERCENTAGE" or ""
 };
 
+struct StepInfo {
+  std::string name;   // the step's display name
+  std::string state;  // Argo node phase (v1beta1) or KFP task state (v2beta1)
+};
+
 struct RunInfo {
   std::string id;
   std::string name;
   std::string status;   // the workflow phase: Pending, Running, Succeeded, Failed, Error, ...
   std::string message;  // the workflow's status message, when the server sent the manifest
   std::vector<RunMetric> metrics;
+  std::vector<StepInfo> steps;  // when the answer holds them, in start order
 };
 
 /// A package to send as the multipart part `uploadfile`.
@@ -100,6 +106,7 @@ class KfpApi {
          Sleep sleep = {});
 
   const Connection& connection() const { return connection_; }
+  HttpTransport& transport() const { return transport_; }
   void set_api_version(ApiVersion version) { version_ = version; }
   ApiVersion api_version() const { return version_; }
 
@@ -123,10 +130,17 @@ class KfpApi {
                            VersionInfo& out);
 
   ApiStatus find_experiment(std::string_view name, std::optional<ExperimentInfo>& out);
-  ApiStatus create_experiment(std::string_view name, ExperimentInfo& out);
+  ApiStatus create_experiment(std::string_view name, ExperimentInfo& out,
+                              std::string_view description = {});
 
   ApiStatus create_run(const RunRequest& request, RunInfo& out);
   ApiStatus get_run(std::string_view run_id, RunInfo& out);
+
+  /// One call of the operating commands (resources.hpp): `path` under the host, a GET
+  /// retried as above, a POST or DELETE sent once; `json_body` "" sends no body. `what`
+  /// begins the message of a failure ("cannot stop run 'r1'").
+  ApiStatus call(const std::string& method, const std::string& what, const std::string& path,
+                 const std::string& json_body, std::string& answer);
 
  private:
   ApiStatus get(const std::string& what, const std::string& path, std::string& body);

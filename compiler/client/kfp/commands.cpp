@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/client/kfp/logs.hpp"
+#include "compiler/client/kfp/resources.hpp"
 #include "rules/durations.hpp"
 
 namespace pipec::client::kfp {
@@ -94,27 +96,39 @@ int upload_command(const LocalPackage& package, const UploadArgs& args,
   return kExitOk;
 }
 
-int run_command(const std::optional<LocalPackage>& package, const std::string& pipeline_id,
-                const RunArgs& args, const Connection& connection, HttpTransport& transport,
-                std::ostream& out, std::ostream& err) {
-  std::vector<Override> overrides;
-  if (!read_overrides(args, overrides, err)) return kExitErrors;
-  std::vector<std::pair<std::string, std::string>> values;
-  if (package && !check(package->signature, overrides, values, err)) return kExitErrors;
+namespace {
 
-  KfpApi api(transport, connection, args.retry);
+// What run_command and schedule_create_command share: the overrides read and checked,
+// the package uploaded (or the pipeline given by id found, its workflow fetched and the
+// overrides checked against it), the experiment found or created. Returns false after
+// printing the problem; `exit_code` is then the status to return.
+struct Prepared {
+  KfpApi* api = nullptr;
+  std::string pipeline_name, pipeline_id, version_id, experiment_id;
+  std::vector<std::pair<std::string, std::string>> values;       // canonical text
+  std::vector<std::pair<std::string, std::string>> json_values;  // typed JSON (v2beta1)
+};
+
+bool prepare(KfpApi& api, const std::optional<LocalPackage>& package, const std::string& pipeline_id,
+             const RunArgs& args, const Connection& connection, std::ostream& out, std::ostream& err,
+             Prepared& result) {
+  std::vector<Override> overrides;
+  if (!read_overrides(args, overrides, err)) return false;
+  std::vector<std::pair<std::string, std::string>>& values = result.values;
+  if (package && !check(package->signature, overrides, values, err)) return false;
+
   const bool v2 = package ? package->v2 : args.v2;
   if (v2) api.set_api_version(ApiVersion::V2beta1);
   Signature signature;  // of what runs, to type the values the v2 API takes
   if (package) signature = package->signature;
-  std::string pipeline_name;
-  std::string run_pipeline_id;
-  std::string version_id;
+  std::string& pipeline_name = result.pipeline_name;
+  std::string& run_pipeline_id = result.pipeline_id;
+  std::string& version_id = result.version_id;
   if (package) {
     UploadResult uploaded;
     if (ApiStatus status = upload(api, *package, {"", "", args.version}, uploaded); !status) {
       print_error(err, status.message);
-      return kExitErrors;
+      return false;
     }
     print_upload(uploaded, connection, out);
     pipeline_name = uploaded.pipeline.name;
@@ -124,7 +138,7 @@ int run_command(const std::optional<LocalPackage>& package, const std::string& p
     PipelineInfo pipeline;
     if (ApiStatus status = api.get_pipeline(pipeline_id, pipeline); !status) {
       print_error(err, status.message);
-      return kExitErrors;
+      return false;
     }
     pipeline_name = pipeline.name;
     run_pipeline_id = pipeline.id;
@@ -133,12 +147,12 @@ int run_command(const std::optional<LocalPackage>& package, const std::string& p
       std::optional<VersionInfo> version;
       if (ApiStatus status = api.find_version(pipeline.id, args.version, version); !status) {
         print_error(err, status.message);
-        return kExitErrors;
+        return false;
       }
       if (!version) {
         print_error(err, fmt::format("pipeline '{}' (id {}) has no version '{}'", pipeline.name,
                                      pipeline.id, args.version));
-        return kExitErrors;
+        return false;
       }
       version_id = version->id;
     }
@@ -147,43 +161,57 @@ int run_command(const std::optional<LocalPackage>& package, const std::string& p
                                            : api.get_version_template(version_id, yaml, pipeline.id);
     if (!fetched) {
       print_error(err, fetched.message);
-      return kExitErrors;
+      return false;
     }
     std::string error;
     if (!read_signature(yaml, signature, error)) {
       print_error(err, fmt::format("pipeline '{}' (id {}): {}", pipeline.name, pipeline.id, error));
-      return kExitErrors;
+      return false;
     }
-    if (!check(signature, overrides, values, err)) return kExitErrors;
+    if (!check(signature, overrides, values, err)) return false;
   }
 
   std::optional<ExperimentInfo> experiment;
   if (ApiStatus status = api.find_experiment(args.experiment, experiment); !status) {
     print_error(err, status.message);
-    return kExitErrors;
+    return false;
   }
   if (!experiment) {
     ExperimentInfo created;
     if (ApiStatus status = api.create_experiment(args.experiment, created); !status) {
       print_error(err, status.message);
-      return kExitErrors;
+      return false;
     }
     out << fmt::format("created experiment '{}' (id {})\n", args.experiment, created.id);
     experiment = created;
   }
+  result.experiment_id = experiment->id;
+  for (const auto& [name, value] : values) {
+    const DeclaredParam* declared = signature.find(name);
+    result.json_values.emplace_back(name,
+                                    typed_json_value(declared ? declared->type : ParamType{}, value));
+  }
+  return true;
+}
+
+}  // namespace
+
+int run_command(const std::optional<LocalPackage>& package, const std::string& pipeline_id,
+                const RunArgs& args, const Connection& connection, HttpTransport& transport,
+                std::ostream& out, std::ostream& err) {
+  KfpApi api(transport, connection, args.retry);
+  Prepared prepared;
+  if (!prepare(api, package, pipeline_id, args, connection, out, err, prepared)) return kExitErrors;
+  const std::string& pipeline_name = prepared.pipeline_name;
 
   RunRequest request;
   request.name = args.run_name.empty() ? fmt::format("{} {}", pipeline_name, utc_now()) : args.run_name;
   request.description = args.description;
-  request.experiment_id = experiment->id;
-  request.pipeline_id = run_pipeline_id;
-  request.version_id = version_id;
-  request.parameters = values;
-  for (const auto& [name, value] : values) {
-    const DeclaredParam* declared = signature.find(name);
-    request.json_parameters.emplace_back(
-        name, typed_json_value(declared ? declared->type : ParamType{}, value));
-  }
+  request.experiment_id = prepared.experiment_id;
+  request.pipeline_id = prepared.pipeline_id;
+  request.version_id = prepared.version_id;
+  request.parameters = prepared.values;
+  request.json_parameters = prepared.json_values;
   RunInfo run;
   if (ApiStatus status = api.create_run(request, run); !status) {
     print_error(err, status.message);
@@ -194,30 +222,72 @@ int run_command(const std::optional<LocalPackage>& package, const std::string& p
   out << "  " << run_link(connection.host, run.id) << '\n' << std::flush;
   if (!args.wait) return kExitOk;
 
+  return follow_run(api, run.id, request.name, {args.timeout, args.poll}, connection, out, err);
+}
+
+int follow_run(KfpApi& api, const std::string& run_id, const std::string& shown_name,
+               const WaitOptions& options, const Connection& connection, std::ostream& out,
+               std::ostream& err) {
   RunInfo last;
   RunEnd end = RunEnd::Failed;
-  if (ApiStatus status = wait_for_run(api, run.id, {args.timeout, args.poll}, out, last, end);
-      !status) {
+  if (ApiStatus status = wait_for_run(api, run_id, options, out, last, end); !status) {
     print_error(err, status.message + fmt::format("\n  the run may still be going: {}",
-                                                  run_link(connection.host, run.id)));
+                                                  run_link(connection.host, run_id)));
     return kExitErrors;
   }
+  const std::string& name = shown_name.empty() ? last.name : shown_name;
   if (!last.metrics.empty()) out << "metrics:\n" << metrics_table(last.metrics);
   switch (end) {
     case RunEnd::Succeeded:
-      out << fmt::format("run '{}' {}\n", request.name, last.status);
+      out << fmt::format("run '{}' {}\n", name, last.status);
       return kExitOk;
     case RunEnd::Failed:
-      print_error(err, fmt::format("run '{}' {}{}", request.name, last.status,
+      print_failed_steps(api, run_id, out);
+      print_error(err, fmt::format("run '{}' {}{}", name, last.status,
                                    last.message.empty() ? "" : ": " + last.message));
       return kExitRunFailed;
     case RunEnd::TimedOut:
       print_error(err, fmt::format("run '{}' is still {} after the --timeout; it goes on: {}",
-                                   request.name, last.status.empty() ? "starting" : last.status,
-                                   run_link(connection.host, run.id)));
+                                   name, last.status.empty() ? "starting" : last.status,
+                                   run_link(connection.host, run_id)));
       return kExitRunTimedOut;
   }
   PIPEC_UNREACHABLE();
+}
+
+int schedule_create_command(const std::optional<LocalPackage>& package,
+                            const std::string& pipeline_id, const ScheduleArgs& args,
+                            const Connection& connection, HttpTransport& transport,
+                            std::ostream& out, std::ostream& err) {
+  KfpApi api(transport, connection, args.run.retry);
+  Prepared prepared;
+  if (!prepare(api, package, pipeline_id, args.run, connection, out, err, prepared))
+    return kExitErrors;
+  ScheduleRequest request;
+  request.name = args.name.empty() ? prepared.pipeline_name : args.name;
+  request.description = args.run.description;
+  request.experiment_id = prepared.experiment_id;
+  request.pipeline_id = prepared.pipeline_id;
+  request.version_id = prepared.version_id;
+  request.cron = args.cron;
+  request.interval_seconds = args.interval_seconds;
+  request.start_time = args.start_time;
+  request.end_time = args.end_time;
+  request.max_concurrency = args.max_concurrency;
+  request.no_catchup = !args.catchup;
+  request.enabled = args.enabled;
+  request.parameters = prepared.values;
+  request.json_parameters = prepared.json_values;
+  Record created;
+  if (ApiStatus status = create_schedule(api, request, created); !status) {
+    print_error(err, status.message);
+    return kExitErrors;
+  }
+  out << fmt::format("created schedule '{}' (id {}) in experiment '{}': {}\n", request.name,
+                     created.value("id", std::string()), args.run.experiment,
+                     request.cron.empty() ? fmt::format("every {}s", request.interval_seconds)
+                                          : "cron '" + request.cron + "'");
+  return kExitOk;
 }
 
 bool parse_duration(std::string_view text, std::chrono::milliseconds& out) {

@@ -52,6 +52,31 @@ int run_command(const std::optional<LocalPackage>& package, const std::string& p
                 const RunArgs& args, const Connection& connection, HttpTransport& transport,
                 std::ostream& out, std::ostream& err);
 
+/// Follows a run to its end (`pipec runs wait`, `pipec run --wait`): state changes of the
+/// run and of each step, then the metrics, and for a failed run the failed steps and how
+/// to read their logs. Returns 0, 1, kExitRunFailed or kExitRunTimedOut.
+int follow_run(KfpApi& api, const std::string& run_id, const std::string& shown_name,
+               const WaitOptions& options, const Connection& connection, std::ostream& out,
+               std::ostream& err);
+
+struct ScheduleArgs {
+  RunArgs run;  // -p, --params-file, --experiment, --description, --version, v2
+  std::string name;  // "" = the pipeline's name
+  std::string cron;  // the 6-field form KFP takes (CronSchedule::kfp()), or ""
+  long long interval_seconds = 0;  // --every, when no cron
+  std::string start_time, end_time;  // RFC 3339
+  long long max_concurrency = 1;
+  bool catchup = true;
+  bool enabled = true;
+};
+
+/// `pipec schedule create`: as run_command up to the run, then a recurring run (v1beta1
+/// job, or v2beta1 recurring run for a KFP v2 pipeline) with the checked, typed overrides.
+int schedule_create_command(const std::optional<LocalPackage>& package,
+                            const std::string& pipeline_id, const ScheduleArgs& args,
+                            const Connection& connection, HttpTransport& transport,
+                            std::ostream& out, std::ostream& err);
+
 /// Parses a duration: "90" (seconds), "90s", "15m", "2h", "1h30m", "500ms".
 /// Returns false for anything else.
 [[nodiscard]] bool parse_duration(std::string_view text, std::chrono::milliseconds& out);

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <ostream>
 #include <sstream>
 #include <thread>
@@ -162,6 +163,7 @@ ApiStatus wait_for_run(KfpApi& api, const std::string& run_id, const WaitOptions
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   std::string shown;
+  std::map<std::string, std::string> step_shown;  // step name -> state printed last
   while (true) {
     RunInfo run;
     if (ApiStatus status = api.get_run(run_id, run); !status) return status;
@@ -169,6 +171,11 @@ ApiStatus wait_for_run(KfpApi& api, const std::string& run_id, const WaitOptions
     if (!run.status.empty() && run.status != shown) {
       progress << "run state: " << run.status << '\n' << std::flush;
       shown = run.status;
+    }
+    for (const StepInfo& step : run.steps) {
+      if (step.state.empty() || step_shown[step.name] == step.state) continue;
+      progress << "  step " << step.name << ": " << step.state << '\n' << std::flush;
+      step_shown[step.name] = step.state;
     }
     if (is_final_status(run.status)) {
       end = is_success_status(run.status) ? RunEnd::Succeeded : RunEnd::Failed;

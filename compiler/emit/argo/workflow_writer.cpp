@@ -1077,6 +1077,21 @@ void WorkflowWriter::reserve_names(const std::vector<ir::Node>& nodes) {
   }
 }
 
+// Moves every line of `text` from `from` on `by` spaces to the right. The writer's text is
+// block YAML written line-first, and a literal block's empty lines stay empty, so this
+// nests the spec without changing a value.
+void indent_lines(std::string& text, std::size_t from, int by) {
+  std::string pad(static_cast<std::size_t>(by), ' ');
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  out.append(text, 0, from);
+  for (std::size_t i = from; i < text.size(); ++i) {
+    out.push_back(text[i]);
+    if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] != '\n') out += pad;
+  }
+  text = std::move(out);
+}
+
 bool WorkflowWriter::run(std::string& out) {
   std::string entry = k8s_name(p_.name, p_.range, "pipeline");
   claim_template(entry, p_.range, "pipeline '" + p_.name + "'");
@@ -1112,17 +1127,34 @@ bool WorkflowWriter::run(std::string& out) {
   std::size_t size = 0;
   for (const auto& [name, t] : templates_) size += t.size();
   text.reserve(size + 4096);
+  const DocumentKind kind = options_.kind;
   text += "apiVersion: argoproj.io/v1alpha1";
-  append_scalar_entry(text, "kind", "Workflow", 0);
-  append_entry(text, "metadata",
-               Json{{"generateName", entry + "-"},
-                    {"annotations",
-                     {{"pipelines.kubeflow.org/pipeline_spec", pipeline_spec_annotation()},
-                      {"pipec.dev/parameters", parameters_annotation()}}},
-                    {"labels", {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}}}},
-               0);
+  append_scalar_entry(text, "kind",
+                      kind == DocumentKind::Workflow           ? "Workflow"
+                      : kind == DocumentKind::WorkflowTemplate ? "WorkflowTemplate"
+                                                               : "CronWorkflow",
+                      0);
+  // A Workflow gets a fresh name per run; a template or cron workflow is one object.
+  Json metadata = kind == DocumentKind::Workflow ? Json{{"generateName", entry + "-"}}
+                                                 : Json{{"name", entry}};
+  metadata["annotations"] = {{"pipelines.kubeflow.org/pipeline_spec", pipeline_spec_annotation()},
+                             {"pipec.dev/parameters", parameters_annotation()}};
+  metadata["labels"] = {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}};
+  append_entry(text, "metadata", metadata, 0);
   new_line(text, 0);
   text += "spec:";
+  // A CronWorkflow's schedule, then the workflow's spec one level down, under workflowSpec.
+  const bool cron = kind == DocumentKind::CronWorkflow;
+  std::size_t spec_start = text.size();
+  if (cron) {
+    append_scalar_entry(text, "schedule", options_.cron.schedule, 2);
+    if (!options_.cron.timezone.empty()) append_scalar_entry(text, "timezone", options_.cron.timezone, 2);
+    if (!options_.cron.concurrency_policy.empty())
+      append_scalar_entry(text, "concurrencyPolicy", options_.cron.concurrency_policy, 2);
+    new_line(text, 2);
+    text += "workflowSpec:";
+    spec_start = text.size();
+  }
   append_scalar_entry(text, "entrypoint", entry, 2);
   if (!p_.params.empty()) append_entry(text, "arguments", Json{{"parameters", workflow_arguments()}}, 2);
   // As dsl-compile orders PipelineConf's fields after serviceAccountName.
@@ -1145,6 +1177,7 @@ bool WorkflowWriter::run(std::string& out) {
   new_line(text, 2);
   text += "templates:";
   for (auto it = templates_.begin(); it != templates_.end(); it = templates_.erase(it)) text += it->second;
+  if (cron) indent_lines(text, spec_start, 2);
   text.push_back('\n');
   return true;
 }

@@ -7,6 +7,16 @@
 
 namespace pipec::emit::argo {
 
+/// What the document is: a Workflow (what KFP runs), or the same templates and parameters
+/// as an Argo WorkflowTemplate or CronWorkflow (`argo template create`, `argo cron create`).
+enum class DocumentKind { Workflow, WorkflowTemplate, CronWorkflow };
+
+struct CronOptions {
+  std::string schedule;            // checked 5-field form or descriptor (CronSchedule::argo())
+  std::string timezone;            // "" = the controller's
+  std::string concurrency_policy;  // Allow, Forbid, Replace; "" = Argo's default (Allow)
+};
+
 struct WriteOptions {
   /// --service-account; "" = the pipeline's `settings { service_account ... }`, else
   /// "pipeline-runner" (KFP's).
@@ -18,9 +28,13 @@ struct WriteOptions {
   /// Runtimes of training steps whose `runtime` is "" (comma-separated: operator,
   /// trainer-v2, pods; each step takes the first that fits its op).
   std::string training_runtime;
+  DocumentKind kind = DocumentKind::Workflow;
+  CronOptions cron;  // with kind CronWorkflow
 };
 
-/// Writes the Argo Workflow (KFP v1 flavour) for `pipeline` as YAML into `out`.
+/// Writes the Argo Workflow (KFP v1 flavour) for `pipeline` as YAML into `out`; with
+/// `options.kind`, a WorkflowTemplate (metadata.name instead of generateName) or a
+/// CronWorkflow (the same spec under spec.workflowSpec, after the schedule).
 /// Deterministic: the same IR and options give the same bytes.
 /// Returns false if it reported an error.
 [[nodiscard]] bool write_workflow(const ir::Pipeline& pipeline, const WriteOptions& options,
