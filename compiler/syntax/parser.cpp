@@ -410,15 +410,13 @@ void report_expectation(std::string_view text, FileId file, std::size_t where,
     static const std::vector<std::string> kStatements = {"step", "param", "if", "for", "finally",
                                                          "description", "settings", "after", "else"};
     static const std::vector<std::string> kDeclarations = {"use", "op", "pipeline"};
-    // Anywhere else: every keyword, and the words that are keywords only in their place.
-    static const std::vector<std::string> kAll = [] {
-      std::vector<std::string> all(grammar::kKeywords.begin(), grammar::kKeywords.end());
-      all.insert(all.end(), {"settings", "limit"});
-      return all;
-    }();
+    // Inside a statement: the words that stand there (`limit` only in a `for`), not those
+    // that begin one (`stpe c` after an unclosed call is a missing ')', not a typo).
+    static const std::vector<std::string> kInside = {"after", "else", "in",   "limit", "and",
+                                                     "or",    "not",  "true", "false"};
     const auto& candidates = expected.rfind("statement", 0) == 0 ? kStatements
                              : expected.find("'pipeline'") != std::string::npos ? kDeclarations
-                                                                                 : kAll;
+                                                                                 : kInside;
     if (std::string near = spellcheck(word, candidates); !near.empty())
       diags.note(range_in(file, where, where), fmt::format("did you mean '{}'?", near));
   }
