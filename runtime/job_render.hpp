@@ -41,6 +41,10 @@ enum class BindingKind {
 [[nodiscard]] bool is_resource_name(std::string_view text);
 /// A DNS-1123 subdomain (a claim's or a runtime's name): lower-case labels of [a-z0-9-].
 [[nodiscard]] bool is_dns1123_subdomain(std::string_view text);
+/// An environment variable of a training op's `env` that the git-sync init container's
+/// clone reads too (GIT_SYNC_BRANCH, GIT_SYNC_REV): the compiler copies literal ones into
+/// it, the launcher those of a map given at run time.
+[[nodiscard]] bool is_git_sync_setting(std::string_view name);
 /// A label (or annotation) key: [prefix/]name, prefix a DNS subdomain, name at most 63 of
 /// [A-Za-z0-9-_.] with alphanumeric ends.
 [[nodiscard]] bool is_label_key(std::string_view text);

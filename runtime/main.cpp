@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "launcher_git_commit.hpp"
 #include "runtime/kube_client.hpp"
 #include "runtime/launcher.hpp"
 
@@ -17,6 +18,10 @@ int main(int argc, char** argv) {
   using namespace pipec::runtime;  // NOLINT: main only
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.size() == 1 && args[0] == "--version") {  // the build, as `pipec --version` names it
+      std::cout << "pipec-launcher " PIPEC_VERSION " (commit " PIPEC_GIT_COMMIT ")\n";
+      return kExitSucceeded;
+    }
     std::string error, help;
     auto options = parse_options(args, error, help);
     if (!options) {
