@@ -717,8 +717,10 @@ HttpResponse Launcher::stream_log(const std::string& path) {
         for (auto& w : scraper_->take_warnings()) warning(w);
         return true;
       },
-      [&] { return log_abort_.load(); });
+      [&] { return log_abort_.load(); },
+      [&] { copier.flush(); });
   if (r.ok()) copier.finish();
+  else copier.flush();  // the complete lines; the rest comes again after the cursor
   for (auto& w : scraper_->take_warnings()) warning(w);
   if (r.status == 403 && !log_forbidden_.exchange(true)) report_api_error(r, "get", "pods/log");
   return r;

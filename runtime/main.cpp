@@ -16,6 +16,10 @@ extern "C" void on_signal(int) { g_stop = true; }
 
 int main(int argc, char** argv) {
   using namespace pipec::runtime;  // NOLINT: main only
+  // The training log goes to stdout through iostreams alone: without stdio's sync, a batch
+  // of the log is one write(2), not one per stdio buffer (about 40,000 writes for 200 MB
+  // before; docs/runtime.md "Throughput").
+  std::ios::sync_with_stdio(false);
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.size() == 1 && args[0] == "--version") {  // the build, as `pipec --version` names it
