@@ -57,6 +57,8 @@ std::int64_t int_minimum(std::string_view pointer) {
 
 }  // namespace
 
+bool is_git_sync_setting(std::string_view name) { return name == "GIT_SYNC_BRANCH" || name == "GIT_SYNC_REV"; }
+
 namespace {
 
 // Text in a message: quoted as JSON, a byte that is not UTF-8 as U+FFFD (never a throw).
@@ -345,6 +347,20 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
         if (!env.is_array()) env = json::array();
         for (const auto& [k, v] : map.items()) env.push_back({{"name", k}, {"value", v}});
         if (env.empty()) spec["containers"][0].erase("env");
+        // The clone's settings reach the git-sync init container as well.
+        if (!spec.contains("initContainers") || !spec["initContainers"].is_array()) return;
+        for (auto& init : spec["initContainers"]) {
+          if (!init.is_object() || init.value("name", "") != "git-sync") continue;
+          json& init_env = init["env"];
+          if (!init_env.is_array()) init_env = json::array();
+          for (const auto& [k, v] : map.items()) {
+            if (!is_git_sync_setting(k)) continue;
+            bool replaced = false;
+            for (auto& e : init_env)
+              if (e.is_object() && e.value("name", "") == k) e["value"] = v, replaced = true;
+            if (!replaced) init_env.push_back({{"name", k}, {"value", v}});
+          }
+        }
       });
     }
     case BindingKind::GpuResource: {

@@ -47,6 +47,11 @@ using rules::parse_data_entry;
 using rules::parse_duration;
 using rules::toleration_json;
 
+/// An environment variable of a training op's `env` that the git-sync init container's
+/// clone reads too (GIT_SYNC_BRANCH, GIT_SYNC_REV): the compiler copies literal ones into
+/// it, the launcher those of a map given at run time.
+[[nodiscard]] bool is_git_sync_setting(std::string_view name);
+
 /// One `--bind POINTER=NAME:KIND`: the value NAME replaces what the manifest holds at
 /// the RFC 6901 POINTER. For `data`, POINTER is the replica-spec map
 /// (`/spec/mpiReplicaSpecs`, `/spec/tfReplicaSpecs`, `/spec/pytorchReplicaSpecs`) and NAME

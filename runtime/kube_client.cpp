@@ -75,6 +75,8 @@ struct SlistDeleter {
   void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
 
+constexpr long kStreamBufferSize = 512L << 10;
+
 struct Transfer {
   CURL* curl = nullptr;
   std::string body;
@@ -250,7 +252,7 @@ std::string KubeClient::bearer_token() {
 HttpResponse KubeClient::perform(std::string_view method, const std::string& path,
                                  const std::string& body, long timeout_ms,
                                  const std::function<bool(std::string_view)>* on_data,
-                                 const std::function<bool()>* cancel) {
+                                 const std::function<bool()>* cancel, const std::function<void()>* on_wait) {
   HttpResponse response;
   std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
   if (!curl) {
@@ -279,6 +281,9 @@ HttpResponse KubeClient::perform(std::string_view method, const std::string& pat
             curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) == CURLE_OK &&
             curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L) == CURLE_OK;
   if (ok && timeout_ms > 0) ok = curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms) == CURLE_OK;
+  // A stream (a followed log) is read in large pieces: libcurl's default 16 KiB receive
+  // buffer makes one multi-perform, one poll and one write to stdout per 16 KiB.
+  if (ok && on_data) ok = curl_easy_setopt(c, CURLOPT_BUFFERSIZE, kStreamBufferSize) == CURLE_OK;
   if (ok && !body.empty())
     ok = curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str()) == CURLE_OK &&
          curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size())) == CURLE_OK;
@@ -329,6 +334,7 @@ HttpResponse KubeClient::perform(std::string_view method, const std::string& pat
           done = true;
         }
       }
+      if (on_wait && *on_wait) (*on_wait)();
       if (done || running == 0) break;
       if (cancel && (*cancel)()) {
         t.cancelled = true;
@@ -360,11 +366,11 @@ HttpResponse KubeClient::request(std::string_view method, const std::string& pat
 
 HttpResponse KubeClient::stream(const std::string& path,
                                 const std::function<bool(std::string_view)>& on_data,
-                                const std::function<bool()>& cancel) {
-  auto r = perform("GET", path, {}, 0, &on_data, &cancel);
+                                const std::function<bool()>& cancel, const std::function<void()>& on_wait) {
+  auto r = perform("GET", path, {}, 0, &on_data, &cancel, &on_wait);
   // A 401 carries no data to the callback, so a retry with a re-read token repeats nothing.
   if (r.status == 401 && !config_.token_file.empty())
-    r = perform("GET", path, {}, 0, &on_data, &cancel);
+    r = perform("GET", path, {}, 0, &on_data, &cancel, &on_wait);
   return r;
 }
 

@@ -69,15 +69,18 @@ class KubeClient {
                        const std::string& body = {}, long timeout_ms = 30000);
 
   /// A streamed GET: each received piece of a 2xx body goes to `on_data` (return false to
-  /// stop). `cancel` is polled while waiting (every 50 ms). A 401 is retried once, as above.
+  /// stop; libcurl hands over at most 16 KiB a call). `cancel` is polled while waiting
+  /// (every 50 ms). `on_wait`, if given, is called whenever everything received so far has
+  /// gone to `on_data` and the transfer is about to wait for more: the moment to write out
+  /// what `on_data` gathered. A 401 is retried once, as above.
   HttpResponse stream(const std::string& path, const std::function<bool(std::string_view)>& on_data,
-                      const std::function<bool()>& cancel);
+                      const std::function<bool()>& cancel, const std::function<void()>& on_wait = {});
 
  private:
   std::string bearer_token();
   HttpResponse perform(std::string_view method, const std::string& path, const std::string& body,
                        long timeout_ms, const std::function<bool(std::string_view)>* on_data,
-                       const std::function<bool()>* cancel);
+                       const std::function<bool()>* cancel, const std::function<void()>* on_wait = nullptr);
 
   KubeConfig config_;
 };

@@ -128,6 +128,7 @@ struct JobKind {
   std::string job_label = "training.kubeflow.org/job-name";
   std::string type_label = "training.kubeflow.org/replica-type";
   std::string index_label = "training.kubeflow.org/replica-index";
+  std::string leader_extra;  // more of the leader's selector ("key=value"), or ""
 };
 
 class Launcher {
@@ -161,6 +162,7 @@ class Launcher {
     long long restarts = 0;  // the container's restartCount
   };
   std::optional<LeaderPod> find_leader_pod();
+  bool pods_running();
   bool read_previous_log(const LeaderPod& pod);
   std::string log_path(const LeaderPod& pod, const char* options) const;
   HttpResponse stream_log(const std::string& path);
@@ -218,13 +220,31 @@ void Launcher::sleep_for(milliseconds d, const std::atomic<bool>* also) {
     std::this_thread::sleep_for(std::min<milliseconds>(milliseconds(20), d));
 }
 
+// A 403 is either the authorizer's (RBAC: "... is forbidden: User \"...\" cannot VERB
+// resource ...") or an admission webhook's refusal of the object ("admission webhook
+// \"NAME\" denied the request: REASON"), which no Role changes.
 void Launcher::report_api_error(const HttpResponse& r, std::string_view verb,
                                 std::string_view res) {
   if (r.status == 403) {
+    json body = json::parse(r.body, nullptr, false);
+    std::string message = text(body, "message");
+    static constexpr std::string_view kWebhook = "admission webhook \"";
+    static constexpr std::string_view kDenied = "\" denied the request: ";
+    if (message.rfind(kWebhook, 0) == 0) {
+      auto end = message.find(kDenied, kWebhook.size());
+      if (end != std::string::npos) {
+        error(fmt::format("cannot {} {} in namespace '{}': the admission webhook {} refused it: {}", verb,
+                          res, ns_, message.substr(kWebhook.size(), end - kWebhook.size()),
+                          message.substr(end + kDenied.size())));
+        return;
+      }
+    }
+    bool rbac = message.find(" is forbidden: User \"") != std::string::npos;
     error(fmt::format("forbidden: cannot {} {} in namespace '{}': {}", verb, res, ns_,
                       status_message(r)));
-    say("note: the step's service account needs the Role in runtime/deploy/rbac.yaml "
-        "(kubectl apply -n " + ns_ + " -f runtime/deploy/rbac.yaml)");
+    if (rbac)
+      say("note: the step's service account needs the Role in runtime/deploy/rbac.yaml "
+          "(kubectl apply -n " + ns_ + " -f runtime/deploy/rbac.yaml)");
     return;
   }
   error(fmt::format("cannot {} {} in namespace '{}': {}", verb, res, ns_, status_message(r)));
@@ -332,6 +352,8 @@ bool Launcher::prepare() {
     kind_.job_label = "jobset.sigs.k8s.io/jobset-name";
     kind_.type_label = "jobset.sigs.k8s.io/replicatedjob-name";
     kind_.index_label = "jobset.sigs.k8s.io/job-index";
+    // Job `node` is one indexed Job of numNodes pods: node 0 is its completion index 0.
+    kind_.leader_extra = "batch.kubernetes.io/job-completion-index=0";
   }
   const json& replicas = at(job_, "spec", kind_.replica_map.c_str());
   if (kind == "TFJob" && replicas.contains("Chief")) kind_.leader_type = "chief", kind_.leader_index = false;
@@ -446,10 +468,8 @@ std::optional<int> Launcher::create_or_adopt() {
 }
 
 std::string job_phase(const json& job, std::string* reason) {
-  const json& conds = at(job, "status", "conditions");
-  if (!conds.is_array()) return "Pending";
   std::string phase = "Pending";
-  for (const auto& c : conds) {
+  for (const auto& c : at(job, "status", "conditions")) {
     if (text(c, "status") != "True") continue;
     auto type = text(c, "type");
     // A TrainJob (from its JobSet) says Complete where the operator's jobs say Succeeded.
@@ -463,6 +483,13 @@ std::string job_phase(const json& job, std::string* reason) {
       return type;
     }
     phase = type;
+  }
+  // A TrainJob has no Running condition (Trainer v2.3.0: Suspended, Complete, Failed). Its
+  // nodes run when a Job of its JobSet is ready, every pod of it ready or done, or has
+  // ended: status.jobsStatus, Trainer's copy of the JobSet's replicatedJobsStatus.
+  if (phase == "Pending" && text(job, "kind") == "TrainJob") {
+    for (const auto& j : at(job, "status", "jobsStatus"))
+      if (integer(j, "ready") > 0 || integer(j, "succeeded") > 0 || integer(j, "failed") > 0) return "Running";
   }
   return phase;
 }
@@ -492,8 +519,15 @@ Launcher::Outcome Launcher::follow() {
   };
   auto timed_out = [&]() -> std::optional<Outcome> {
     auto now = Clock::now();
-    if (!running_since && o_.pending_timeout.count() > 0 && now - start >= o_.pending_timeout)
-      return Outcome::PendingTimeout;
+    if (!running_since && o_.pending_timeout.count() > 0 && now - start >= o_.pending_timeout) {
+      // A TrainJob's JobSet counts a Job ready only when all its pods are (an MPI node's
+      // sshd waits for its readiness probe): before its pending timeout ends it, a TrainJob
+      // whose pods already run is running.
+      if (kind_.plural != "trainjobs" || !pods_running()) return Outcome::PendingTimeout;
+      say(fmt::format("job {} is Running (its pods run)", name_));
+      phase = "Running";
+      running_since = now;
+    }
     if (running_since && o_.running_timeout.count() > 0 &&
         now - *running_since >= o_.running_timeout)
       return Outcome::RunningTimeout;
@@ -614,10 +648,25 @@ Launcher::Outcome Launcher::follow() {
   }
 }
 
+// Whether a pod of the job is running (phase Running).
+bool Launcher::pods_running() {
+  auto r = client_->request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
+                                              url_encode(kind_.job_label + "=" + name_)));
+  if (!r.ok()) {
+    if (r.status == 403 && !pods_forbidden_.exchange(true)) report_api_error(r, "list", "pods");
+    return false;
+  }
+  json list = json::parse(r.body, nullptr, false);
+  for (const auto& p : at(list, "items"))
+    if (text(at(p, "status"), "phase") == "Running") return true;
+  return false;
+}
+
 std::optional<Launcher::LeaderPod> Launcher::find_leader_pod() {
   std::string selector =
       fmt::format("{}={},{}={}", kind_.job_label, name_, kind_.type_label, kind_.leader_type);
   if (kind_.leader_index) selector += "," + kind_.index_label + "=0";
+  if (!kind_.leader_extra.empty()) selector += "," + kind_.leader_extra;
   auto r = client_->request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
                                               url_encode(selector)));
   if (!r.ok()) {
@@ -675,8 +724,10 @@ HttpResponse Launcher::stream_log(const std::string& path) {
         for (auto& w : scraper_->take_warnings()) warning(w);
         return true;
       },
-      [&] { return log_abort_.load(); });
+      [&] { return log_abort_.load(); },
+      [&] { copier.flush(); });
   if (r.ok()) copier.finish();
+  else copier.flush();  // the complete lines; the rest comes again after the cursor
   for (auto& w : scraper_->take_warnings()) warning(w);
   if (r.status == 403 && !log_forbidden_.exchange(true)) report_api_error(r, "get", "pods/log");
   return r;

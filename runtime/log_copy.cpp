@@ -13,10 +13,18 @@
 
 namespace pipec::runtime {
 
+namespace {
+constexpr std::size_t kMaxBatch = 256 << 10;  // write at the latest when this much is gathered
+}  // namespace
+
 LogCopier::LogCopier(LogCursor& cursor, std::ostream& out, MetricScraper& scraper)
     : cursor_(cursor), out_(out), scraper_(scraper) {
   cursor_.begin_read();
 }
+
+LogCopier::~LogCopier() { flush_batch(); }
+
+void LogCopier::flush() { flush_batch(); }
 
 // `raw` is one line of the stream without its '\n'. Everything after the timestamp is
 // copied as it is, a '\r' included (a CRLF line, a progress bar's redraws).
@@ -75,7 +83,7 @@ void LogCopier::feed(std::string_view data) {
     p = nl + 1;
   }
   partial_.assign(p, static_cast<std::size_t>(end - p));
-  flush_batch();
+  if (batch_.size() >= kMaxBatch) flush_batch();
 }
 
 void LogCopier::long_line(std::string_view piece) {

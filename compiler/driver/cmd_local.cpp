@@ -124,7 +124,7 @@ int run_local(const LocalOptions& options) {
     if (!visible.empty()) run.visible_dirs.push_back(visible);
   }
   std::cout << fmt::format("pipec: running {} locally in {} ({} at a time)\n", pipeline->name,
-                           run.run_dir, run.jobs);
+                           run.run_dir, local::effective_jobs(*pipeline, run.jobs));
   std::cout.flush();
   return local::run_pipeline(*pipeline, run, std::cout, std::cerr);
 }

@@ -202,8 +202,11 @@ struct Proc {
   std::vector<std::string> argv;
   std::vector<std::string> env;  // NAME=VALUE
   std::string dir;                // the step's directory (host)
-  std::vector<std::string> output_dirs;  // directories (in the sandbox) mapped into dir/fs
+  std::string root;               // its root filesystem (host): dir/fs, or a replica's own
+  std::vector<std::string> writable_dirs;  // directories (in the sandbox) the step may make or write in
   std::vector<std::pair<std::string, std::string>> volume_binds;  // host dir, mount path
+  std::vector<std::pair<std::string, std::string>> file_binds;    // host file, path (read-only)
+  std::vector<std::string> own_files;  // input files placed in the step's root before it starts
   std::string working_dir;  // the op's working_dir, if any
   bool stop_when_others_end = false;     // a TF parameter server
   runtime::MetricScraper* scraper = nullptr;  // the leader's log is scraped
@@ -271,7 +274,7 @@ class Runner {
   void acquire() {
     std::unique_lock lock(mu_);
     // The pipeline's `parallelism` setting bounds the steps at once, as Argo's does pods.
-    const long long slots = p_.settings.parallelism ? std::min<long long>(o_.jobs, *p_.settings.parallelism) : o_.jobs;
+    const long long slots = effective_jobs(p_, o_.jobs);
     cv_.wait(lock, [&] { return slots_used_ < slots; });
     ++slots_used_;
   }
@@ -384,10 +387,16 @@ void Runner::finish_record(std::size_t index, const Record& rec) {
 
 bool Runner::start(Proc& p, std::string& error) {
   std::error_code ec;
-  fs::create_directories(p.dir + "/fs/tmp", ec);
+  // The step's root and /tmp, and its working directory; nothing else: a directory the
+  // step writes into is made by the step, as in a pod.
+  const std::string root = p.root.empty() ? p.dir + "/fs" : p.root;
+  fs::create_directories(root + "/tmp", ec);
   fs::create_directories(p.dir + "/work", ec);
-  for (const auto& d : p.output_dirs) fs::create_directories(p.dir + "/fs" + d, ec);
-  Sandbox box{o_.bwrap, p.dir, p.output_dirs, p.volume_binds, o_.visible_dirs, p.working_dir};
+  std::vector<std::string> writable = p.writable_dirs;
+  if (!p.working_dir.empty()) writable.push_back(p.working_dir);
+  for (const auto& [host, mount] : p.volume_binds) writable.push_back(mount);
+  for (const auto& [host, path] : p.file_binds) writable.push_back(fs::path(path).parent_path().string());
+  Sandbox box{o_.bwrap, p.dir, root, writable, p.volume_binds, p.file_binds, p.own_files, o_.visible_dirs, p.working_dir};
   std::vector<std::string> argv = sandbox_argv(box, p.argv);
   std::vector<char*> cargv, cenv;
   for (auto& s : argv) cargv.push_back(s.data());
@@ -607,14 +616,17 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   for (const auto& var : script_vars) set_env(proc->env, "PIPEC_" + var, args.count(var) ? args[var] : "");
   std::vector<std::string> written;  // files the step writes for pipec: outputs, metrics
   for (const auto& out : op->outputs) written.push_back(out.path);
-  for (const auto& [host, path] : input_files) written.push_back(path);
+  for (const auto& [host, path] : input_files) {
+    written.push_back(path);
+    proc->own_files.push_back(path);
+  }
   if (!op->metrics_from.empty()) written.push_back(op->metrics_from);
   for (const auto& path : written) {
     std::string d = fs::path(path).parent_path().string();
-    if (std::find(proc->output_dirs.begin(), proc->output_dirs.end(), d) == proc->output_dirs.end())
-      proc->output_dirs.push_back(d);
+    if (std::find(proc->writable_dirs.begin(), proc->writable_dirs.end(), d) == proc->writable_dirs.end())
+      proc->writable_dirs.push_back(d);
   }
-  std::sort(proc->output_dirs.begin(), proc->output_dirs.end());
+  std::sort(proc->writable_dirs.begin(), proc->writable_dirs.end());
   // `volumes`: a claim mapped with --volume is bound at its mount path (shared between
   // steps, as on a cluster); an emptyDir is a directory of the step's own.
   for (std::size_t i = 0; i < op->volumes.size(); ++i) {
@@ -637,7 +649,9 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
                  {"argv", proc->argv}, {"env", proc->env}};
     std::ofstream(proc->dir + "/process.json") << info.dump(2) << '\n';
   }
-  print_line(name, fmt::format("image {} (not pulled: runs on this host)", text(op->image, scope, &args)));
+  print_line(name, fmt::format("image {} (not pulled: runs on this host; the image is assumed to have the "
+                               "host's programs and top-level directories)",
+                               text(op->image, scope, &args)));
   // A program only the image has: say so instead of bwrap's execvp error.
   if (!proc->argv.empty() && proc->argv[0].find('/') == std::string::npos) {
     bool found = false;
@@ -685,6 +699,7 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
         if (g_stop.load() != 0) return Outcome::Stopped;
       }
       print_line(name, fmt::format("retry {} of {}", attempt - 1, attempts - 1));
+      rec.message.clear();  // the earlier attempt's failure is in the log, not this attempt's record
       proc->done = false;
       proc->pid = -1;
       // A new pod on a cluster: a fresh /tmp, output directories and working directory.
@@ -740,6 +755,11 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
     std::ifstream in(proc->dir + "/fs" + out.path, std::ios::binary);
     if (!in) {
       rec.message = fmt::format("output '{}' was not written to {}", out.name, out.path);
+      // As in a pod, nothing makes an output's directory: the step must.
+      std::string parent = fs::path(out.path).parent_path().string();
+      if (!fs::is_directory(proc->dir + "/fs" + parent, ec))
+        rec.message += fmt::format(" ({} does not exist: a step makes the directories it writes into, as in a pod)",
+                                   parent);
       return Outcome::Failed;
     }
     if (out.type.kind == ir::TypeKind::File) {
@@ -767,6 +787,9 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   scope.outputs[step.name] = std::move(values);
   return Outcome::Succeeded;
 }
+
+// Where an MPI replica finds its hostfile (the mpi-operator's and Trainer's path).
+constexpr const char* kHostfilePath = "/etc/mpi/hostfile";
 
 // A word of the launcher's call with `{{inputs.parameters.X}}` replaced by X's text.
 std::string fill_inputs(const std::string& word, const std::map<std::string, std::string>& inputs) {
@@ -804,6 +827,7 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
   std::string manifest;
   std::vector<std::string> binds, values, metric_specs;
   long long timeout_s = 0;
+  bool tf_master_form = false;
   for (std::size_t i = 0; i + 1 < call.args.size(); ++i) {
     const std::string& flag = call.args[i];
     std::string word = fill_inputs(call.args[i + 1], inputs);
@@ -811,6 +835,7 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
     else if (flag == "--bind") binds.push_back(word), ++i;
     else if (flag == "--value") values.push_back(word), ++i;
     else if (flag == "--metric") metric_specs.push_back(word), ++i;
+    else if (flag == "--tf-chief-role") tf_master_form = word == "master", ++i;
     else if (flag == "--metric-value") metric_specs.push_back(inputs[call.args[i + 1]]), ++i;
     else if (flag == "--metric-list-value") {
       Json list = Json::parse(inputs[call.args[i + 1]], nullptr, false);
@@ -847,7 +872,7 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
   std::string kind = job["kind"].get<std::string>();
   ReplicaPlan plan;
   try {
-    plan = plan_replicas(job, free_port, dir + "/hostfile");
+    plan = plan_replicas(job, free_port, kHostfilePath, tf_master_form);
   } catch (const std::exception& e) {
     throw EvalError{e.what()};
   }
@@ -861,6 +886,10 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
     p->label = name + "/" + r.label;
     p->dir = dir;
     p->env = base_env(dir + "/work");
+    p->root = dir + "/" + r.label + "/fs";  // each replica's own, as each pod's
+    // The hostfile where the mpi-operator mounts it: every replica's sandbox has its own
+    // /tmp, so a run dir under /tmp would not be seen.
+    if (!plan.hostfile.empty()) p->file_binds.emplace_back(dir + "/hostfile", kHostfilePath);
     if (c.contains("env"))
       for (const auto& e : c["env"]) set_env(p->env, e.value("name", ""), e.value("value", ""));
     for (const auto& [k, v] : r.env) set_env(p->env, k, v);
@@ -1202,6 +1231,10 @@ int Runner::run() {
 }
 
 }  // namespace
+
+long long effective_jobs(const ir::Pipeline& pipeline, int jobs) {
+  return pipeline.settings.parallelism ? std::min<long long>(jobs, *pipeline.settings.parallelism) : jobs;
+}
 
 bool check_local(const ir::Pipeline& pipeline, const std::map<std::string, std::string>& volumes,
                  Diagnostics& diags) {

@@ -51,6 +51,10 @@ enum LocalExit : int {
   kLocalInterrupted = 130 // stopped by SIGINT/SIGTERM (finally still ran)
 };
 
+/// How many steps run at once: `jobs` (-j), bounded by the pipeline's `parallelism` setting
+/// as Argo bounds pods. The banner and the scheduler both say this number.
+[[nodiscard]] long long effective_jobs(const ir::Pipeline& pipeline, int jobs);
+
 /// Runs the pipeline. Logs and the table go to `out`, problems of the runner to `err`.
 int run_pipeline(const ir::Pipeline& pipeline, const RunOptions& options, std::ostream& out,
                  std::ostream& err);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/tf_pods.hpp"
+
 namespace pipec::local {
 
 namespace {
@@ -45,7 +47,8 @@ const Json& replica_container(const Json& job, const std::string& type) {
   return replica_pod(job, type).at("containers").at(0);
 }
 
-ReplicaPlan plan_replicas(const Json& job, const std::function<int()>& port, const std::string& hostfile_path) {
+ReplicaPlan plan_replicas(const Json& job, const std::function<int()>& port, const std::string& hostfile_path,
+                          bool tf_master_form) {
   const Json& replicas = replica_map(job);
   std::string kind = job.at("kind").get<std::string>();
   ReplicaPlan plan;
@@ -58,23 +61,22 @@ ReplicaPlan plan_replicas(const Json& job, const std::function<int()>& port, con
     return plan.replicas.back();
   };
   if (kind == "TFJob") {
-    // TF_CONFIG as the TFJob operator writes it, with loopback addresses.
-    const std::pair<const char*, const char*> roles[] = {
-        {"Chief", "chief"}, {"PS", "ps"}, {"Worker", "worker"}, {"Evaluator", "evaluator"}};
-    Json cluster = Json::object();
-    for (auto [type, role] : roles)
-      if (std::string(role) != "evaluator")
-        for (int i = 0; i < count(replicas, type); ++i)
-          cluster[role].push_back(fmt::format("127.0.0.1:{}", port()));
-    bool chief = count(replicas, "Chief") > 0;
-    for (auto [type, role] : roles)
-      for (int i = 0; i < count(replicas, type); ++i) {
-        Replica& r = add(type, role, i);
-        Json tf = {{"cluster", cluster}, {"task", {{"type", role}, {"index", i}}}, {"environment", "cloud"}};
-        r.env.emplace_back("TF_CONFIG", tf.dump());
-        r.stop_when_others_end = std::string(role) == "ps";
-        r.leader = chief ? std::string(role) == "chief" : (std::string(role) == "worker" && i == 0);
-      }
+    // TF_CONFIG by the launcher's own rule (runtime/tf_pods: the roles, their order, the
+    // chief called "master" with chief_role "master"), with loopback addresses.
+    std::vector<runtime::TfReplica> tf = runtime::tf_replicas(job, "local");
+    if (tf_master_form)
+      for (auto& r : tf)
+        if (r.role == "chief") r.role = "master";
+    std::vector<std::string> addresses;
+    for (std::size_t i = 0; i < tf.size(); ++i) addresses.push_back(fmt::format("127.0.0.1:{}", port()));
+    bool chief = false;
+    for (const auto& r : tf) chief = chief || r.role == "chief" || r.role == "master";
+    for (const auto& t : tf) {
+      Replica& r = add(t.type.c_str(), t.role.c_str(), t.index);
+      r.env.emplace_back("TF_CONFIG", runtime::tf_config(tf, t, addresses));
+      r.stop_when_others_end = t.role == "ps";
+      r.leader = chief ? (t.role == "chief" || t.role == "master") : (t.role == "worker" && t.index == 0);
+    }
   } else if (kind == "PyTorchJob") {
     // As the PyTorchJob operator: RANK the master 0 and worker i i+1, WORLD_SIZE the
     // replicas x nprocPerNode; torchrun's PET_* too; LOCAL_RANK 0 (one process a replica).

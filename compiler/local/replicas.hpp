@@ -28,12 +28,14 @@ struct ReplicaPlan {
 
 /// The processes of a rendered MPIJob, TFJob or PyTorchJob: PyTorch one per replica with
 /// MASTER_ADDR/MASTER_PORT/WORLD_SIZE (replicas x nprocPerNode)/RANK/LOCAL_RANK and PET_*;
-/// TF one per replica with TF_CONFIG (chief, ps and worker addresses; no evaluator, as the
-/// operator), the ps stopped when the others end; MPI the launcher alone, with a hostfile
-/// of `localhost slots=workers x slotsPerWorker` for its mpirun. `port` gives a free
-/// loopback port. Throws std::runtime_error for another kind.
+/// TF one per replica with the TF_CONFIG of runtime::tf_config, the launcher's rule (chief,
+/// ps and worker addresses; no evaluator, as the operator; the chief called "master" with
+/// `tf_master_form`, a tf_job's chief_role "master"), the ps stopped when the others end;
+/// MPI the launcher alone, with a hostfile of `localhost slots=workers x slotsPerWorker`
+/// for its mpirun, read at `hostfile_path` in its sandbox. `port` gives a free loopback
+/// port. Throws std::runtime_error for another kind.
 [[nodiscard]] ReplicaPlan plan_replicas(const nlohmann::json& job, const std::function<int()>& port,
-                                        const std::string& hostfile_path);
+                                        const std::string& hostfile_path, bool tf_master_form = false);
 
 /// The replica's main container in the job.
 [[nodiscard]] const nlohmann::json& replica_container(const nlohmann::json& job, const std::string& type);

@@ -2,37 +2,74 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 namespace pipec::local {
 
 namespace fs = std::filesystem;
 
-// The sandbox (bubblewrap): an empty writable root holding the host's top-level
-// directories read-only, so `mkdir /data` works and stays private; /tmp, the output
-// directories and the working directory are the step's own (under its dir/fs and
-// dir/work, kept after the run).
-std::vector<std::string> sandbox_argv(const Sandbox& p, const std::vector<std::string>& argv) {
-  std::vector<std::string> a = {p.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc",
-                                "--tmpfs", "/"};
+namespace {
+
+// The host directories that must become the step's own (writable, holding the host's
+// entries read-only): every existing host directory on the way to a writable directory,
+// outside the step's own /tmp and the kernel's /proc and /dev.
+std::set<std::string> directories_to_open(const std::vector<std::string>& writable) {
+  std::set<std::string> open;
   std::error_code ec;
-  std::vector<fs::directory_entry> top;
-  for (const auto& e : fs::directory_iterator("/", ec)) top.push_back(e);
-  std::sort(top.begin(), top.end(), [](const auto& x, const auto& y) { return x.path() < y.path(); });
-  for (const auto& e : top) {
-    std::string path = e.path().string();
-    if (path == "/proc" || path == "/dev" || path == "/tmp") continue;
-    if (e.is_symlink(ec)) {
-      a.insert(a.end(), {"--symlink", fs::read_symlink(e.path(), ec).string(), path});
-    } else if (e.is_directory(ec)) {
-      a.insert(a.end(), {"--ro-bind", path, path});
+  for (const auto& w : writable) {
+    fs::path path = fs::path(w).lexically_normal();
+    if (!path.is_absolute()) continue;
+    fs::path prefix = "/";
+    bool first = true;
+    for (const auto& part : path.relative_path()) {
+      prefix /= part;
+      if (first) {
+        std::string top = prefix.string();
+        if (top == "/tmp" || top == "/proc" || top == "/dev") break;
+        first = false;
+      }
+      if (fs::is_symlink(prefix, ec) || !fs::is_directory(prefix, ec)) break;  // made by the step
+      open.insert(prefix.string());
     }
   }
-  a.insert(a.end(), {"--dev", "/dev", "--proc", "/proc", "--bind", p.dir + "/fs/tmp", "/tmp"});
-  for (const auto& d : p.output_dirs) {
-    if (d == "/tmp" || d.rfind("/tmp/", 0) == 0) continue;  // inside dir/fs/tmp already
-    a.insert(a.end(), {"--bind", p.dir + "/fs" + d, d});
+  return open;
+}
+
+// The host's entries of `dir` in the sandbox: a directory to open is made and filled the
+// same way, a symlink is copied, anything else is bound read-only, except what the step's
+// own tree holds there already (an input file placed before the start).
+void add_entries(std::vector<std::string>& a, const std::string& dir, const std::set<std::string>& open,
+                 const std::vector<std::string>& own) {
+  std::error_code ec;
+  std::vector<fs::directory_entry> entries;
+  for (const auto& e : fs::directory_iterator(dir, ec)) entries.push_back(e);
+  std::sort(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return x.path() < y.path(); });
+  for (const auto& e : entries) {
+    std::string path = e.path().string();
+    if (path == "/proc" || path == "/dev" || path == "/tmp") continue;
+    if (open.count(path)) {
+      a.insert(a.end(), {"--dir", path});
+      add_entries(a, path, open, own);
+    } else if (std::find(own.begin(), own.end(), path) != own.end()) {
+      continue;  // the step's own file
+    } else if (e.is_symlink(ec)) {
+      a.insert(a.end(), {"--symlink", fs::read_symlink(e.path(), ec).string(), path});
+    } else {
+      a.insert(a.end(), {"--ro-bind-try", path, path});
+    }
   }
+}
+
+}  // namespace
+
+std::vector<std::string> sandbox_argv(const Sandbox& p, const std::vector<std::string>& argv) {
+  const std::string root = p.root.empty() ? p.dir + "/fs" : p.root;
+  std::vector<std::string> a = {p.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc",
+                                "--bind", root, "/"};
+  add_entries(a, "/", directories_to_open(p.writable_dirs), p.own_files);
+  a.insert(a.end(), {"--dev", "/dev", "--proc", "/proc"});
   for (const auto& [host, mount] : p.volume_binds) a.insert(a.end(), {"--bind", host, mount});
+  for (const auto& [host, path] : p.file_binds) a.insert(a.end(), {"--ro-bind", host, path});
   // The .pipe file's directory and the current directory stay visible (read-only) when
   // they are under /tmp, which is the step's own: scripts beside a pipeline keep working.
   for (const auto& d : p.visible_dirs)

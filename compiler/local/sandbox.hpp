@@ -10,19 +10,29 @@ namespace pipec::local {
 struct Sandbox {
   std::string bwrap = "bwrap";                  // the program
   std::string dir;                              // the step's directory on the host
-  std::vector<std::string> output_dirs;         // sandbox directories mapped to dir/fs/...
+  std::string root;                             // the process's root on the host; "" = dir/fs
+  /// Directories the step may create or write in (the directories of its outputs, its
+  /// working directory, mount paths, input files' directories): the host directories on
+  /// their way are made writable for the step, as an image's are in a container.
+  std::vector<std::string> writable_dirs;
   std::vector<std::pair<std::string, std::string>> volume_binds;  // host dir, mount path
+  std::vector<std::pair<std::string, std::string>> file_binds;    // host file, path (read-only)
+  std::vector<std::string> own_files;  // paths the step's root already holds (input files placed before it starts)
   std::vector<std::string> visible_dirs;        // host directories kept visible under /tmp
   std::string working_dir;                      // where dir/work appears; "" = at its own path
 };
 
-/// The bwrap command line running `argv`: a writable in-memory root holding the host's
-/// top-level directories read-only (so `mkdir /data` works and stays private), a fresh
-/// /dev and /proc, dir/fs/tmp as /tmp, dir/fs/D for each output directory D outside /tmp,
-/// the volume directories read-write at their mount paths, the visible directories under
-/// /tmp read-only, and dir/work as the working directory (at its own path, or at the op's
-/// `working_dir`). A new PID
-/// namespace: every process of the step ends with it.
+/// The bwrap command line running `argv`: the root is the step's own directory `root`
+/// (dir/fs unless given; so `mkdir /data` works, stays private and is kept in the run dir;
+/// /tmp is root/tmp),
+/// holding the host's top-level directories read-only; a host directory on the way to a
+/// writable directory is instead a directory of the step's own holding the host's entries
+/// read-only, so the step can create what a container could under /opt, /srv or
+/// /usr/local. Then a fresh /dev and /proc, the volume directories read-write at their
+/// mount paths, the file binds read-only, the visible directories under /tmp read-only,
+/// and dir/work as the working directory (at its own path, or at the op's `working_dir`).
+/// Nothing else is created: a directory a step writes into must be made by the step, as
+/// in a pod. A new PID namespace: every process of the step ends with it.
 [[nodiscard]] std::vector<std::string> sandbox_argv(const Sandbox& sandbox,
                                                     const std::vector<std::string>& argv);
 

@@ -24,9 +24,9 @@ def fail(msg):
     sys.exit(1)
 
 
-def run(*args, expect):
-    subprocess.run(["rm", "-rf", RUN])
-    p = subprocess.run([PIPEC, "run", "--local", *args, "--run-dir", RUN],
+def run(*args, expect, run_dir=None):
+    subprocess.run(["rm", "-rf", run_dir or RUN])
+    p = subprocess.run([PIPEC, "run", "--local", *args, "--run-dir", run_dir or RUN],
                        capture_output=True, text=True, timeout=240)
     print(p.stdout)
     print(p.stderr, file=sys.stderr)
@@ -233,7 +233,7 @@ def volume():
 def training(which, leader, metric):
     p = run(os.path.join(HERE, "training.pipe"), "-p", "dir=" + HERE, "-p", "which=" + which,
             "--params-file", params_file({"msg": HOSTILE}), expect=0)
-    step = {"pytorch": "torch", "mpi": "mpi", "tf": "tf"}[which]
+    step = {"pytorch": "torch", "mpi": "mpi", "tf": "tf", "tf_master": "tfm"}[which]
     if outcomes()[step] != "succeeded":
         fail(f"outcomes {outcomes()}")
     log = read(f"steps/{step}/{leader}.log")
@@ -270,6 +270,73 @@ def tf():
     tf_config = json.loads(read("steps/tf/process.json"))
     if len(tf_config) != 3:
         fail("replicas")
+
+
+def tf_master():
+    """chief_role "master": the chief is "master" in TF_CONFIG, as the launcher's runtime
+    "pods" writes it (one implementation, runtime/tf_pods)."""
+    _, log = training("tf_master", "master-0", {"name": "reached", "numberValue": 1.0, "format": "RAW"})
+    procs = {p["process"]: dict(e.split("=", 1) for e in p["env"]) for p in json.loads(read("steps/tfm/process.json"))}
+    if sorted(procs) != ["tfm/master-0", "tfm/ps-0", "tfm/worker-0"]:
+        fail(f"replicas {sorted(procs)}")
+    cfg = json.loads(procs["tfm/master-0"]["TF_CONFIG"])
+    if sorted(cfg["cluster"]) != ["master", "ps", "worker"] or cfg["task"] != {"type": "master", "index": 0}:
+        fail(f"TF_CONFIG {cfg}")
+    if "master 0 reached ['ps0']" not in log:
+        fail("the master did not reach the ps: " + log)
+
+
+def mpi_tmp():
+    """--run-dir under /tmp: the launcher's sandbox has its own /tmp, yet finds the hostfile
+    (at /etc/mpi/hostfile, where the mpi-operator mounts it)."""
+    import tempfile
+    with tempfile.TemporaryDirectory(dir="/tmp") as d:
+        rd = os.path.join(d, "x")
+        p = run(os.path.join(HERE, "training.pipe"), "-p", "dir=" + HERE, "-p", "which=mpi", expect=0, run_dir=rd)
+        log = open(os.path.join(rd, "steps/mpi/launcher-0.log")).read()
+        if "rank 1 of 2 sum=3" not in log:
+            fail("two ranks: " + log)
+        env = dict(e.split("=", 1) for e in json.load(open(os.path.join(rd, "steps/mpi/process.json")))[0]["env"])
+        if env["OMPI_MCA_orte_default_hostfile"] != "/etc/mpi/hostfile":
+            fail("hostfile " + env["OMPI_MCA_orte_default_hostfile"])
+
+
+def podfs():
+    pipe = os.path.join(HERE, "podfs.pipe")
+    state = os.path.join(WORK, "podfs-state")
+    subprocess.run(["rm", "-rf", state])
+    os.makedirs(state)
+    # A declared output's directory is not made for the step, as in a pod.
+    p = run(pipe, "-p", "which=no_mkdir", "--volume", "state=" + state, expect=1)
+    summary = {s["step"]: s for s in json.loads(read("summary.json"))["steps"]}
+    msg = summary["no_mkdir"]["message"]
+    if summary["no_mkdir"]["outcome"] != "failed" or "output 'x' was not written to /tmp/out/x" not in msg \
+            or "/tmp/out does not exist" not in msg:
+        fail("an output's directory was made for the step: " + msg)
+    # The banner says what applies: parallelism 1, whatever -j.
+    p = run(pipe, "-j", "4", "--volume", "state=" + state, expect=0)
+    if " (1 at a time)" not in p.stdout.splitlines()[0]:
+        fail("banner: " + p.stdout.splitlines()[0])
+    if "assumed" not in p.stdout:
+        fail("no word of what is assumed of the image")
+    # New directories under the host's top-level /opt, /srv, /usr/local: as in a container.
+    if read("steps/used/outputs/seen") != "/usr/local/app/x\npayload":
+        fail("seen: " + repr(read("steps/used/outputs/seen")))
+    if not os.path.exists(os.path.join(RUN, "steps/used/work/here")) or os.path.exists("/opt/app") \
+            or os.path.exists("/srv/app") or os.path.exists("/usr/local/app"):
+        fail("the step's directories are not its own")
+    if "bwrap" in read("steps/used/log") or "res" not in read("steps/used/log").split():
+        fail("log: " + read("steps/used/log"))
+    # Retried, then succeeded: success with no message from the failed attempt.
+    p = run(pipe, "-p", "which=retry", "--volume", "state=" + state, expect=0)
+    summary = {s["step"]: s for s in json.loads(read("summary.json"))["steps"]}
+    if summary["flaky"]["outcome"] != "succeeded" or summary["flaky"]["message"] != "":
+        fail(f"retried step: {summary['flaky']}")
+    row = [line for line in p.stdout.splitlines() if line.startswith("flaky ") or line.startswith("  flaky")]
+    if not row or "exit code" in row[-1] or "succeeded" not in row[-1]:
+        fail(f"table row: {row}")
+    if "first attempt fails" not in read("steps/flaky/log"):
+        fail("the first attempt's log")
 
 
 def fanin():
@@ -331,5 +398,5 @@ def files():
 
 os.makedirs(WORK, exist_ok=True)
 {"fanin": fanin, "files": files, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
- "pytorch": pytorch, "mpi": mpi, "tf": tf, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume}[SCENARIO]()
+ "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume}[SCENARIO]()
 print("ok")

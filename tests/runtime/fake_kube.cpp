@@ -130,18 +130,33 @@ void FakeKube::routes() {
     json job = json::parse(req.body, nullptr, false);
     std::string name = job.is_object() ? job["metadata"].value("name", std::string()) : "";
     int forced = create_status.load();
-    if (forced == 403) {
+    if (forced == 403) {  // the authorizer (RBAC)
+      std::string group = plural == "trainjobs" ? "trainer.kubeflow.org" : "kubeflow.org";
       return send_status(res, 403, "Forbidden",
-                         fmt::format("{}.kubeflow.org is forbidden: User "
+                         fmt::format("{}.{} is forbidden: User "
                                      "\"system:serviceaccount:{}:pipeline-runner\" cannot create "
-                                     "resource \"{}\" in API group \"kubeflow.org\" in the "
+                                     "resource \"{}\" in API group \"{}\" in the "
                                      "namespace \"{}\"",
-                                     plural, ns, plural, ns));
+                                     plural, group, ns, plural, group, ns));
     }
     if (forced) return send_status(res, forced, "InternalError", "forced failure");
     if (create_500s.fetch_sub(1) > 0)
       return send_status(res, 500, "InternalError", "etcdserver: leader changed");
     std::lock_guard lock(mutex_);
+    if (plural == "trainjobs" && !trainer_runtimes_.empty()) {
+      // Trainer's validating webhook: the ClusterTrainingRuntime must exist (core/
+      // clustertrainingruntime.go ValidateObjects); controller-runtime denies with 403.
+      std::string runtime = job["spec"]["runtimeRef"].value("name", std::string());
+      if (!trainer_runtimes_.count(runtime))
+        return send_status(
+            res, 403, "Forbidden",
+            fmt::format("admission webhook \"validator.trainjob.trainer.kubeflow.org\" denied the request: "
+                        "spec.RuntimeRef: Invalid value: v1alpha1.RuntimeRef{{Name:\"{0}\", "
+                        "APIGroup:(*string)(0xc000f3a2d0), Kind:(*string)(0xc000f3a2e0)}}: "
+                        "clustertrainingruntimes.trainer.kubeflow.org \"{0}\" not found: specified "
+                        "clusterTrainingRuntime must be created before the TrainJob is created",
+                        runtime));
+    }
     if (jobs_.count(name))
       return send_status(res, 409, "AlreadyExists",
                          fmt::format("{}.kubeflow.org \"{}\" already exists", plural, name));
@@ -151,6 +166,25 @@ void FakeKube::routes() {
     emit("ADDED", job);
     jobs_[name] = job;
     plurals_[name] = plural;
+    if (plural == "trainjobs" && !trainer_runtimes_.empty()) {
+      // Trainer builds the JobSet (plugins/jobset: same name, owned by the TrainJob);
+      // JobSet creates its Jobs and their pods.
+      const json& trainer = job["spec"]["trainer"];
+      long nodes = trainer.value("numNodes", 1L);
+      bool mpi = trainer_runtimes_[job["spec"]["runtimeRef"].value("name", std::string())] == "mpi";
+      json replicated = json::array();
+      replicated.push_back({{"name", "node"}, {"pods", mpi ? nodes - 1 : nodes}});
+      if (mpi) replicated.push_back({{"name", "launcher"}, {"pods", 1}, {"dependsOn", "node"}});
+      jobsets_[name] = {{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
+                        {"kind", "JobSet"},
+                        {"metadata", {{"name", name}, {"namespace", ns}}},
+                        {"spec", {{"replicatedJobs", replicated},
+                                  {"successPolicy", mpi ? json{{"operator", "All"}, {"targetReplicatedJobs", {"launcher"}}}
+                                                        : json{{"operator", "All"}}}}},
+                        {"status", {{"restarts", 0}}}};
+      for (long i = 0; i < (mpi ? nodes - 1 : nodes); ++i) add_jobset_pod_locked(name, "node", static_cast<int>(i));
+      reconcile_trainer();
+    }
     res.status = 201;
     res.set_content(job.dump(), "application/json");
   });
@@ -228,11 +262,28 @@ void FakeKube::routes() {
     if (it == jobs_.end())
       return send_status(res, 404, "NotFound", "not found");
     json job = it->second;
+    std::string name = it->first;
     jobs_.erase(it);
     emit("DELETED", job);
+    if (jobsets_.erase(name)) {  // the garbage collector: the JobSet, its Jobs and their pods
+      for (const auto& pod : jobset_pods_[name]) pods_.erase(pod);
+      jobset_pods_.erase(name);
+      changed_.notify_all();
+    }
     res.set_content(json{{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Success"}}.dump(),
                     "application/json");
   });
+
+  // JobSets (Trainer's, read-only here).
+  s.Get(R"(/apis/jobset\.x-k8s\.io/v1alpha2/namespaces/([^/]+)/jobsets/([^/]+))",
+        [this](const httplib::Request& req, httplib::Response& res) {
+          std::lock_guard lock(mutex_);
+          auto it = jobsets_.find(req.matches[2]);
+          if (it == jobsets_.end())
+            return send_status(res, 404, "NotFound",
+                               fmt::format("jobsets.jobset.x-k8s.io \"{}\" not found", std::string(req.matches[2])));
+          res.set_content(it->second.dump(), "application/json");
+        });
 
   // The core API's pods and services, as runtime "pods" creates them.
   s.Post(R"(/api/v1/namespaces/([^/]+)/(pods|services))", [this](const httplib::Request& req,
@@ -287,7 +338,9 @@ void FakeKube::routes() {
   s.Get(R"(/api/v1/namespaces/([^/]+)/pods)", [this](const httplib::Request& req,
                                                      httplib::Response& res) {
     if (pods_403.fetch_sub(1) > 0)
-      return send_status(res, 403, "Forbidden", "pods is forbidden");
+      return send_status(res, 403, "Forbidden",
+                         "pods is forbidden: User \"system:serviceaccount:team:pipeline-runner\" cannot list "
+                         "resource \"pods\" in API group \"\" in the namespace \"team\"");
     if (pods_500s.fetch_sub(1) > 0) return send_status(res, 500, "InternalError", "etcdserver: timeout");
     std::lock_guard lock(mutex_);
     json list = {{"kind", "PodList"}, {"apiVersion", "v1"}, {"items", json::array()}};
@@ -429,14 +482,170 @@ void FakeKube::set_condition(const std::string& name, const std::string& type,
   emit("MODIFIED", job);
 }
 
+void FakeKube::install_trainer(std::map<std::string, std::string> runtimes) {
+  std::lock_guard lock(mutex_);
+  trainer_runtimes_ = std::move(runtimes);
+}
+
+// A pod of Job `<trainjob>-<replicated_job>-0` with completion index `index`, as JobSet and
+// the Job controller make it: Pending, container `node` waiting. Mutex held.
+void FakeKube::add_jobset_pod_locked(const std::string& trainjob, const std::string& replicated_job, int index) {
+  std::string job = trainjob + "-" + replicated_job + "-0";
+  ++pod_serial_;
+  std::string pod = fmt::format("{}-{}-{:05x}", job, index, (pod_serial_ * 40503) & 0xfffff);
+  Pod p;
+  p.object = {{"kind", "Pod"},
+              {"apiVersion", "v1"},
+              {"metadata",
+               {{"name", pod},
+                {"namespace", "team"},
+                {"creationTimestamp", rfc3339_nano(log_sec_ + pod_serial_, 0)},
+                {"labels",
+                 {{"jobset.sigs.k8s.io/jobset-name", trainjob},
+                  {"jobset.sigs.k8s.io/replicatedjob-name", replicated_job},
+                  {"jobset.sigs.k8s.io/job-index", "0"},
+                  {"batch.kubernetes.io/job-completion-index", std::to_string(index)},
+                  {"job-name", job}}}}},
+              {"spec", {{"hostname", fmt::format("{}-{}", job, index)},
+                        {"subdomain", trainjob},
+                        {"containers", json::array({{{"name", "node"}, {"image", "img"}}})}}},
+              {"status",
+               {{"phase", "Pending"},
+                {"containerStatuses",
+                 json::array({{{"name", "node"},
+                               {"restartCount", 0},
+                               {"ready", false},
+                               {"state", {{"waiting", {{"reason", "ContainerCreating"}}}}}}})}}}};
+  pods_[pod] = std::move(p);
+  jobset_pods_[trainjob].push_back(pod);
+  changed_.notify_all();
+}
+
+// JobSet's controller (jobset_controller.go: replicatedJobsStatus, FailedJobs, AllJobsCompleted;
+// dependsOn Ready), then Trainer's (plugins/jobset Status: the TrainJob's jobsStatus and its
+// Complete / Failed conditions copied from the JobSet). Mutex held.
+void FakeKube::reconcile_trainer() {
+  for (auto& [name, jobset] : jobsets_) {
+    json& status = jobset["status"];
+    bool terminal = false;
+    for (const auto& c : status.value("conditions", json::array()))
+      terminal |= (c["type"] == "Completed" || c["type"] == "Failed") && c["status"] == "True";
+    json replicated_status = json::array();
+    std::string first_failed;
+    bool targets_succeeded = true;
+    const json& success = jobset["spec"]["successPolicy"];
+    for (auto& rj : jobset["spec"]["replicatedJobs"]) {
+      std::string rj_name = rj["name"];
+      long expected = rj["pods"].get<long>();
+      if (rj.contains("dependsOn") && !rj.value("created", false)) {
+        // dependsOn Ready: the launcher's Job starts once every node Job is ready (or done).
+        bool ready = false;
+        for (const auto& st : replicated_status)
+          if (st["name"] == rj["dependsOn"])
+            ready = st["ready"].get<int>() + st["succeeded"].get<int>() + st["failed"].get<int>() > 0;
+        if (ready && !terminal) {
+          for (long i = 0; i < expected; ++i) add_jobset_pod_locked(name, rj_name, static_cast<int>(i));
+          rj["created"] = true;
+        }
+      }
+      long ready = 0, succeeded = 0, failed = 0, live = 0;
+      bool created = !rj.contains("dependsOn") || rj.value("created", false);
+      for (const auto& pod : jobset_pods_[name]) {
+        auto it = pods_.find(pod);
+        if (it == pods_.end()) continue;
+        const json& o = it->second.object;
+        if (o["metadata"]["labels"]["jobset.sigs.k8s.io/replicatedjob-name"] != rj_name) continue;
+        std::string phase = o["status"].value("phase", "");
+        bool pod_ready = phase == "Running" && o["status"]["containerStatuses"][0].value("ready", false);
+        ready += pod_ready;
+        succeeded += phase == "Succeeded";
+        failed += phase == "Failed";
+        live += phase == "Pending" || phase == "Running";
+      }
+      bool job_failed = failed > 0;
+      bool job_succeeded = created && !job_failed && succeeded >= expected;
+      bool job_active = created && !job_failed && !job_succeeded;
+      if (job_failed && first_failed.empty()) first_failed = name + "-" + rj_name + "-0";
+      bool target = !success.contains("targetReplicatedJobs");
+      for (const auto& t : success.value("targetReplicatedJobs", json::array())) target |= t == rj_name;
+      if (target) targets_succeeded &= job_succeeded;
+      replicated_status.push_back({{"name", rj_name},
+                                   {"ready", job_active && ready + succeeded >= expected ? 1 : 0},
+                                   {"succeeded", job_succeeded ? 1 : 0},
+                                   {"failed", job_failed ? 1 : 0},
+                                   {"active", job_active && live > 0 ? 1 : 0},
+                                   {"suspended", 0}});
+    }
+    status["replicatedJobsStatus"] = replicated_status;
+    if (!terminal && !first_failed.empty()) {
+      status["conditions"] = json::array({{{"type", "Failed"}, {"status", "True"}, {"reason", "FailedJobs"},
+                                           {"message", "jobset failed due to one or more job failures (first "
+                                                       "failed job: " + first_failed + ")"},
+                                           {"lastTransitionTime", rfc3339_nano(log_sec_, 0)}}});
+      status["terminalState"] = "Failed";
+    } else if (!terminal && targets_succeeded) {
+      status["conditions"] = json::array({{{"type", "Completed"}, {"status", "True"},
+                                           {"reason", "AllJobsCompleted"}, {"message", "jobset completed successfully"},
+                                           {"lastTransitionTime", rfc3339_nano(log_sec_, 0)}}});
+      status["terminalState"] = "Completed";
+    }
+    // Trainer: the TrainJob's status from its JobSet's.
+    auto it = jobs_.find(name);
+    if (it == jobs_.end()) continue;
+    json train_status = it->second["status"];
+    if (!train_status.is_object()) train_status = json::object();
+    json conditions = train_status.value("conditions", json::array());
+    for (const auto& c : status.value("conditions", json::array())) {
+      json copy = c;
+      if (c["type"] == "Completed") copy["type"] = "Complete";
+      bool replaced = false;
+      for (auto& old : conditions)
+        if (old["type"] == copy["type"]) old = copy, replaced = true;
+      if (!replaced) conditions.push_back(copy);
+    }
+    if (!conditions.empty()) train_status["conditions"] = conditions;
+    train_status["jobsStatus"] = replicated_status;
+    if (train_status != it->second["status"]) {
+      it->second["status"] = train_status;
+      emit("MODIFIED", it->second);
+    }
+  }
+}
+
+std::vector<std::string> FakeKube::jobset_pods(const std::string& trainjob, std::size_t at_least,
+                                               std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, timeout, [&] { return jobset_pods_[trainjob].size() >= at_least; });
+  return jobset_pods_[trainjob];
+}
+
+std::optional<json> FakeKube::jobset(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto it = jobsets_.find(name);
+  if (it == jobsets_.end()) return std::nullopt;
+  return it->second;
+}
+
+void FakeKube::start_pod_unready(const std::string& pod) {
+  std::lock_guard lock(mutex_);
+  auto& p = pods_.at(pod);
+  p.object["status"]["phase"] = "Running";
+  p.object["status"]["containerStatuses"][0]["state"] = {{"running", json::object()}};
+  p.object["status"]["containerStatuses"][0]["ready"] = false;
+  changed_.notify_all();
+  reconcile_trainer();
+}
+
 void FakeKube::add_jobset_pod(const std::string& pod, const std::string& trainjob,
                               const std::string& replicated_job, int index) {
   add_pod(pod, trainjob, replicated_job, index, "node");
   std::lock_guard lock(mutex_);
+  // JobSet's labels: a replicated job (replicas 1) is Job index 0; its pods are the
+  // indexed Job's completions (a TrainJob's nodes).
   pods_[pod].object["metadata"]["labels"] = {{"jobset.sigs.k8s.io/jobset-name", trainjob},
                                              {"jobset.sigs.k8s.io/replicatedjob-name", replicated_job},
-                                             {"jobset.sigs.k8s.io/job-index", std::to_string(index)},
-                                             {"batch.kubernetes.io/job-completion-index", "0"}};
+                                             {"jobset.sigs.k8s.io/job-index", "0"},
+                                             {"batch.kubernetes.io/job-completion-index", std::to_string(index)}};
 }
 
 void FakeKube::add_pod(const std::string& pod, const std::string& job,
@@ -507,6 +716,8 @@ void FakeKube::start_pod(const std::string& pod) {
   auto& p = pods_.at(pod);
   p.object["status"]["phase"] = "Running";
   p.object["status"]["containerStatuses"][0]["state"] = {{"running", json::object()}};
+  p.object["status"]["containerStatuses"][0]["ready"] = true;
+  reconcile_trainer();
   changed_.notify_all();
 }
 
@@ -517,6 +728,7 @@ void FakeKube::end_pod(const std::string& pod, int exit_code) {
   p.object["status"]["phase"] = exit_code == 0 ? "Succeeded" : "Failed";
   p.object["status"]["containerStatuses"][0]["state"] = {
       {"terminated", {{"exitCode", exit_code}, {"reason", exit_code ? "Error" : "Completed"}}}};
+  reconcile_trainer();
   changed_.notify_all();
 }
 
@@ -532,12 +744,14 @@ void FakeKube::restart_container(const std::string& pod, int exit_code) {
   status["lastState"] = {{"terminated", {{"exitCode", exit_code}, {"reason", exit_code ? "Error" : "Completed"}}}};
   status["state"] = {{"running", json::object()}};
   p.object["status"]["phase"] = "Running";
+  reconcile_trainer();
   changed_.notify_all();
 }
 
 void FakeKube::patch_pod(const std::string& pod, const json& patch) {
   std::lock_guard lock(mutex_);
   pods_.at(pod).object.merge_patch(patch);
+  reconcile_trainer();
   changed_.notify_all();
 }
 

@@ -55,7 +55,8 @@ class FakeKube {
   /// Adds a pod of the job with the operators' labels.
   void add_pod(const std::string& pod, const std::string& job, const std::string& replica_type,
                int index, const std::string& container = "main");
-  /// Adds a pod of a TrainJob with JobSet's labels (replicated job, job index), container `node`.
+  /// Adds a pod of a TrainJob with JobSet's labels (replicated job, Job index 0, completion
+  /// index `index`: the node's rank), container `node`.
   void add_jobset_pod(const std::string& pod, const std::string& trainjob,
                       const std::string& replicated_job, int index);
   /// Appends a log line; the timestamp advances by `step_ns` (0: same as the previous line).
@@ -78,6 +79,34 @@ class FakeKube {
   std::optional<nlohmann::json> service(const std::string& name);
   /// The pod's container starts running (phase Running).
   void start_pod(const std::string& pod);
+
+  // --- Kubeflow Trainer v2.3.0 and JobSet v0.12.0 -----------------------------------------
+  /// From now on the peer acts as Trainer's controllers, its admission webhook and JobSet's
+  /// controller for TrainJobs (kubeflow/trainer v2.3.0 pkg/runtime/framework/plugins/jobset,
+  /// pkg/runtime/core; kubernetes-sigs/jobset v0.12.0 pkg/controllers):
+  /// - a TrainJob whose runtimeRef names no ClusterTrainingRuntime of `runtimes` (name ->
+  ///   "torch" or "mpi") is refused by the webhook validator.trainjob.trainer.kubeflow.org (403);
+  /// - a created TrainJob gets a JobSet of the same name, with replicated job `node`
+  ///   (numNodes pods; an MPI runtime runs the launcher as a node: numNodes - 1) and, for an
+  ///   MPI runtime, `launcher` (1 pod, created once `node` is ready: dependsOn Ready). Pods
+  ///   `<trainjob>-<job>-0-<index>-<5 chars>` with JobSet's labels start Pending;
+  /// - the JobSet's status (replicatedJobsStatus: ready = every pod of the Job ready or done)
+  ///   and conditions (Completed AllJobsCompleted once every job, or for MPI the launcher, has
+  ///   succeeded; Failed FailedJobs once a job has failed) follow the pods, and Trainer copies
+  ///   them to the TrainJob (jobsStatus; Complete, Failed: no Running condition), sending
+  ///   MODIFIED. A pod that ends with a non-zero code fails its Job (its backoffLimit spent);
+  /// - deleting the TrainJob deletes the JobSet and its pods (background propagation).
+  void install_trainer(std::map<std::string, std::string> runtimes = {{"torch-distributed", "torch"},
+                                                                      {"deepspeed-distributed", "mpi"},
+                                                                      {"mlx-distributed", "mpi"},
+                                                                      {"jax-distributed", "torch"},
+                                                                      {"xgboost-distributed", "torch"}});
+  /// The pods of a TrainJob's JobSet, in creation order (waits up to `timeout` for `at_least`).
+  std::vector<std::string> jobset_pods(const std::string& trainjob, std::size_t at_least = 1,
+                                       std::chrono::milliseconds timeout = std::chrono::seconds(5));
+  std::optional<nlohmann::json> jobset(const std::string& name);
+  /// The pod's container runs but its readiness probe has not passed (an MPI node's sshd).
+  void start_pod_unready(const std::string& pod);
 
   // --- faults ----------------------------------------------------------------------------
   std::atomic<int> create_status{0};     ///< answer POSTs with this Status code (0: normal)
@@ -122,6 +151,8 @@ class FakeKube {
   };
 
   void emit(const std::string& type, nlohmann::json& object);  // bumps rv; mutex held
+  void reconcile_trainer();  // JobSet and Trainer controllers, after any change; mutex held
+  void add_jobset_pod_locked(const std::string& trainjob, const std::string& replicated_job, int index);
   void routes();
   void start();
 
@@ -145,6 +176,9 @@ class FakeKube {
   std::vector<std::string> requests_;
   std::vector<std::string> tokens_;
   std::vector<std::string> accepted_tokens_;
+  std::map<std::string, std::string> trainer_runtimes_;  // empty: no Trainer installed
+  std::map<std::string, nlohmann::json> jobsets_;
+  std::map<std::string, std::vector<std::string>> jobset_pods_;  // in creation order
 };
 
 }  // namespace pipec::runtime::testing

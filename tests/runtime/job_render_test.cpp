@@ -1,5 +1,6 @@
 #include "runtime/job_render.hpp"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,45 @@ TEST(RuntimeJobRender, AppliesTypedValues) {
             "$(rm -rf /); \"x\"");
   EXPECT_EQ(job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["env"][0]
                ["value"], "WARN=1");
+}
+
+// An `env` map given at run time (kind env-map) reaches the main containers, and its
+// GIT_SYNC_BRANCH / GIT_SYNC_REV the git-sync init container whose clone reads them; the
+// init container's other variables stay, and other names do not go there.
+TEST(RuntimeJobRender, GitSyncSettingsOfAnEnvMapReachTheInitContainer) {
+  const char* job = R"({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "x"},
+    "spec": {"pytorchReplicaSpecs": {
+      "Master": {"replicas": 1, "template": {"spec": {
+        "initContainers": [{"name": "git-sync", "image": "alpine/git", "command": ["sh", "-c", "git clone"],
+                            "env": [{"name": "GIT_SYNC_REPO", "value": "https://example.com/r.git"},
+                                    {"name": "GIT_SYNC_REV", "value": "old"}]}],
+        "containers": [{"name": "pytorch", "image": "img"}]}}},
+      "Worker": {"replicas": 2, "template": {"spec": {
+        "initContainers": [{"name": "git-sync", "image": "alpine/git", "command": ["sh", "-c", "git clone"],
+                            "env": [{"name": "GIT_SYNC_REPO", "value": "https://example.com/r.git"}]}],
+        "containers": [{"name": "pytorch", "image": "img"}]}}}}}})";
+  std::vector<std::string> binds = {"/spec/pytorchReplicaSpecs=env:env-map"};
+  std::vector<std::string> values = {R"(env={"GIT_SYNC_BRANCH":"dev","GIT_SYNC_REV":"abc123","NCCL_DEBUG":"INFO"})"};
+  auto r = render_job_from_args(job, binds, values);
+  ASSERT_TRUE(r.ok) << r.error;
+  auto rendered = json::parse(r.job);
+  for (const char* role : {"Master", "Worker"}) {
+    const json& spec = rendered["spec"]["pytorchReplicaSpecs"][role]["template"]["spec"];
+    std::map<std::string, std::string> init;
+    for (const auto& e : spec["initContainers"][0]["env"]) init[e["name"]] = e["value"];
+    EXPECT_EQ(init, (std::map<std::string, std::string>{{"GIT_SYNC_REPO", "https://example.com/r.git"},
+                                                        {"GIT_SYNC_BRANCH", "dev"},
+                                                        {"GIT_SYNC_REV", "abc123"}}))
+        << role;
+    EXPECT_EQ(spec["initContainers"][0]["env"].size(), 3u) << role;
+    std::map<std::string, std::string> main;
+    for (const auto& e : spec["containers"][0]["env"]) main[e["name"]] = e["value"];
+    EXPECT_EQ(main, (std::map<std::string, std::string>{
+                        {"GIT_SYNC_BRANCH", "dev"}, {"GIT_SYNC_REV", "abc123"}, {"NCCL_DEBUG", "INFO"}}))
+        << role;
+  }
+  EXPECT_TRUE(is_git_sync_setting("GIT_SYNC_BRANCH"));
+  EXPECT_FALSE(is_git_sync_setting("GIT_SYNC_REPO"));  // the op's `sync` sets it
 }
 
 // A node selector from a run-time value meets the rule the compiler applies to literals

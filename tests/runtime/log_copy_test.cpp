@@ -1,6 +1,7 @@
 // LogCopier: the launcher's log path, fed in pieces of every size.
 #include "runtime/log_copy.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ Copied copy(LogCursor& cursor, const std::string& stream, std::size_t piece,
   if (piece == 0) piece = stream.size() + 1;
   for (std::size_t at = 0; at < stream.size(); at += piece) copier.feed(std::string_view(stream).substr(at, piece));
   if (complete) copier.finish();
+  else copier.flush();  // an interrupted read: its complete lines
   scraper.finish();
   return {out.str(), scraper.metrics_json()};
 }
@@ -91,6 +93,40 @@ TEST(RuntimeLogCopy, AReadAfterADropRepeatsNothing) {
   EXPECT_EQ(cursor.since_time(), "2026-11-22T19:30:01Z");
   Copied second = copy(cursor, kStream.substr(kStream.find("2026-11-22T19:30:01Z")), 5, {"loss"});
   EXPECT_EQ(second.out, "acc=0.75 loss=0.7\nloss=0.6, acc=0.25\ndone\n");
+}
+
+// The lines of many pieces go out in one write when the reader waits (flush), or once
+// 256 KiB are gathered: not one write per 16 KiB piece.
+TEST(RuntimeLogCopy, PiecesAreGatheredUntilTheReaderWaits) {
+  struct CountingBuf : std::stringbuf {
+    int writes = 0;
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+      ++writes;
+      return std::stringbuf::xsputn(s, n);
+    }
+  } buf;
+  std::ostream out(&buf);
+  LogCursor cursor;
+  MetricScraper scraper(specs({"loss"}));
+  LogCopier copier(cursor, out, scraper);
+  std::string line = "2026-11-22T19:30:00.1Z loss=0.5 " + std::string(60, 'x') + "\n";
+  std::string piece;
+  while (piece.size() < (16u << 10)) piece += line;
+  for (int i = 0; i < 4; ++i) copier.feed(piece);
+  EXPECT_EQ(buf.writes, 0);  // gathered
+  copier.flush();
+  EXPECT_EQ(buf.writes, 1);
+  // Each piece prints its lines without their 23-byte timestamps: written whenever 256
+  // KiB of them are gathered, then the rest at the end.
+  const std::size_t printed_per_piece = piece.size() - piece.size() / line.size() * 23;
+  const std::size_t pieces_per_write = ((256u << 10) + printed_per_piece - 1) / printed_per_piece;
+  for (int i = 0; i < 40; ++i) copier.feed(piece);
+  EXPECT_EQ(buf.writes, 1 + static_cast<int>(40 / pieces_per_write));
+  EXPECT_GE(buf.writes, 2);
+  copier.finish();
+  EXPECT_EQ(buf.writes, 2 + static_cast<int>(40 / pieces_per_write));
+  std::string printed = buf.str();
+  EXPECT_EQ(static_cast<std::size_t>(std::count(printed.begin(), printed.end(), '\n')), 44 * (piece.size() / line.size()));
 }
 
 // Carriage returns reach stdout as the pod printed them; for metrics a '\r' separates like

@@ -836,8 +836,15 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   J container = J::object();
   if (op.image.is_literal()) {
     container["image"] = ir::literal_text(op.image.literal);
+  } else if (const ir::Ref* ref = ir::whole_ref(op.image); ref && file_param_path(op, ref->name).empty()) {
+    // A whole input parameter: the KFP v2 backend resolves it before it starts the task
+    // (kubeflow/pipelines#11404). It resolves nothing else in an image.
+    container["image"] = input_placeholder(ref->name);
   } else {
-    error(op.image.range, "on the kfp-v2 target an op's image must be written in the op");
+    error(op.image.range,
+          "on the kfp-v2 target an op's image is written in the op or is one whole parameter "
+          "(image \"${img}\"): KFP v2 resolves an image that is a whole input parameter, not one "
+          "built inside a string");
   }
   std::vector<J> argv;
   if (op.shell) {

@@ -824,7 +824,7 @@ Json Builder::replica(const Role& role, const std::string& base) {
     if (!sync_->input.empty())
       bind(base + "/template/spec/initContainers/0/env/0/value", sync_->input, "env");
     for (const auto& e : env_) {
-      if (e.name != "GIT_SYNC_BRANCH" && e.name != "GIT_SYNC_REV") continue;
+      if (!runtime::is_git_sync_setting(e.name)) continue;
       if (!e.value.input.empty())
         bind(base + "/template/spec/initContainers/0/env/" + std::to_string(env.size()) +
                  "/value",

@@ -28,10 +28,11 @@ TEST(LocalReplicas, TfConfigAsTheOperatorWritesItOnLoopback) {
   ASSERT_EQ(plan.replicas.size(), 6u);
   std::vector<std::string> labels;
   for (const auto& r : plan.replicas) labels.push_back(r.label);
-  EXPECT_EQ(labels, (std::vector<std::string>{"chief-0", "ps-0", "ps-1", "worker-0", "worker-1", "evaluator-0"}));
-  Json worker1 = Json::parse(env_of(plan.replicas[4]).at("TF_CONFIG"));
-  EXPECT_EQ(worker1["cluster"], Json::parse(R"({"chief":["127.0.0.1:40000"],"ps":["127.0.0.1:40001","127.0.0.1:40002"],
-                                                 "worker":["127.0.0.1:40003","127.0.0.1:40004"]})"));
+  // In runtime::tf_replicas' order (the launcher's rule): chief, workers, ps, evaluator.
+  EXPECT_EQ(labels, (std::vector<std::string>{"chief-0", "worker-0", "worker-1", "ps-0", "ps-1", "evaluator-0"}));
+  Json worker1 = Json::parse(env_of(plan.replicas[2]).at("TF_CONFIG"));
+  EXPECT_EQ(worker1["cluster"], Json::parse(R"({"chief":["127.0.0.1:40000"],"ps":["127.0.0.1:40003","127.0.0.1:40004"],
+                                                 "worker":["127.0.0.1:40001","127.0.0.1:40002"]})"));
   EXPECT_EQ(worker1["task"], Json::parse(R"({"type":"worker","index":1})"));
   EXPECT_EQ(worker1["environment"], "cloud");
   EXPECT_EQ(Json::parse(env_of(plan.replicas[5]).at("TF_CONFIG"))["task"]["type"], "evaluator");
@@ -41,8 +42,16 @@ TEST(LocalReplicas, TfConfigAsTheOperatorWritesItOnLoopback) {
   }
   // Without a chief, worker 0 speaks for the job.
   plan = plan_replicas(job("TFJob", "tfReplicaSpecs", {{"PS", 1}, {"Worker", 2}}), port, "");
-  EXPECT_TRUE(plan.replicas[1].leader);
-  EXPECT_EQ(plan.replicas[1].label, "worker-0");
+  EXPECT_TRUE(plan.replicas[0].leader);
+  EXPECT_EQ(plan.replicas[0].label, "worker-0");
+  // chief_role "master": the chief is "master" in TF_CONFIG and speaks for the job.
+  plan = plan_replicas(job("TFJob", "tfReplicaSpecs", {{"Chief", 1}, {"Worker", 1}}), port, "", true);
+  EXPECT_EQ(plan.replicas[0].label, "master-0");
+  EXPECT_TRUE(plan.replicas[0].leader);
+  Json master = Json::parse(env_of(plan.replicas[0]).at("TF_CONFIG"));
+  EXPECT_EQ(master["task"], Json::parse(R"({"type":"master","index":0})"));
+  EXPECT_TRUE(master["cluster"].contains("master"));
+  EXPECT_FALSE(master["cluster"].contains("chief"));
 }
 
 TEST(LocalReplicas, PyTorchRanksAndWorldSizeAsTheOperator) {

@@ -17,18 +17,19 @@ bool has(const std::vector<std::string>& argv, const std::vector<std::string>& w
 TEST(LocalSandbox, TheHostIsReadOnlyTheStepsDirectoriesAreItsOwn) {
   Sandbox box;
   box.dir = "/runs/r/steps/s";
-  box.output_dirs = {"/outputs", "/tmp/out"};
+  box.writable_dirs = {"/outputs", "/tmp/out"};
   box.volume_binds = {{"/home/me/data", "/data"}};
+  box.file_binds = {{"/runs/r/steps/s/hostfile", "/etc/mpi/hostfile"}};
   box.visible_dirs = {"/tmp/project", "/home/me"};
   std::vector<std::string> argv = sandbox_argv(box, {"sh", "-c", "echo $1", "x", "a b"});
   EXPECT_EQ(argv.front(), "bwrap");
-  EXPECT_TRUE(has(argv, {"--tmpfs", "/"}));
-  EXPECT_TRUE(has(argv, {"--ro-bind", "/usr", "/usr"}) || has(argv, {"--symlink", "usr/bin", "/bin"}));
-  EXPECT_FALSE(has(argv, {"--ro-bind", "/tmp", "/tmp"}));
-  EXPECT_TRUE(has(argv, {"--bind", "/runs/r/steps/s/fs/tmp", "/tmp"}));
-  EXPECT_TRUE(has(argv, {"--bind", "/runs/r/steps/s/fs/outputs", "/outputs"}));
-  EXPECT_FALSE(has(argv, {"--bind", "/runs/r/steps/s/fs/tmp/out", "/tmp/out"}));  // in fs/tmp already
+  // The root is the step's own directory; /tmp is in it; nothing is made for an output.
+  EXPECT_TRUE(has(argv, {"--bind", "/runs/r/steps/s/fs", "/"}));
+  EXPECT_TRUE(has(argv, {"--ro-bind-try", "/usr", "/usr"}) || has(argv, {"--symlink", "usr/bin", "/bin"}));
+  EXPECT_FALSE(has(argv, {"--ro-bind-try", "/tmp", "/tmp"}));
+  for (const auto& w : argv) EXPECT_EQ(w.find("/outputs"), std::string::npos) << w;
   EXPECT_TRUE(has(argv, {"--bind", "/home/me/data", "/data"}));
+  EXPECT_TRUE(has(argv, {"--ro-bind", "/runs/r/steps/s/hostfile", "/etc/mpi/hostfile"}));
   EXPECT_TRUE(has(argv, {"--ro-bind", "/tmp/project", "/tmp/project"}));
   EXPECT_FALSE(has(argv, {"--ro-bind", "/home/me", "/home/me"}));  // not under /tmp: visible anyway
   EXPECT_TRUE(has(argv, {"--chdir", "/runs/r/steps/s/work"}));
@@ -36,6 +37,21 @@ TEST(LocalSandbox, TheHostIsReadOnlyTheStepsDirectoriesAreItsOwn) {
   // The command, word for word, after "--".
   EXPECT_TRUE(has(argv, {"--", "sh", "-c", "echo $1", "x", "a b"}));
   EXPECT_EQ(argv.back(), "a b");
+}
+
+// A host directory on the way to a declared path is the step's own, holding the host's
+// entries read-only: /usr/local/app can be made, /usr/bin stays the host's.
+TEST(LocalSandbox, HostDirectoriesOnTheWayToADeclaredPathAreOpened) {
+  Sandbox box;
+  box.dir = "/runs/r/steps/s";
+  box.writable_dirs = {"/usr/local/app/x"};
+  std::vector<std::string> argv = sandbox_argv(box, {"true"});
+  EXPECT_TRUE(has(argv, {"--dir", "/usr"}));
+  EXPECT_TRUE(has(argv, {"--dir", "/usr/local"}));
+  EXPECT_FALSE(has(argv, {"--ro-bind-try", "/usr", "/usr"}));
+  EXPECT_FALSE(has(argv, {"--ro-bind-try", "/usr/local", "/usr/local"}));
+  EXPECT_TRUE(has(argv, {"--ro-bind-try", "/usr/bin", "/usr/bin"}) || has(argv, {"--symlink"}));
+  EXPECT_FALSE(has(argv, {"--dir", "/usr/local/app"}));  // made by the step, not for it
 }
 
 }  // namespace
