@@ -48,6 +48,14 @@ enum class BindingKind {
 [[nodiscard]] bool is_label_value(std::string_view text);
 /// A duration as ISO 8601 (whole seconds): P0D, P7D, PT1H30M, P1DT12H.
 [[nodiscard]] std::string iso8601_duration(std::chrono::milliseconds d);
+/// The most replicas one role of a training job may have (Worker, PS, Evaluator; a chief
+/// or master is one). A literal count meets it at compile time, a run-time value and the
+/// rendered manifest in the launcher (docs/training-ops.md, "Limits"). With runtime
+/// "pods" every TF_CONFIG lists every replica, so the bound also bounds each pod's size.
+inline constexpr long kMaxReplicas = 10000;
+/// Whether `n` replicas of one role are within kMaxReplicas (any n <= 0 is: the minimum
+/// is the caller's rule, which differs by field and op).
+[[nodiscard]] constexpr bool within_max_replicas(long long n) { return n <= kMaxReplicas; }
 /// "None", "Running", "All".
 [[nodiscard]] bool is_clean_pod_policy(std::string_view text);
 /// "" or "AllWorkers".
