@@ -141,7 +141,7 @@ int run_build(const BuildOptions& options) {
 
 // `pipec graph`: the step DAG, checked as `check` does, written in a format.
 int run_graph(const std::string& input, const std::string& format, const std::string& output,
-              const CommonOptions& common) {
+              bool force, const CommonOptions& common) {
   SourceManager sources;
   Diagnostics diags;
   std::string error;
@@ -149,6 +149,18 @@ int run_graph(const std::string& input, const std::string& format, const std::st
   std::optional<ir::Pipeline> pipeline;
   if (main == kNoFile) diags.error({}, fmt::format("cannot read '{}': {}", input, error));
   else pipeline = compile(sources, main, diags);
+  if (pipeline && !diags.has_errors() && !force) {
+    // The KFP UI draws nothing this large, and Graphviz takes minutes on it (10,000 steps:
+    // over 150 s): one limit with the build's budget (budgets.hpp).
+    std::size_t nodes = 0, edges = 0;
+    count_graph(*pipeline, nodes, edges);
+    if (std::size_t limit = Budgets{}.ui_nodes; nodes > limit || edges > limit)
+      diags.error(pipeline->range,
+                  fmt::format("the pipeline has {} steps and loops and {} dependencies; pipec graph "
+                              "draws at most {} nodes and {} edges, as the KFP UI does (give --force "
+                              "to draw it anyway; Graphviz may take minutes)",
+                              nodes, edges, limit, limit));
+  }
   print_diagnostics(diags, sources, common);
   if (!pipeline || diags.has_errors()) return kExitErrors;
   std::string text = format == "json"      ? graph_json(*pipeline)
@@ -199,6 +211,7 @@ int run_graph(const std::string& input, const std::string& format, const std::st
 void add_graph_command(CLI::App& app, int& exit_code) {
   struct GraphOptions {
     std::string input, format = "dot", output = "-";
+    bool force = false;
     CommonOptions common;
   };
   auto options = std::make_shared<GraphOptions>();
@@ -209,9 +222,13 @@ void add_graph_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"dot", "mermaid", "json", "svg"}))
       ->default_str("dot");
   cmd->add_option("-o,--output", options->output, "Where to write it (default: standard output)");
+  cmd->add_flag("--force", options->force,
+                "Draw a graph of more than 1000 nodes or edges (refused otherwise: the KFP UI draws "
+                "none, and Graphviz takes minutes)");
   add_common_options(*cmd, options->common);
   cmd->callback([options, &exit_code] {
-    exit_code = run_graph(options->input, options->format, options->output, options->common);
+    exit_code = run_graph(options->input, options->format, options->output, options->force,
+                          options->common);
   });
 }
 
