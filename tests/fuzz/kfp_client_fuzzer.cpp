@@ -8,6 +8,8 @@
 // Any answers must give an exit status, never a crash, a hang or a sanitizer report.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -116,6 +118,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     }
   }
+  if (std::getenv("PIPEC_FUZZ_VERBOSE"))  // to see where a seed leads
+    std::fprintf(stderr, "%s%s\n", out.str().c_str(), err.str().c_str());
   // A secret never reaches what is printed, whatever the server answers.
   if (out.str().find("secret-token") != std::string::npos || err.str().find("secret-token") != std::string::npos)
     __builtin_trap();

@@ -14,6 +14,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -140,5 +142,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::atomic<bool> stop{false};
   int code = pipec::runtime::run_launcher(o, client, out, err, stop);
   if (code < 0 || code > 5) __builtin_trap();
+  if (std::getenv("PIPEC_FUZZ_VERBOSE"))  // to see where a seed leads
+    std::fprintf(stderr, "exit %d\n%s%s\n", code, err.str().c_str(), out.str().c_str());
   return 0;
 }
