@@ -234,6 +234,12 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
       auto min = int_minimum(b.pointer);
       auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
       bool parsed = !text.empty() && ec == std::errc() && end == text.data() + text.size();
+      if (parsed && b.pointer.size() >= 9 && b.pointer.substr(b.pointer.size() - 9) == "/replicas" &&
+          !within_max_replicas(v)) {
+        error = fmt::format("value '{}' must be at most {} (replicas of one role), got {}", b.name,
+                            kMaxReplicas, json_quote(text));
+        return false;
+      }
       if (!parsed || v < min || v > std::numeric_limits<std::int32_t>::max()) {
         error = min == std::numeric_limits<std::int64_t>::min()
                     ? fmt::format("value '{}' must be an integer, got {}", b.name, json_quote(text))
@@ -277,6 +283,11 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
                                        json_quote(text))
                          : fmt::format("value '{}' must be an integer >= 0 (replicas of {}), got {}",
                                        b.name, role, json_quote(text));
+        return false;
+      }
+      if (!within_max_replicas(v)) {
+        error = fmt::format("value '{}' must be at most {} (replicas of {}), got {}", b.name, kMaxReplicas,
+                            role, json_quote(text));
         return false;
       }
       if (v == 0) {
@@ -543,6 +554,19 @@ RenderResult render_job(std::string_view manifest, std::span<const Binding> bind
       }
       if (!apply_binding(job, b, text, result.error)) return result;
     }
+  // The counts the manifest itself holds meet the same maximum as bound ones.
+  for (const char* map : {"mpiReplicaSpecs", "tfReplicaSpecs", "pytorchReplicaSpecs"}) {
+    auto spec_it = job.find("spec");
+    if (spec_it == job.end() || !spec_it->is_object() || !spec_it->contains(map) || !(*spec_it)[map].is_object())
+      continue;
+    for (const auto& [role, spec] : (*spec_it)[map].items())
+      if (spec.is_object() && spec.contains("replicas") && spec["replicas"].is_number_integer() &&
+          !within_max_replicas(spec["replicas"].get<long long>())) {
+        result.error = fmt::format("the manifest's {} has {} replicas; one role has at most {}", role,
+                                   spec["replicas"].dump(), kMaxReplicas);
+        return result;
+      }
+  }
   // What the operators require of the shape, now that the counts are known.
   if (job["kind"] == "TFJob") {
     const json& r = job["spec"]["tfReplicaSpecs"];

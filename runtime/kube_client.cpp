@@ -242,6 +242,9 @@ std::string url_encode(std::string_view text) {
 
 KubeClient::KubeClient(KubeConfig config) : config_(std::move(config)) { global_init(); }
 
+KubeClient::KubeClient(KubeConfig config, KubeTransport transport)
+    : config_(std::move(config)), transport_(std::move(transport)) {}
+
 std::string KubeClient::bearer_token() {
   if (config_.token_file.empty()) return config_.token;
   // Re-read on every request: the kubelet rotates projected tokens and a read is cheap.
@@ -253,6 +256,7 @@ HttpResponse KubeClient::perform(std::string_view method, const std::string& pat
                                  const std::string& body, long timeout_ms,
                                  const std::function<bool(std::string_view)>* on_data,
                                  const std::function<bool()>* cancel, const std::function<void()>* on_wait) {
+  if (transport_) return transport_(method, path, body, on_data, cancel);
   HttpResponse response;
   std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
   if (!curl) {

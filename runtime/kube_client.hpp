@@ -56,10 +56,18 @@ struct HttpResponse {
   bool ok() const { return status >= 200 && status < 300 && error.empty(); }
 };
 
+/// What carries one request instead of libcurl (the fuzz targets' fake API server):
+/// `on_data` is set for a streamed GET, whose 2xx body goes to it in pieces.
+using KubeTransport = std::function<HttpResponse(
+    std::string_view method, const std::string& path, const std::string& body,
+    const std::function<bool(std::string_view)>* on_data, const std::function<bool()>* cancel)>;
+
 /// A client of one API server. Thread-safe: each call uses its own curl handle.
 class KubeClient {
  public:
   explicit KubeClient(KubeConfig config);
+  /// The same over `transport` (tests): everything but the transfer itself is the same.
+  KubeClient(KubeConfig config, KubeTransport transport);
 
   const KubeConfig& config() const { return config_; }
 
@@ -83,6 +91,7 @@ class KubeClient {
                        const std::function<bool()>* cancel, const std::function<void()>* on_wait = nullptr);
 
   KubeConfig config_;
+  KubeTransport transport_;
 };
 
 /// Percent-encodes a query value.

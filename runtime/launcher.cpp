@@ -378,7 +378,7 @@ bool Launcher::prepare() {
                                             {"uid", o_.pod_uid},
                                             {"blockOwnerDeletion", false},
                                             {"controller", false}}});
-  } else {
+  } else if (!o_.dry_run) {
     warning("POD_UID is not set: the job will not be deleted with the workflow");
   }
   return true;
@@ -887,12 +887,13 @@ std::optional<int> Launcher::create_pods() {
     report_api_error(r, "create", plural);
     return fail(kExitApiError);
   };
-  for (const auto& service : pods_.services)
-    if (auto code = make("services", service)) return code;
-  for (const auto& pod : pods_.pods)
-    if (auto code = make("pods", pod)) return code;
-  say(fmt::format("created {} pods and {} services for TFJob {}/{} (runtime pods)", pods_.pods.size(),
-                  pods_.services.size(), ns_, name_));
+  // Each made just before it is sent: all at once would hold every TF_CONFIG (issue 25).
+  for (std::size_t i = 0; i < pods_.size(); ++i)
+    if (auto code = make("services", pods_.service(i))) return code;
+  for (std::size_t i = 0; i < pods_.size(); ++i)
+    if (auto code = make("pods", pods_.pod(i))) return code;
+  say(fmt::format("created {} pods and {} services for TFJob {}/{} (runtime pods)", pods_.size(),
+                  pods_.size(), ns_, name_));
   return std::nullopt;
 }
 
@@ -1046,6 +1047,11 @@ bool Launcher::write_metrics() {
 
 int Launcher::run() {
   if (!prepare()) return kExitBadArguments;
+  if (o_.dry_run) {
+    // Everything is checked that can be without the cluster: print what would be created.
+    out_ << job_.dump(2) << '\n' << std::flush;
+    return kExitSucceeded;
+  }
   if (!write_ui_metadata()) return kExitBadArguments;
   // Only now the API: a bad value never waits for (or fails on) the cluster configuration.
   std::string why;

@@ -44,6 +44,7 @@ struct LauncherOptions {
   std::string pod_uid;  ///< from $POD_UID
   std::chrono::milliseconds pending_timeout{0}, running_timeout{0};
   bool keep_job = false;
+  bool dry_run = false;  ///< `--dry-run`: check, print the job to `out`, create nothing
   std::string namespace_name;
   std::string kubeconfig;
   // Pacing, in ms so tests run fast (hidden options --poll-interval, --retry-delay).

@@ -1,6 +1,6 @@
 // parse_options(): the launcher's command line (docs/runtime.md, "Command line").
 #include <cstdlib>
-#include <set>
+#include <functional>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -38,6 +38,8 @@ constexpr std::string_view kUsage =
     "  --workflow-name NAME, --step-name NAME\n"
     "  --pending-timeout D, --running-timeout D   e.g. 90s, 30m, 4h, 2d; 0 = none\n"
     "  --keep-job                 do not delete the job after it ends\n"
+    "  --dry-run                  check the arguments and values, print the job it would\n"
+    "                             create (JSON) and exit, without the cluster\n"
     "  --namespace NS             default: the pod's namespace\n"
     "  --kubeconfig PATH          use a kubeconfig instead of the in-cluster account\n"
     "\n"
@@ -58,23 +60,71 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
       error.clear();
       return std::nullopt;
     }
-    if (arg == "--keep-job") {
-      o.keep_job = true;
+    // The flags without a value.
+    if (arg == "--keep-job" || arg == "--dry-run") {
+      (arg == "--keep-job" ? o.keep_job : o.dry_run) = true;
       continue;
     }
-    static const std::set<std::string_view> kValued = {
-        "--manifest", "--bind", "--value", "--metric", "--metric-value", "--metrics-file",
-        "--ui-metadata-file", "--tensorboard", "--workflow-name", "--step-name", "--namespace",
-        "--kubeconfig", "--pending-timeout", "--running-timeout", "--poll-interval",
-        "--retry-delay", "--log-grace", "--executor-input", "--runtime", "--trainer-runtime",
-        "--tf-chief-role"};
-    std::string value;
-    auto eq = arg.find('=');
-    if (!kValued.count(std::string_view(arg).substr(0, arg.rfind("--", 0) == 0 ? eq : std::string::npos))) {
-      error = fmt::format("unknown option '{}'", arg.substr(0, eq));
+    // Every option with a value, once: what it is called and where its value goes. The
+    // compiler writes these words (compiler/emit/kubeflow/launcher_call.cpp); the test
+    // launcher.compiler_words runs this parser on every word it can write.
+    using Set = std::function<bool(LauncherOptions&, const std::string&, const std::string&)>;
+    auto text = [](std::string LauncherOptions::*slot) -> Set {
+      return [slot](LauncherOptions& to, const std::string&, const std::string& v) {
+        to.*slot = v;
+        return true;
+      };
+    };
+    auto list = [](std::vector<std::string> LauncherOptions::*slot) -> Set {
+      return [slot](LauncherOptions& to, const std::string&, const std::string& v) {
+        (to.*slot).push_back(v);
+        return true;
+      };
+    };
+    auto duration = [&error](milliseconds LauncherOptions::*slot) -> Set {
+      return [slot, &error](LauncherOptions& to, const std::string& name, const std::string& v) {
+        // "" is none: a step's timeout chosen at run time may be left empty.
+        auto d = v.empty() ? std::optional<milliseconds>(0) : parse_duration(v);
+        if (!d) error = fmt::format("{} expects a duration (e.g. 90s, 30m, 4h, 2d, 0), got '{}'", name, v);
+        else to.*slot = *d;
+        return d.has_value();
+      };
+    };
+    const std::pair<std::string_view, Set> kValued[] = {
+        {"--manifest", text(&LauncherOptions::manifest)},
+        {"--bind", list(&LauncherOptions::bind_args)},
+        {"--value", list(&LauncherOptions::value_args)},
+        {"--metric", list(&LauncherOptions::metric_args)},
+        {"--metric-value", list(&LauncherOptions::metric_value_args)},
+        {"--metric-list-value", list(&LauncherOptions::metric_list_value_args)},
+        {"--metrics-file", text(&LauncherOptions::metrics_file)},
+        {"--ui-metadata-file", text(&LauncherOptions::ui_metadata_file)},
+        {"--tensorboard", text(&LauncherOptions::tensorboard)},
+        {"--executor-input", text(&LauncherOptions::executor_input)},
+        {"--runtime", text(&LauncherOptions::runtime)},
+        {"--trainer-runtime", text(&LauncherOptions::trainer_runtime)},
+        {"--tf-chief-role", text(&LauncherOptions::tf_chief_role)},
+        {"--workflow-name", text(&LauncherOptions::workflow_name)},
+        {"--step-name", text(&LauncherOptions::step_name)},
+        {"--namespace", text(&LauncherOptions::namespace_name)},
+        {"--kubeconfig", text(&LauncherOptions::kubeconfig)},
+        {"--pending-timeout", duration(&LauncherOptions::pending_timeout)},
+        {"--running-timeout", duration(&LauncherOptions::running_timeout)},
+        {"--poll-interval", duration(&LauncherOptions::poll_interval)},
+        {"--retry-delay", duration(&LauncherOptions::retry_delay)},
+        {"--log-grace", duration(&LauncherOptions::log_grace)},
+    };
+    auto eq = arg.rfind("--", 0) == 0 ? arg.find('=') : std::string::npos;
+    std::string_view name = std::string_view(arg).substr(0, eq);
+    const Set* set = nullptr;
+    for (const auto& [flag, s] : kValued)
+      if (flag == name) set = &s;
+    if (!set) {
+      error = fmt::format("unknown option '{}'", name);
       return std::nullopt;
     }
-    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+    std::string value;
+    if (eq != std::string::npos) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     } else if (i + 1 < args.size()) {
@@ -83,39 +133,8 @@ std::optional<LauncherOptions> parse_options(const std::vector<std::string>& arg
       error = fmt::format("option '{}' needs a value", arg);
       return std::nullopt;
     }
-    auto duration = [&](milliseconds& slot) {
-      // "" is none: a step's timeout chosen at run time may be left empty.
-      auto d = value.empty() ? std::optional<milliseconds>(0) : parse_duration(value);
-      if (!d) error = fmt::format("{} expects a duration (e.g. 90s, 30m, 4h, 2d, 0), got '{}'", arg, value);
-      else slot = *d;
-      return d.has_value();
-    };
-    if (arg == "--manifest") o.manifest = value, have_manifest = true;
-    else if (arg == "--bind") o.bind_args.push_back(value);
-    else if (arg == "--value") o.value_args.push_back(value);
-    else if (arg == "--metric") o.metric_args.push_back(value);
-    else if (arg == "--metric-value") o.metric_value_args.push_back(value);
-    else if (arg == "--metric-list-value") o.metric_list_value_args.push_back(value);
-    else if (arg == "--metrics-file") o.metrics_file = value;
-    else if (arg == "--ui-metadata-file") o.ui_metadata_file = value;
-    else if (arg == "--tensorboard") o.tensorboard = value;
-    else if (arg == "--executor-input") o.executor_input = value;
-    else if (arg == "--runtime") o.runtime = value;
-    else if (arg == "--trainer-runtime") o.trainer_runtime = value;
-    else if (arg == "--tf-chief-role") o.tf_chief_role = value;
-    else if (arg == "--workflow-name") o.workflow_name = value;
-    else if (arg == "--step-name") o.step_name = value;
-    else if (arg == "--namespace") o.namespace_name = value;
-    else if (arg == "--kubeconfig") o.kubeconfig = value;
-    else if (arg == "--pending-timeout") { if (!duration(o.pending_timeout)) return std::nullopt; }
-    else if (arg == "--running-timeout") { if (!duration(o.running_timeout)) return std::nullopt; }
-    else if (arg == "--poll-interval") { if (!duration(o.poll_interval)) return std::nullopt; }
-    else if (arg == "--retry-delay") { if (!duration(o.retry_delay)) return std::nullopt; }
-    else if (arg == "--log-grace") { if (!duration(o.log_grace)) return std::nullopt; }
-    else {
-      error = fmt::format("unknown option '{}'", arg);
-      return std::nullopt;
-    }
+    if (arg == "--manifest") have_manifest = true;
+    if (!(*set)(o, arg, value)) return std::nullopt;
   }
   if (!have_manifest) error = "missing --manifest";
   else if (o.step_name.empty()) {

@@ -35,12 +35,28 @@ struct TfReplica {
 [[nodiscard]] std::string tf_config(const std::vector<TfReplica>& replicas, const TfReplica& self,
                                     const std::vector<std::string>& addresses);
 
-struct TfPods {
+/// The Pods and Services of a TFJob, each made when asked for: one pod's TF_CONFIG lists
+/// every replica, so all of them at once would take memory growing with the square of
+/// the count; one at a time it grows with the count (issue 25).
+class TfPods {
+ public:
   bool ok = false;
   std::string error;
   std::vector<TfReplica> replicas;
-  std::vector<nlohmann::json> services;  // headless, one per replica, same order
-  std::vector<nlohmann::json> pods;      // one per replica, same order
+
+  std::size_t size() const { return replicas.size(); }
+  /// The Pod of replica `i` (< size()).
+  [[nodiscard]] nlohmann::json pod(std::size_t i) const;
+  /// The headless Service of replica `i`, selecting its pod.
+  [[nodiscard]] nlohmann::json service(std::size_t i) const;
+
+ private:
+  friend TfPods tfjob_to_pods(const nlohmann::json&, std::string_view, std::string_view,
+                              const nlohmann::json&, const nlohmann::json&, bool);
+  nlohmann::json specs_;    // the TFJob's tfReplicaSpecs
+  nlohmann::json cluster_;  // TF_CONFIG's cluster, the same for every pod
+  nlohmann::json labels_, owner_;
+  std::string job_, ns_;
 };
 
 /// The Pods and Services for a rendered TFJob named `job` in namespace `ns`: each pod is
@@ -49,7 +65,8 @@ struct TfPods {
 /// replica-index) plus `labels`, owned by `owner` (a Pod ownerReference, or null), with
 /// the container `tensorflow` given TF_CONFIG and port 2222; each Service is headless and
 /// selects its pod. With `master_form`, the chief is called "master" in TF_CONFIG (seed
-/// 001's form). A role with 0 replicas has no pod.
+/// 001's form). A role with 0 replicas has no pod. Every replica's template is checked
+/// here, so pod(i) cannot fail.
 [[nodiscard]] TfPods tfjob_to_pods(const nlohmann::json& tfjob, std::string_view job, std::string_view ns,
                                    const nlohmann::json& labels, const nlohmann::json& owner,
                                    bool master_form = false);

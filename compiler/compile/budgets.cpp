@@ -29,6 +29,12 @@ void count(const std::vector<ir::Node>& nodes, std::size_t& n, std::size_t& edge
 
 }  // namespace
 
+void count_graph(const ir::Pipeline& p, std::size_t& nodes, std::size_t& edges) {
+  nodes = edges = 0;
+  count(p.dag, nodes, edges);
+  count(p.exit_handler, nodes, edges);
+}
+
 void check_budgets(const ir::Pipeline& p, const std::string& workflow, std::size_t package,
                    Diagnostics& diags, const Budgets& b, bool allow_oversize) {
   auto refused = [&](SourceRange at, std::string message) {
@@ -60,8 +66,7 @@ void check_budgets(const ir::Pipeline& p, const std::string& workflow, std::size
     refused(p.range, fmt::format("the package is {}; KFP refuses uploads over {}",
                                      mib(package), limit(b.package_bytes)));
   std::size_t nodes = 0, edges = 0;
-  count(p.dag, nodes, edges);
-  count(p.exit_handler, nodes, edges);
+  count_graph(p, nodes, edges);
   if (nodes > b.ui_nodes || edges > b.ui_nodes)
     diags.warning(p.range, fmt::format("the pipeline has {} steps and loops and {} dependencies; the "
                                        "KFP UI draws no graph above {} nodes or edges: a 'for' "

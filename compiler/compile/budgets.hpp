@@ -18,6 +18,10 @@ struct Budgets {
   std::size_t ui_nodes = 1000;                              ///< KFP's UI draws no graph above
 };
 
+/// The nodes (steps and loops) and edges (dependencies) of the pipeline's graph, as the
+/// KFP UI and `pipec graph` draw it.
+void count_graph(const ir::Pipeline& pipeline, std::size_t& nodes, std::size_t& edges);
+
 /// Reports, at the pipeline's name (or the parameter's), each budget the output exceeds:
 /// an error where the server must refuse it (a request over 3 MiB, a package over 32 MiB,
 /// a parameter default over 10,000 bytes), a warning where it only may (a workflow over

@@ -151,11 +151,23 @@ int run_build(BuildOptions options) {
 
 // `pipec graph`: the step DAG, checked as `check` does, written in a format.
 int run_graph(const std::string& input, const std::string& format, const std::string& output,
-              const CommonOptions& common) {
+              bool force, const CommonOptions& common) {
   SourceManager sources;
   Diagnostics diags;
   // Checked as `check` checks it: the task names are the Argo workflow's.
   std::optional<ir::Pipeline> pipeline = compile_file(sources, input, TargetOptions{}, diags).pipeline;
+  if (pipeline && !diags.has_errors() && !force) {
+    // The KFP UI draws nothing this large, and Graphviz takes minutes on it (10,000 steps:
+    // over 150 s): one limit with the build's budget (budgets.hpp).
+    std::size_t nodes = 0, edges = 0;
+    count_graph(*pipeline, nodes, edges);
+    if (std::size_t limit = Budgets{}.ui_nodes; nodes > limit || edges > limit)
+      diags.error(pipeline->range,
+                  fmt::format("the pipeline has {} steps and loops and {} dependencies; pipec graph "
+                              "draws at most {} nodes and {} edges, as the KFP UI does (give --force "
+                              "to draw it anyway; Graphviz may take minutes)",
+                              nodes, edges, limit, limit));
+  }
   print_diagnostics(diags, sources, common);
   if (!pipeline || diags.has_errors()) return kExitErrors;
   std::string text = format == "json"      ? graph_json(*pipeline)
@@ -239,6 +251,7 @@ bool graph_format_for_output(const std::string& output, bool format_given, std::
 void add_graph_command(CLI::App& app, int& exit_code) {
   struct GraphOptions {
     std::string input, format = "dot", output = "-";
+    bool force = false;
     CommonOptions common;
   };
   auto options = std::make_shared<GraphOptions>();
@@ -251,6 +264,9 @@ void add_graph_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"dot", "mermaid", "json", "svg"}))
       ->default_str("dot");
   cmd->add_option("-o,--output", options->output, "Where to write it (default: standard output)");
+  cmd->add_flag("--force", options->force,
+                "Draw a graph of more than 1000 nodes or edges (refused otherwise: the KFP UI draws "
+                "none, and Graphviz takes minutes)");
   add_common_options(*cmd, options->common);
   cmd->callback([options, format_opt = cmd->get_option("--format"), &exit_code] {
     std::string format = options->format;
@@ -258,7 +274,7 @@ void add_graph_command(CLI::App& app, int& exit_code) {
       exit_code = kExitUsage;
       return;
     }
-    exit_code = run_graph(options->input, format, options->output, options->common);
+    exit_code = run_graph(options->input, format, options->output, options->force, options->common);
   });
 }
 

@@ -254,10 +254,14 @@ std::uint32_t offset_of(const std::string& text, const json& pos) {
   // Walk the line until `character` units are passed.
   std::size_t end = text.find('\n', i);
   if (end == std::string::npos) end = text.size();
+  // One code point at a time, its units added up: linear in the line's length (issue 25).
   std::size_t j = i;
-  while (j < end && units(std::string_view(text).substr(i, j - i)) < character) {
-    ++j;
-    while (j < end && (static_cast<unsigned char>(text[j]) & 0xC0) == 0x80) ++j;
+  std::uint32_t passed = 0;
+  while (j < end && passed < character) {
+    std::size_t next = j + 1;
+    while (next < end && (static_cast<unsigned char>(text[next]) & 0xC0) == 0x80) ++next;
+    passed += units(std::string_view(text).substr(j, next - j));
+    j = next;
   }
   return static_cast<std::uint32_t>(j);
 }

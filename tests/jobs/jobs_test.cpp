@@ -345,10 +345,10 @@ pipeline p {
     auto pods = runtime::tfjob_to_pods(nlohmann::json::parse(r.job), "wf-train-1", "team",
                                        {{"pipelines.kubeflow.org/step", "wf-train-1"}}, owner);
     ASSERT_TRUE(pods.ok) << pods.error;
-    pod_count[c.name] = pods.pods.size();
-    for (std::size_t i = 0; i < pods.pods.size(); ++i) {
-      docs.emplace_back(c.name + "-pod-" + std::to_string(i), pods.pods[i].dump());
-      docs.emplace_back(c.name + "-svc-" + std::to_string(i), pods.services[i].dump());
+    pod_count[c.name] = pods.size();
+    for (std::size_t i = 0; i < pods.size(); ++i) {
+      docs.emplace_back(c.name + "-pod-" + std::to_string(i), pods.pod(i).dump());
+      docs.emplace_back(c.name + "-svc-" + std::to_string(i), pods.service(i).dump());
     }
   }
   EXPECT_EQ(pod_count["all-roles"], 5u);                  // chief, 2 workers, 1 ps, 1 evaluator

@@ -259,5 +259,26 @@ TEST(RuntimeJobRender, PointersAtAnObjectOrWithAnEmptyTokenAreBindErrors) {
             "the manifest");
 }
 
+// Replica counts have one maximum (kMaxReplicas), for bound values of kind int and count
+// and for the manifest's own counts; the compiler checks literals with the same rule.
+TEST(RuntimeJobRender, ReplicaCountsHaveAMaximum) {
+  auto at_max = render({"/spec/mpiReplicaSpecs/Worker/replicas=workers:int"},
+                       {"workers=" + std::to_string(kMaxReplicas)});
+  ASSERT_TRUE(at_max.ok) << at_max.error;
+  auto over = render({"/spec/mpiReplicaSpecs/Worker/replicas=workers:int"},
+                     {"workers=" + std::to_string(kMaxReplicas + 1)});
+  ASSERT_FALSE(over.ok);
+  EXPECT_EQ(over.error, "value 'workers' must be at most 10000 (replicas of one role), got \"10001\"");
+  auto count = render({"/spec/mpiReplicaSpecs/Worker=workers:count"}, {"workers=2000000"});
+  ASSERT_FALSE(count.ok);
+  EXPECT_EQ(count.error, "value 'workers' must be at most 10000 (replicas of Worker), got \"2000000\"");
+  std::string manifest = kMpiJob;
+  const std::string two = "\"replicas\": 2";
+  manifest.replace(manifest.find(two), two.size(), "\"replicas\": 20000");
+  auto literal = render_job_from_args(manifest, {}, {});
+  ASSERT_FALSE(literal.ok);
+  EXPECT_EQ(literal.error, "the manifest's Worker has 20000 replicas; one role has at most 10000");
+}
+
 }  // namespace
 }  // namespace pipec::runtime

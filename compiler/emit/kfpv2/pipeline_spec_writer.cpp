@@ -1241,14 +1241,16 @@ bool SpecWriter::run(std::string& out) {
   spec["sdkVersion"] = options_.sdk_version;
 
   out.clear();
-  yaml::append_yaml(out, nlohmann::ordered_json::parse(spec.dump()));
+  // Sorted keys, as kfp writes them: the std::map objects are written as they are (a copy
+  // into an ordered_json checked every key against the others: quadratic, issue 25).
+  yaml::append_yaml(out, spec);
   if (!platform_.empty() || !pipeline_config.empty()) {
     J kubernetes = J::object();
     if (!platform_.empty()) kubernetes["deploymentSpec"] = {{"executors", std::move(platform_)}};
     if (!pipeline_config.empty()) kubernetes["pipelineConfig"] = std::move(pipeline_config);
     J platforms = {{"platforms", {{"kubernetes", std::move(kubernetes)}}}};
     out += "---\n";
-    yaml::append_yaml(out, nlohmann::ordered_json::parse(platforms.dump()));
+    yaml::append_yaml(out, platforms);
   }
   return true;
 }

@@ -288,6 +288,13 @@ bool Builder::read_arguments() {
   auto check_min = [&](const char* name, long min) {
     if (const Scalar* s = get(name)) check_int(name, *arg(name), *s, min);
   };
+  // Replica counts: the launcher's maximum (runtime/job_render.hpp), one rule for both.
+  for (const char* count : {"workers", "ps", "evaluator"})
+    if (const Scalar* s = get(count); s && s->input.empty() && s->value.is_number_integer() &&
+                                      !runtime::within_max_replicas(s->value.get<long long>()))
+      error(*arg(count), "argument " + op_arg(count) + " must be at most " +
+                             std::to_string(runtime::kMaxReplicas) + " (replicas of one role), got " +
+                             std::to_string(s->value.get<long long>()));
   check_min("workers", step_.kind == ir::OpKind::TfJob ? 0 : 1);
   check_min("ps", 0);
   check_min("chief", 0);

@@ -188,12 +188,14 @@ void append_key(std::string& out, std::string_view key) { append_scalar(out, key
 
 void append_indent(std::string& out, int indent) { out.append(static_cast<std::size_t>(indent), ' '); }
 
-void append_value(std::string& out, const Json& v, int indent);
+template <class Doc>
+void append_value(std::string& out, const Doc& v, int indent);
 
 
 // Writes the entries of a mapping at `indent`; the first key follows whatever is on the
 // current line (after "- " in a sequence), the others start new lines.
-void append_mapping(std::string& out, const Json& obj, int indent, bool first_inline) {
+template <class Doc>
+void append_mapping(std::string& out, const Doc& obj, int indent, bool first_inline) {
   bool first = true;
   for (const auto& [key, value] : obj.items()) {
     if (!(first && first_inline)) {
@@ -214,7 +216,8 @@ void append_mapping(std::string& out, const Json& obj, int indent, bool first_in
   }
 }
 
-void append_sequence_item(std::string& out, const Json& item, int indent) {
+template <class Doc>
+void append_sequence_item(std::string& out, const Doc& item, int indent) {
   out.push_back('\n');
   append_indent(out, indent);
   out += "- ";
@@ -229,29 +232,31 @@ void append_sequence_item(std::string& out, const Json& item, int indent) {
   }
 }
 
-void append_sequence(std::string& out, const Json& arr, int indent) {
+template <class Doc>
+void append_sequence(std::string& out, const Doc& arr, int indent) {
   for (const auto& item : arr) append_sequence_item(out, item, indent);
 }
 
-void append_value(std::string& out, const Json& v, int indent) {
+template <class Doc>
+void append_value(std::string& out, const Doc& v, int indent) {
   switch (v.type()) {
-    case Json::value_t::object:
+    case nlohmann::json::value_t::object:
       if (v.empty()) {
         out += "{}";
       } else {
         append_mapping(out, v, indent, false);
       }
       return;
-    case Json::value_t::array:
+    case nlohmann::json::value_t::array:
       if (v.empty()) {
         out += "[]";
       } else {
         append_sequence(out, v, indent);
       }
       return;
-    case Json::value_t::string: append_scalar(out, v.get_ref<const std::string&>(), indent); return;
-    case Json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; return;
-    case Json::value_t::null: out += "null"; return;
+    case nlohmann::json::value_t::string: append_scalar(out, v.template get_ref<const std::string&>(), indent); return;
+    case nlohmann::json::value_t::boolean: out += v.template get<bool>() ? "true" : "false"; return;
+    case nlohmann::json::value_t::null: out += "null"; return;
     default: out += v.dump(); return;  // numbers
   }
 }
@@ -352,7 +357,9 @@ void append_item(std::string& out, const Json& value, int indent) {
   append_sequence_item(out, value, indent);
 }
 
-void append_yaml(std::string& out, const Json& doc) {
+namespace {
+template <class Doc>
+void append_document(std::string& out, const Doc& doc) {
   if (doc.is_object() && !doc.empty()) {
     append_mapping(out, doc, 0, true);
   } else {
@@ -360,5 +367,10 @@ void append_yaml(std::string& out, const Json& doc) {
   }
   out.push_back('\n');
 }
+}  // namespace
+
+void append_yaml(std::string& out, const Json& doc) { append_document(out, doc); }
+
+void append_yaml(std::string& out, const nlohmann::json& doc) { append_document(out, doc); }
 
 }  // namespace pipec::emit::yaml

@@ -34,6 +34,9 @@ void append_scalar(std::string& out, std::string_view text, int indent);
 
 /// Appends `doc` (objects keep their key order) as a YAML document ending in a newline.
 void append_yaml(std::string& out, const nlohmann::ordered_json& doc);
+/// The same for a document whose objects are std::maps (keys in sorted order), written
+/// as it is: no copy into an ordered_json, whose insertion is linear per key.
+void append_yaml(std::string& out, const nlohmann::json& doc);
 
 // Streaming, for large documents written piece by piece. Every line is written as a
 // line break, the indentation, then the content ("line-first"), so pieces join without

@@ -1,0 +1,5 @@
+Content-Length: 5
+
+{"a":
+Content-Length: -3
+
