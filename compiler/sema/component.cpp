@@ -442,7 +442,10 @@ class Reader {
   }
 
   void read_container(const YNode& container, Component& c) {
-    if (const YNode* image = scalar(container, "image", true)) c.image = image->text;
+    if (const YNode* image = scalar(container, "image", true)) {
+      c.image = image->text;
+      if (c.image.empty()) fail(image->range, "field 'image' is empty: a container needs an image");
+    }
     if (const YNode* command = seq(container, "command")) {
       c.has_command = true;
       c.command = arg_list(*command, c);
