@@ -172,6 +172,35 @@ bool is_false_word(const std::string& s) {
   return words.count(s) > 0;
 }
 
+// Whether PyYAML (YAML 1.1) reads an unquoted scalar as a string, not as an int, a float,
+// a bool or null.
+bool is_yaml_string(const std::string& s) {
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return false;
+  if (is_true_word(s) || is_false_word(s)) return false;
+  std::size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+  if (i == s.size()) return true;
+  if (s.compare(i, std::string::npos, ".inf") == 0 || s.compare(i, std::string::npos, ".Inf") == 0 ||
+      s == ".nan" || s == ".NaN")
+    return false;
+  bool digit = false, dot = false;
+  for (std::size_t k = i; k < s.size(); ++k) {
+    char ch = s[k];
+    if (std::isdigit(static_cast<unsigned char>(ch)) || ch == '_') {
+      digit = digit || ch != '_';
+    } else if (ch == '.' && !dot) {
+      dot = true;
+    } else if ((ch == 'e' || ch == 'E') && dot && digit && k + 1 < s.size() &&
+               (s[k + 1] == '-' || s[k + 1] == '+')) {
+      ++k;  // YAML 1.1 floats need a '.' and a signed exponent
+    } else if ((ch == 'x' || ch == 'o') && k == i + 1 && s[i] == '0') {
+      continue;
+    } else {
+      return true;
+    }
+  }
+  return !digit;
+}
+
 // The text kfp gives a YAML scalar it turns into a word: str() of what PyYAML (YAML 1.1)
 // read, so an unquoted `true` is "True".
 std::string word_text(const YNode& n) {
@@ -521,7 +550,15 @@ class Reader {
     Arg a;
     a.range = n.range;
     if (n.kind == YNode::Kind::Scalar) {
-      a.text = word_text(n);
+      // kfp takes strings only here: PyYAML reads an unquoted 1, 0.5, true or null as a
+      // number, a bool or nothing, which kfp's loader refuses.
+      if (n.plain && !is_yaml_string(n.text)) {
+        fail(n.range, fmt::format("a command-line item must be a string; YAML reads '{}' as "
+                                  "a number, a bool or null (quote it)",
+                                  n.text));
+        return std::nullopt;
+      }
+      a.text = n.text;
       return a;
     }
     if (n.kind != YNode::Kind::Map || n.entries.size() != 1) {
@@ -547,7 +584,13 @@ class Reader {
     };
     if (k == "inputValue") return input_ref(Arg::Kind::InputValue);
     if (k == "inputPath") return input_ref(Arg::Kind::InputPath);
-    if (k == "isPresent") return input_ref(Arg::Kind::IsPresent);
+    if (k == "isPresent") {
+      if (!in_condition_) {
+        fail(key.range, "'isPresent' is a condition: use it as the 'cond' of an 'if'");
+        return std::nullopt;
+      }
+      return input_ref(Arg::Kind::IsPresent);
+    }
     if (k == "outputPath") {
       if (value.kind != YNode::Kind::Scalar ||
           std::none_of(c.outputs.begin(), c.outputs.end(),
@@ -580,7 +623,16 @@ class Reader {
         fail(value.range, "missing field 'cond'");
         return std::nullopt;
       }
-      auto cnd = arg(*cond, c);
+      std::optional<Arg> cnd;
+      if (cond->kind == YNode::Kind::Scalar) {  // a constant: kfp takes a bool or a string
+        cnd = Arg{};
+        cnd->text = word_text(*cond);
+        cnd->range = cond->range;
+      } else {
+        in_condition_ = true;
+        cnd = arg(*cond, c);
+        in_condition_ = false;
+      }
       if (!cnd) return std::nullopt;
       a.items.push_back(std::move(*cnd));
       for (const auto& [bk, bv] : value.entries) {
@@ -614,6 +666,7 @@ class Reader {
 
   Diagnostics& diags_;
   bool ok_ = true;
+  bool in_condition_ = false;
 };
 
 //// Resolution ///////////////////////////////////////////////////////////////////

@@ -24,7 +24,9 @@ class _Meta(type):
     def __getattr__(cls, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        return _Meta(name, (_Stub,), {})
+        stub = _Meta(name, (_Stub,), {})
+        setattr(cls, name, stub)  # the same class each time: isinstance() checks hold
+        return stub
 
 
 class _Stub(metaclass=_Meta):
