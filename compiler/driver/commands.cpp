@@ -26,6 +26,7 @@
 #include "compiler/driver/options.hpp"
 #include "compiler/driver/summary.hpp"
 #include "compiler/package/package.hpp"
+#include "compiler/sema/component.hpp"
 #include "compiler/syntax/ast_printer.hpp"
 #include "compiler/syntax/parser.hpp"
 
@@ -352,6 +353,38 @@ void add_fmt_command(CLI::App& app, int& exit_code) {
     }
     exit_code = run_fmt(options->files, options->check, options->write, options->common);
   });
+}
+
+int run_component_show(const std::string& file, const CommonOptions& common) {
+  SourceManager sources;
+  Diagnostics diags;
+  std::string error;
+  FileId id = sema::component::load_file(sources, file, error);
+  if (id == kNoFile) {
+    std::cerr << "pipec: error: cannot read '" << file << "': " << error << "\n";
+    return kExitUsage;
+  }
+  sema::component::Component c;
+  bool ok = sema::component::read(sources, id, diags, c);
+  print_diagnostics(diags, sources, common);
+  if (!ok) return kExitErrors;
+  std::cout << sema::component::declaration(c);
+  return kExitOk;
+}
+
+void add_component_command(CLI::App& app, int& exit_code) {
+  struct ShowOptions {
+    std::string file;
+    CommonOptions common;
+  };
+  auto options = std::make_shared<ShowOptions>();
+  CLI::App* cmd = app.add_subcommand("component", "KFP components (component.yaml) as ops");
+  cmd->require_subcommand(1);
+  CLI::App* show = cmd->add_subcommand(
+      "show", "Print the op a KFP component.yaml makes, as .pipe source (what `use` imports)");
+  show->add_option("file", options->file, "The component.yaml")->required();
+  add_common_options(*show, options->common);
+  show->callback([options, &exit_code] { exit_code = run_component_show(options->file, options->common); });
 }
 
 void add_lsp_command(CLI::App& app, int& exit_code) {

@@ -21,4 +21,7 @@ void add_fmt_command(CLI::App& app, int& exit_code);
 /// `pipec lsp`: a Language Server Protocol server over stdio (lsp.hpp).
 void add_lsp_command(CLI::App& app, int& exit_code);
 
+/// `pipec component show FILE`: the op a KFP component makes, as .pipe source.
+void add_component_command(CLI::App& app, int& exit_code);
+
 }  // namespace pipec::driver

@@ -105,6 +105,7 @@ int program_main(int argc, char** argv) {
   add_fmt_command(app, exit_code);
   add_lsp_command(app, exit_code);
   add_params_command(app, exit_code);
+  add_component_command(app, exit_code);
 #ifdef PIPEC_HAVE_KFP_COMMANDS
   add_kfp_commands(app, exit_code);
   add_registry_command(app, exit_code);

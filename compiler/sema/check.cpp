@@ -283,6 +283,11 @@ class Checker {
       if (auto type = resolve_type(o.type)) out.type = *type;
       info.outputs.push_back(std::move(out));
     }
+    if (!op.body && m.component) {
+      info.component = m.component;
+      component_sigs_.emplace(info.name, info);
+      return info;
+    }
     if (!op.body) {
       if (!m.is_stdlib) {
         diags_.error(op.name.range,
@@ -1288,6 +1293,9 @@ class Checker {
     out.name = s.name.name;
     out.op = s.op.name;
     const OpInfo* op = entry.op;
+    // A component's steps are checked against its signature; program_.ops holds the
+    // resolved containers (component_variant()).
+    if (op && op->component) op = &component_sigs_.at(op->name);
     if (!op) {
       diags_.error(s.op.range, fmt::format("unknown op '{}'", s.op.name));
       std::vector<std::string> names;
@@ -1342,11 +1350,13 @@ class Checker {
         const auto& p = op->params[i];
         if (p.default_value || find_given(p.name) != given.end() || suggested.count(p.name))
           continue;
+        if (op->component && component::may_leave_out(*op->component, p.name)) continue;
         diags_.error(s.op.range,
                      fmt::format("missing argument '{}' for op '{}'", p.name, op->name));
         diags_.note(op->param_ranges[i], fmt::format("'{}' declared here", p.name));
       }
     }
+    if (op && op->component) out.op = component_variant(*op, out.args, s.op.range);
     for (const auto& a : s.after) {
       const StepEntry* after = find_step(a.name);
       if (!after) {
@@ -1362,6 +1372,39 @@ class Checker {
     entry.dep_count = static_cast<std::uint32_t>(uses.size());
     edges_.insert(edges_.end(), uses.begin(), uses.end());
     return true;
+  }
+
+  // The op a step of a component runs: the component resolved for the arguments given
+  // (component::instantiate), registered once per resolution: the first under the op's
+  // name, others under NAME_2, NAME_3, ... (the first name no op has).
+  std::string component_variant(const OpInfo& sig,
+                                const std::vector<std::pair<std::string, Value>>& args,
+                                SourceRange call) {
+    std::map<std::string, component::Given> given;
+    for (const auto& [name, v] : args)
+      given[name] = component::Given{true, v.is_literal() ? &v.literal : nullptr};
+    std::string key;
+    auto container = component::instantiate(*sig.component, given, call, diags_, key);
+    if (!container) return sig.name;
+    auto& names = component_variants_[sig.name];
+    if (auto it = names.find(key); it != names.end()) return it->second;
+    std::string name = sig.name;
+    if (!names.empty())
+      for (int k = 2; program_.ops.count(name = fmt::format("{}_{}", sig.name, k)); ++k) {}
+    names.emplace(key, name);
+    OpInfo info = sig;
+    info.name = name;
+    container->name = name;
+    info.params = container->params;
+    info.param_ranges.clear();
+    for (const auto& p : info.params) {
+      auto at = std::find_if(sig.params.begin(), sig.params.end(),
+                             [&](const ir::OpParam& q) { return q.name == p.name; });
+      info.param_ranges.push_back(sig.param_ranges[static_cast<std::size_t>(at - sig.params.begin())]);
+    }
+    info.container = std::move(*container);
+    program_.ops[name] = std::move(info);
+    return name;
   }
 
   // The op parameter a body value is, when it is one whole op parameter.
@@ -2014,6 +2057,8 @@ class Checker {
   std::vector<std::vector<std::uint32_t>> inherited_;  // step uses of enclosing conditions
   std::vector<std::uint32_t>* uses_ = nullptr;          // collects the steps a value uses
   const OpInfo* current_op_ = nullptr;
+  std::map<std::string, OpInfo> component_sigs_;  // components' signatures, by op name
+  std::map<std::string, std::map<std::string, std::string>> component_variants_;  // op -> key -> name
 };
 
 }  // namespace

@@ -90,6 +90,7 @@ class Loader {
         used = it->second;
         return true;
       }
+      if (is_component_path(display)) return load_component(display, key, at, used);
       std::string error;
       file = sources_.load(display, error);
       if (file == kNoFile) {
@@ -99,6 +100,35 @@ class Loader {
     }
     used = file;
     return load(file, key, is_stdlib, false);
+  }
+
+  static bool is_component_path(const std::string& path) {
+    auto ends = [&](std::string_view tail) {
+      return path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    return ends(".yaml") || ends(".yml");
+  }
+
+  // A KFP component: read (bounded) and made the module of its op's declaration, which
+  // the parser reads as any other file (shown as "PATH (op)").
+  bool load_component(const std::string& display, const std::string& key, SourceRange at,
+                      FileId& used) {
+    std::string error;
+    FileId yaml = component::load_file(sources_, display, error);
+    if (yaml == kNoFile) {
+      diags_.error(at, fmt::format("cannot read '{}': {}", display, error));
+      return false;
+    }
+    auto c = std::make_shared<component::Component>();
+    if (!component::read(sources_, yaml, diags_, *c)) {
+      diags_.note(at, fmt::format("'{}' is used here", display));
+      return false;
+    }
+    FileId file = sources_.add(display + " (op)", component::declaration(*c));
+    used = file;
+    if (!load(file, key, false, false)) return false;
+    out_.back().component = std::move(c);
+    return true;
   }
 
   // Reports `use a -> b -> a` when `key` is being loaded further up. Returns true then.

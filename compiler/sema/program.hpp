@@ -5,6 +5,7 @@
 // It holds no AST, so lowering never sees parser types.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 
 #include "compiler/base/source_manager.hpp"
 #include "compiler/ir/ir.hpp"
+#include "compiler/sema/component.hpp"
 
 namespace pipec::sema {
 
@@ -24,6 +26,9 @@ struct OpInfo {
   std::vector<ir::OpOutput> outputs;
   std::optional<ir::ContainerOp> container;  // set for OpKind::Container
   SourceRange range;                         // of the op's name
+  /// A `use`d KFP component: each step gets the container its arguments resolve to
+  /// (check_step registers it under this name, or NAME_2, ... for other resolutions).
+  std::shared_ptr<const component::Component> component;
 };
 
 /// A checked statement of a pipeline body.

@@ -23,7 +23,7 @@ expect() {
   fi
 }
 expect "build" bu
-expect "check completion" c
+expect "check component completion" c
 expect "--mpi-v1" build mpi_run.pipe --mp
 expect "json" check --diagnostics j
 expect "--diagnostics=json" check --diagnostics=j

@@ -1,0 +1,100 @@
+#pragma once
+
+// KFP components as ops: `use "path/component.yaml"` reads a KFP v1 ComponentSpec (what
+// kfp.components.load_component_from_file reads) and makes it a container op. The reader
+// bounds what it reads (size, nesting, no aliases, one document) and reports a file that is
+// not a component at the YAML field's line and column. declaration() gives the op's
+// signature as .pipe source: the loader parses it (so the checker, the LSP and
+// `pipec component show` see one declaration), and instantiate() resolves the placeholders
+// for one call, as kfp 1.8's compiler does for the arguments a step gives.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/base/diagnostics.hpp"
+#include "compiler/base/source_manager.hpp"
+#include "compiler/ir/ir.hpp"
+
+namespace pipec::sema::component {
+
+/// The largest component file read (bytes); checked before reading.
+inline constexpr std::uintmax_t kMaxFileBytes = 4u << 20;
+/// The deepest nesting of YAML collections accepted.
+inline constexpr int kMaxDepth = 64;
+
+/// A command-line item: text or a placeholder.
+struct Arg {
+  enum class Kind { Text, InputValue, InputPath, OutputPath, Concat, If, IsPresent };
+  Kind kind = Kind::Text;
+  std::string text;          // Text: the word; placeholders: the input or output (KFP name)
+  std::vector<Arg> items;    // Concat: the parts; If: the condition (one item)
+  std::vector<Arg> then_items, else_items;  // If
+  SourceRange range;
+};
+
+struct Input {
+  std::string kfp_name, name;  // name: the op parameter (KFP's pythonic name)
+  std::string kfp_type;        // "" when untyped
+  ir::Type type;
+  std::optional<ir::Literal> default_value;
+  bool optional = false;  // `optional: true` and no default: a step may leave it out
+  std::string doc;
+  SourceRange range;
+};
+
+struct Output {
+  std::string kfp_name, name, kfp_type;
+  ir::Type type;
+  std::string path;  // where the container writes it
+  std::string doc;
+  SourceRange range;
+};
+
+struct Component {
+  std::string kfp_name, name, doc;
+  std::vector<Input> inputs;
+  std::vector<Output> outputs;
+  std::string image;
+  bool has_command = false;
+  std::vector<Arg> command, args;
+  std::vector<std::pair<std::string, std::string>> env;
+  SourceRange range;  // of the component's name (or the document)
+};
+
+/// KFP's _sanitize_python_function_name: lower case, every run of non-word characters or
+/// `_` one `_`, no leading or trailing `_`, `n` before a leading digit.
+std::string python_name(const std::string& name);
+
+/// Reads a component file into `sources`, its size checked before reading. Returns
+/// kNoFile and sets `error` when it cannot.
+FileId load_file(SourceManager& sources, const std::string& path, std::string& error);
+
+/// An input a step may leave out: optional, without a default.
+bool may_leave_out(const Component& c, const std::string& param);
+
+/// Reads the component in `file` (already in `sources`). Reports every problem, located.
+[[nodiscard]] bool read(const SourceManager& sources, FileId file, Diagnostics& diags,
+                        Component& out);
+
+/// The op's declaration as .pipe source: doc comments, `op NAME(PARAM: TYPE [= DEFAULT],
+/// ...) -> (OUTPUT: TYPE, ...)`, no body (the container comes from the component).
+std::string declaration(const Component& c);
+
+/// What a step gives an input: nothing (left out), a constant, or a run-time value.
+struct Given {
+  bool present = false;
+  const ir::Literal* literal = nullptr;  // set when the value is a constant
+};
+
+/// The container a step runs: every placeholder resolved for the arguments `given` (by op
+/// parameter name). `key` names the resolution (which inputs were present, which
+/// conditions held): steps with the same key share the container. Errors (a condition on
+/// a run-time value) are reported at `call`.
+std::optional<ir::ContainerOp> instantiate(const Component& c,
+                                           const std::map<std::string, Given>& given,
+                                           SourceRange call, Diagnostics& diags,
+                                           std::string& key);
+
+}  // namespace pipec::sema::component
