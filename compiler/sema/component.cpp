@@ -37,12 +37,31 @@ struct YNode {
   std::vector<std::pair<YNode, YNode>> entries;
   SourceRange range;
 
-  const YNode* get(std::string_view key) const {
-    for (const auto& [k, v] : entries)
-      if (k.kind == Kind::Scalar && k.text == key) return &v;
-    return nullptr;
-  }
+  const YNode* get(std::string_view key) const;
+
+  // Declared here, defaulted below, where a pair of YNodes is complete: clang cannot
+  // instantiate the vector of pairs while YNode's implicit members are being defined (the
+  // fuzz build is clang's).
+  YNode();
+  YNode(const YNode&);
+  YNode(YNode&&) noexcept;
+  YNode& operator=(const YNode&);
+  YNode& operator=(YNode&&) noexcept;
+  ~YNode();
 };
+
+YNode::YNode() = default;
+YNode::YNode(const YNode&) = default;
+YNode::YNode(YNode&&) noexcept = default;
+YNode& YNode::operator=(const YNode&) = default;
+YNode& YNode::operator=(YNode&&) noexcept = default;
+YNode::~YNode() = default;
+
+const YNode* YNode::get(std::string_view key) const {
+  for (const auto& entry : entries)
+    if (entry.first.kind == Kind::Scalar && entry.first.text == key) return &entry.second;
+  return nullptr;
+}
 
 struct Refused : std::runtime_error {
   Refused(const std::string& what, SourceRange at) : std::runtime_error(what), range(at) {}
@@ -481,7 +500,9 @@ class Reader {
     }
     if (const YNode* args = seq(container, "args")) c.args = arg_list(*args, c);
     if (const YNode* env = map(container, "env", false)) {
-      for (const auto& [k, v] : env->entries) {
+      for (const auto& entry_ : env->entries) {
+        const YNode& k = entry_.first;
+        const YNode& v = entry_.second;
         if (v.kind != YNode::Kind::Scalar) {
           fail(v.range, fmt::format("env '{}' must be a scalar", k.text));
           continue;
@@ -501,7 +522,9 @@ class Reader {
       }
     }
     if (const YNode* fixed = map(container, "fileOutputs", false)) {
-      for (const auto& [k, v] : fixed->entries) {
+      for (const auto& entry_ : fixed->entries) {
+        const YNode& k = entry_.first;
+        const YNode& v = entry_.second;
         auto it = std::find_if(c.outputs.begin(), c.outputs.end(),
                                [&](const Output& o) { return o.kfp_name == k.text; });
         if (it == c.outputs.end()) {
@@ -566,7 +589,8 @@ class Reader {
                     "(inputValue, inputPath, outputPath, concat, if, isPresent)");
       return std::nullopt;
     }
-    const auto& [key, value] = n.entries.front();
+    const YNode& key = n.entries.front().first;  // not a structured binding: lambdas capture them
+    const YNode& value = n.entries.front().second;
     const std::string& k = key.text;
     auto input_ref = [&](Arg::Kind kind) -> std::optional<Arg> {
       if (value.kind != YNode::Kind::Scalar) {
@@ -635,7 +659,9 @@ class Reader {
       }
       if (!cnd) return std::nullopt;
       a.items.push_back(std::move(*cnd));
-      for (const auto& [bk, bv] : value.entries) {
+      for (const auto& entry_ : value.entries) {
+        const YNode& bk = entry_.first;
+        const YNode& bv = entry_.second;
         if (bk.text == "cond") continue;
         if (bk.text != "then" && bk.text != "else") {
           fail(bk.range, fmt::format("unknown field '{}' of 'if' (cond, then, else)", bk.text));
