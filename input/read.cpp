@@ -38,6 +38,28 @@ int open_regular(const std::string& path, struct stat& st, std::string& error) {
 
 std::string larger_than(std::uint64_t max_bytes) { return "it is larger than " + size_text(max_bytes); }
 
+// Reads `fd` to its end in pieces, each handed to `piece` (false stops, its `error` set),
+// and closes it.
+bool read_pieces(int fd, const std::function<bool(std::string_view)>& piece, std::string& error) {
+  char buffer[kPiece];
+  bool ok = true;
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = std::strerror(errno);
+      ok = false;
+      break;
+    }
+    if (n == 0 || !piece(std::string_view(buffer, static_cast<std::size_t>(n)))) {
+      ok = n == 0;
+      break;
+    }
+  }
+  ::close(fd);
+  return ok;
+}
+
 }  // namespace
 
 std::string size_text(std::uint64_t bytes) {
@@ -60,25 +82,14 @@ bool read_file(const std::string& path, std::uint64_t max_bytes, std::string& ou
   out.reserve(static_cast<std::size_t>(st.st_size));
   // The file may grow while it is read: the cap holds for what is read, not only for
   // what fstat said.
-  char buffer[kPiece];
-  for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      error = std::strerror(errno);
-      ::close(fd);
-      return false;
-    }
-    if (n == 0) break;
-    if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
-      ::close(fd);
+  return read_pieces(fd, [&](std::string_view piece) {
+    if (out.size() + piece.size() > max_bytes) {
       error = larger_than(max_bytes);
       return false;
     }
-    out.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return true;
+    out.append(piece);
+    return true;
+  }, error);
 }
 
 bool read_stream(std::istream& in, std::uint64_t max_bytes, std::string& out, std::string& error) {
@@ -105,20 +116,10 @@ bool read_file_in_pieces(const std::string& path, const std::function<void(std::
   struct stat st {};
   int fd = open_regular(path, st, error);
   if (fd < 0) return false;
-  char buffer[kPiece];
-  for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      error = std::strerror(errno);
-      ::close(fd);
-      return false;
-    }
-    if (n == 0) break;
-    piece(std::string_view(buffer, static_cast<std::size_t>(n)));
-  }
-  ::close(fd);
-  return true;
+  return read_pieces(fd, [&](std::string_view text) {
+    piece(text);
+    return true;
+  }, error);
 }
 
 }  // namespace pipec::input
