@@ -24,6 +24,15 @@ struct DataEntry {
 };
 [[nodiscard]] std::optional<DataEntry> parse_data_entry(std::string_view entry);
 
+/// The most replicas one role of a training job may have (Worker, PS, Evaluator; a chief
+/// or master is one). A literal count meets it at compile time, a run-time value and the
+/// rendered manifest in the launcher (docs/training-ops.md, "Limits"). With runtime
+/// "pods" every TF_CONFIG lists every replica, so the bound also bounds each pod's size.
+inline constexpr long kMaxReplicas = 10000;
+/// Whether `n` replicas of one role are within kMaxReplicas (any n <= 0 is: the minimum
+/// is the caller's rule, which differs by field and op).
+[[nodiscard]] constexpr bool within_max_replicas(long long n) { return n <= kMaxReplicas; }
+
 /// "None", "Running", "All".
 [[nodiscard]] bool is_clean_pod_policy(std::string_view text);
 /// "" or "AllWorkers".

@@ -47,14 +47,8 @@ using rules::parse_data_entry;
 using rules::parse_duration;
 using rules::toleration_json;
 
-/// The most replicas one role of a training job may have (Worker, PS, Evaluator; a chief
-/// or master is one). A literal count meets it at compile time, a run-time value and the
-/// rendered manifest in the launcher (docs/training-ops.md, "Limits"). With runtime
-/// "pods" every TF_CONFIG lists every replica, so the bound also bounds each pod's size.
-inline constexpr long kMaxReplicas = 10000;
-/// Whether `n` replicas of one role are within kMaxReplicas (any n <= 0 is: the minimum
-/// is the caller's rule, which differs by field and op).
-[[nodiscard]] constexpr bool within_max_replicas(long long n) { return n <= kMaxReplicas; }
+using rules::kMaxReplicas;
+using rules::within_max_replicas;
 
 /// An environment variable of a training op's `env` that the git-sync init container's
 /// clone reads too (GIT_SYNC_BRANCH, GIT_SYNC_REV): the compiler copies literal ones into
