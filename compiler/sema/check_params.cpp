@@ -1,0 +1,211 @@
+// The pipeline's own declarations: its parameters (types, defaults, constraints) and
+// its `settings` block.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "compiler/sema/checker.hpp"
+#include "runtime/job_render.hpp"
+
+namespace pipec::sema::detail {
+
+void Checker::check_param(const ast::ParamDecl& p) {
+  if (auto it = params_.find(p.name.name); it != params_.end()) {
+    diags_.error(p.name.range, fmt::format("duplicate parameter '{}'", p.name.name));
+    diags_.note(it->second->name.range, "previous declaration here");
+    return;
+  }
+  params_.emplace(p.name.name, &p);
+  ir::Param param;
+  param.name = p.name.name;
+  param.doc = p.doc;
+  param.range = p.name.range;
+  auto type = resolve_type(p.type);
+  if (!type) return;
+  if (type->kind == TypeKind::File) {
+    diags_.error(p.type.range, "a pipeline parameter cannot be a 'file': files pass between steps "
+                               "(an op's file output to another op's file parameter)");
+    return;
+  }
+  param.type = *type;
+  param_types_[p.name.name] = *type;
+  if (p.constraint) check_constraint(p, *type, param.constraint);
+  if (p.default_value) {
+    if (auto v = value(*p.default_value, Context::Default)) {
+      if (check_assign(*v, *type, [&] { return fmt::format("default for '{}'", p.name.name); })) {
+        param.default_value = v->literal;
+        check_against(param, v->range);
+      }
+    }
+  }
+  program_.params.push_back(std::move(param));
+}
+
+void Checker::check_constraint(const ast::ParamDecl& p, const Type& type, ir::Constraint& out) {
+  const auto& c = *p.constraint;
+  if (!type.is_scalar()) {
+    diags_.error(c.range,
+                 fmt::format("only string, int, float and bool parameters can be constrained, "
+                             "'{}' is {}",
+                             p.name.name, type_str(type)));
+    return;
+  }
+  if (c.high) {
+    auto lo = value(c.low, Context::Default);
+    auto hi = value(*c.high, Context::Default);
+    if (!lo || !hi) return;
+    if (!is_numeric(type)) {
+      diags_.error(c.range, fmt::format("a range needs an int or float parameter, '{}' is {}",
+                                        p.name.name, type_str(type)));
+      return;
+    }
+    for (const auto* v : {&*lo, &*hi}) {
+      if (!is_numeric(v->type) || (type.kind == TypeKind::Int && v->type.kind != TypeKind::Int)) {
+        diags_.error(v->range,
+                     fmt::format("the bounds of a range on {} parameter '{}' must be {}s",
+                                 type_str(type), p.name.name, type_str(type)));
+        return;
+      }
+    }
+    double a = lo->literal.get<double>(), b = hi->literal.get<double>();
+    if (a > b) {
+      diags_.error(c.range, fmt::format("the range {} is empty", sources_.slice(c.range)));
+      return;
+    }
+    out.min = a;
+    out.max = b;
+    return;
+  }
+  const auto* list = node<ast::ListExpr>(strip(c.low));
+  if (!list) {
+    diags_.error(
+        range_of(c.low),
+        "expected a list of allowed values (e.g. [\"a\", \"b\"]) or a range (e.g. 1..10)");
+    return;
+  }
+  if (list->items.empty()) {
+    diags_.error(c.range, fmt::format("parameter '{}' allows no value at all", p.name.name));
+    return;
+  }
+  for (const auto& item : list->items) {
+    auto v = value(item, Context::Default);
+    if (!v) continue;
+    if (!check_assign(*v, type,
+                      [&] { return fmt::format("allowed value of '{}'", p.name.name); }))
+      continue;
+    if (std::find(out.one_of.begin(), out.one_of.end(), v->literal) != out.one_of.end()) {
+      diags_.error(v->range, fmt::format("duplicate allowed value {}", v->literal.dump()));
+      continue;
+    }
+    out.one_of.push_back(v->literal);
+  }
+}
+
+void Checker::check_against(const ir::Param& p, SourceRange at) {
+  const auto& c = p.constraint;
+  const auto& v = *p.default_value;
+  if (!c.one_of.empty() && std::find(c.one_of.begin(), c.one_of.end(), v) == c.one_of.end()) {
+    std::string allowed;
+    for (const auto& a : c.one_of) allowed += (allowed.empty() ? "" : ", ") + a.dump();
+    diags_.error(at, fmt::format("default {} of '{}' is not one of the allowed values [{}]",
+                                 v.dump(), p.name, allowed));
+  }
+  if (c.min && v.is_number() && (v.get<double>() < *c.min || v.get<double>() > *c.max))
+    diags_.error(at, fmt::format("default {} of '{}' is outside its range {}..{}", v.dump(),
+                                 p.name, bound(*c.min, p.type), bound(*c.max, p.type)));
+}
+
+std::string Checker::bound(double b, const Type& type) {
+  if (type.kind == TypeKind::Int) return std::to_string(static_cast<std::int64_t>(b));
+  return ir::Literal(b).dump();
+}
+
+// `settings { ... }`: literals, since they are fields of the workflow itself.
+void Checker::check_settings(const ast::SettingsStmt& s) {
+  static const char* const kSettings[] = {"timeout", "ttl", "pod_gc", "parallelism",
+                                          "service_account", "image_pull_secrets"};
+  ir::Settings& out = program_.settings;
+  std::set<std::string> seen;
+  for (const auto& field : s.body.fields) {
+    const std::string& name = field.name.name;
+    if (std::find(std::begin(kSettings), std::end(kSettings), name) == std::end(kSettings)) {
+      diags_.error(field.name.range, fmt::format("unknown setting '{}'", name));
+      if (!suggest(field.name.range, name, {std::begin(kSettings), std::end(kSettings)}))
+        diags_.note(field.name.range, "settings are timeout, ttl, pod_gc, parallelism, "
+                                      "service_account and image_pull_secrets");
+      continue;
+    }
+    if (!seen.insert(name).second) {
+      diags_.error(field.name.range, fmt::format("duplicate setting '{}'", name));
+      continue;
+    }
+    out.ranges[name] = field.name.range;
+    const ast::Expression& e = strip(field.value);
+    const auto* str = node<ast::StringLit>(e);
+    if (node<ast::Reference>(e) || (str && !str->is_plain())) {
+      diags_.error(range_of(e), fmt::format("'{}' must be a literal: settings are read when the "
+                                            "run is created, before any parameter has a value",
+                                            name));
+      continue;
+    }
+    if (name == "image_pull_secrets") {
+      const auto* list = node<ast::ListExpr>(strip(field.value));
+      if (!list) {
+        diags_.error(range_of(field.value), "'image_pull_secrets' must be a list of Secret names");
+        continue;
+      }
+      for (const auto& item : list->items) {
+        auto v = value(item, Context::Default);
+        if (!v) continue;
+        std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
+        if (!v->is_literal() || v->type.kind != TypeKind::String || !runtime::is_dns1123_subdomain(text)) {
+          diags_.error(v->range, "an image pull secret is a literal Secret name (a Kubernetes name)");
+          continue;
+        }
+        out.image_pull_secrets.push_back(text);
+      }
+      continue;
+    }
+    auto v = value(field.value, Context::Default);
+    if (!v) continue;
+    std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
+    bool is_text = v->is_literal() && v->type.kind == TypeKind::String;
+    if (name == "timeout" || name == "ttl") {
+      std::optional<long long> n;
+      if (v->is_literal() && v->literal.is_number_integer()) n = v->literal.get<long long>();
+      else if (is_text) n = duration_seconds(text);
+      if (!n || *n <= 0 || *n > 2147483647) {
+        diags_.error(v->range, fmt::format("'{}' must be a literal positive int of seconds or a "
+                                           "duration such as \"6h\", \"1d\"",
+                                           name));
+        continue;
+      }
+      (name == "timeout" ? out.timeout_seconds : out.ttl_seconds) = *n;
+    } else if (name == "pod_gc") {
+      if (text == "OnPodCompletion" || text == "OnPodSuccess" || text == "OnWorkflowCompletion" ||
+          text == "OnWorkflowSuccess") {
+        out.pod_gc = text;
+      } else {
+        diags_.error(v->range, "'pod_gc' must be \"OnPodCompletion\", \"OnPodSuccess\", "
+                               "\"OnWorkflowCompletion\" or \"OnWorkflowSuccess\" (when Argo deletes "
+                               "the run's pods)");
+      }
+    } else if (name == "parallelism") {
+      if (v->is_literal() && v->literal.is_number_integer() && v->literal.get<long long>() >= 1 &&
+          v->literal.get<long long>() <= 2147483647)
+        out.parallelism = v->literal.get<long long>();
+      else
+        diags_.error(v->range, "'parallelism' must be a literal int >= 1 (pods of the run at once)");
+    } else if (name == "service_account") {
+      if (is_text && runtime::is_dns1123_subdomain(text)) out.service_account = text;
+      else diags_.error(v->range, "'service_account' must be a literal ServiceAccount name");
+    }
+  }
+}
+
+}  // namespace pipec::sema::detail

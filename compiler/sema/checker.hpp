@@ -1,0 +1,203 @@
+#pragma once
+
+// The checker behind check_program() (check.hpp): its state, and the declarations of
+// the passes that the check_*.cpp files implement, one concept each:
+//   check.cpp           the passes in order: load, ops, pipeline, step graph
+//   check_op_body.cpp   container op bodies: image, command, env, resources, outputs, ...
+//   check_params.cpp    pipeline parameters, their constraints, and `settings`
+//   check_steps.cpp     steps and their arguments, `if`, `for`, scopes and dependencies
+//   check_values.cpp    values, names, conditions, types and the shared helpers
+// Private to compiler/sema: only those files include it.
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "compiler/base/diagnostics.hpp"
+#include "compiler/base/source_manager.hpp"
+#include "compiler/sema/graph.hpp"
+#include "compiler/sema/load.hpp"
+#include "compiler/sema/program.hpp"
+#include "compiler/sema/types.hpp"
+
+namespace pipec::sema::detail {
+
+namespace ast = syntax::ast;
+namespace x3 = boost::spirit::x3;
+using ir::Type;
+using ir::TypeKind;
+using ir::Value;
+
+//// AST helpers ///////////////////////////////////////////////////////////
+
+/// The node `e` holds when it is a T, else nullptr.
+template <class T>
+const T* node(const ast::Expression& e) {
+  if constexpr (std::is_same_v<T, ast::StringLit> || std::is_same_v<T, ast::NumberLit> ||
+                std::is_same_v<T, ast::BoolLit> || std::is_same_v<T, ast::Reference>) {
+    return boost::get<T>(&e.get());
+  } else {
+    if (const auto* p = boost::get<x3::forward_ast<T>>(&e.get())) return &p->get();
+    return nullptr;
+  }
+}
+
+/// The operand a one-element or/and/compare level stands for.
+const ast::Expression& strip(const ast::Expression& e);
+SourceRange range_of(const ast::Expression& e);
+/// 'a', 'b', 'c'
+std::string join_quoted(const std::vector<std::string>& names);
+/// "90s", "30m", "2h", "1h30m" as whole seconds: the launcher's rule.
+std::optional<long long> duration_seconds(const std::string& text);
+
+//// The checker ///////////////////////////////////////////////////////////
+
+// Where a value is written; decides which references it may hold.
+enum class Context { Default, Arg, Body, Condition };
+
+enum class ScopeKind { Loop, IfBranch, Finally };
+
+struct StepEntry {
+  const ast::StepDecl* decl = nullptr;
+  std::vector<int> scopes;  // enclosing scopes, outermost first
+  const OpInfo* op = nullptr;
+  std::uint32_t first_dep = 0;  // its edges in the step graph: edges_[first_dep, +dep_count)
+  std::uint32_t dep_count = 0;
+};
+
+// Where a dns name was first taken: the source name (owned by the AST) and its range.
+using DnsNames = std::unordered_map<std::string, std::pair<std::string_view, SourceRange>>;
+
+struct LoopVar {
+  std::string name;
+  Type type;
+  SourceRange range;
+  bool items_bad = false;  // its items had an error: uses are not checked (no follow-on errors)
+};
+
+class Checker {
+ public:
+  Checker(SourceManager& sources, Diagnostics& diags) : sources_(sources), diags_(diags) {}
+
+  std::shared_ptr<const Program> run(FileId main);
+
+ private:
+  // check.cpp
+  StepGraph step_graph();
+  void collect_ops();
+  OpInfo check_op(const ast::OpDecl& op, const LoadedModule& m);
+  const ast::PipelineDecl* find_pipeline(FileId main);
+  void check_pipeline(const ast::PipelineDecl& p);
+
+  // check_op_body.cpp
+  ir::ContainerOp check_body(const ast::OpDecl& op, OpInfo& info);
+  std::vector<Value> words(const ast::Expression& e, const std::string& what);
+  template <class KeyOk>
+  std::vector<std::pair<std::string, Value>> entries(const ast::Expression& e,
+                                                     const std::string& what, KeyOk key_ok);
+  void retry_map(const ast::Expression& e, ir::ContainerOp& c);
+  static const ir::OpParam* bound_param(const OpInfo& op, const Value& v);
+  static SourceRange param_range(const OpInfo& op, const ir::OpParam& p);
+  void check_bound_fields(const OpInfo& op, const std::vector<std::pair<std::string, Value>>& args);
+
+  // check_params.cpp
+  void check_param(const ast::ParamDecl& p);
+  void check_constraint(const ast::ParamDecl& p, const Type& type, ir::Constraint& out);
+  void check_against(const ir::Param& p, SourceRange at);
+  static std::string bound(double b, const Type& type);
+  void check_settings(const ast::SettingsStmt& s);
+
+  // check_steps.cpp
+  void collect_steps(const std::vector<ast::Statement>& body, std::vector<int> scopes, bool top);
+  int new_scope(ScopeKind kind);
+  std::vector<Stmt> statements(const std::vector<ast::Statement>& body);
+  Stmt check_if(const ast::IfStmt& s);
+  int next_if_scope(const ast::IfStmt& s, bool else_branch);
+  Stmt check_for(const ast::ForStmt& s);
+  int loop_limit(const ast::Expression& expr);
+  bool check_step(const ast::StepDecl& s, Stmt& out);
+  std::string component_variant(const OpInfo& sig,
+                                const std::vector<std::pair<std::string, Value>>& args,
+                                SourceRange call);
+  const StepEntry* find_step(std::string_view name) const;
+  std::uint32_t id_of(const StepEntry& step) const;
+  std::vector<std::string> step_names() const;
+  void finish_uses(std::vector<std::uint32_t>& uses) const;
+  std::vector<std::string> dep_names(const std::vector<std::uint32_t>& uses) const;
+  bool check_reach(const StepEntry& step, SourceRange at, bool output, int* loops = nullptr);
+
+  // check_values.cpp
+  std::optional<Value> value(const ast::Expression& expr, Context ctx);
+  static void fold(Value& v, bool literal);
+  std::optional<Value> number(const ast::NumberLit& n);
+  std::optional<ir::Ref> resolve(const ast::Identifier& head, const ast::Identifier* field,
+                                 SourceRange range, Context ctx);
+  std::optional<ir::Condition> condition(const ast::Expression& expr);
+  std::optional<Type> resolve_type(const ast::TypeExpr& t);
+  bool declare(std::map<std::string, SourceRange>& seen, const ast::Identifier& id,
+               const char* what);
+  bool suggest(SourceRange at, const std::string& word, const std::vector<std::string>& names);
+  void check_dns_name(const ast::Identifier& id, const char* what, DnsNames& seen);
+  static std::string map_key(const ast::MapKey& key);
+
+  // `what` names the value in the message: a string, or a function that builds it
+  // (so the common case, no error, formats nothing).
+  template <class What>
+  bool check_assign(Value& v, const Type& to, const What& what) {
+    if (!assignable(to, v.type)) {
+      std::string subject;
+      if constexpr (std::is_invocable_v<const What&>)
+        subject = what();
+      else
+        subject = what;
+      diags_.error(v.range,
+                   fmt::format("{} must be {}, got {}", subject, type_str(to), type_str(v.type)));
+      return false;
+    }
+    coerce(v, to);
+    return true;
+  }
+
+  // Whether a did-you-mean note would still be shown: past the error limit nothing is,
+  // and building the candidates for each of thousands of errors made reporting quadratic.
+  bool suggesting() const { return diags_.error_count() <= Diagnostics::kMaxErrors; }
+
+  SourceManager& sources_;
+  Diagnostics& diags_;
+  std::vector<LoadedModule> modules_;
+  Program program_;
+  bool description_seen_ = false;
+  std::map<std::string, const ast::ParamDecl*, std::less<>> params_;
+  std::map<std::string, Type, std::less<>> param_types_;  // in name order, for suggestions
+  std::vector<StepEntry> steps_;                           // in collect_steps() order
+  std::unordered_map<std::string_view, std::uint32_t> step_ids_;  // name -> index in steps_
+  std::uint32_t next_step_ = 0;  // the steps_ entry check_step() expects next
+  DnsNames step_dns_;
+  std::vector<std::uint32_t> edges_;  // the steps each step depends on, see StepEntry
+  std::vector<ScopeKind> scope_kinds_;
+  std::map<const ast::ForStmt*, int> loop_scopes_;
+  std::unordered_map<int, const ast::ForStmt*> scope_loops_;  // the other way round
+  std::deque<std::string> loop_labels_;
+  bool settings_seen_ = false;  // names of loops in the step graph ("for VAR")
+  std::map<std::pair<const ast::IfStmt*, bool>, int> if_scopes_;
+  int finally_scope_ = -1;
+  std::vector<int> scope_path_;
+  std::vector<LoopVar> loop_vars_;
+  std::vector<std::vector<std::uint32_t>> inherited_;  // step uses of enclosing conditions
+  std::vector<std::uint32_t>* uses_ = nullptr;          // collects the steps a value uses
+  const OpInfo* current_op_ = nullptr;
+  std::map<std::string, OpInfo> component_sigs_;  // components' signatures, by op name
+  std::map<std::string, std::map<std::string, std::string>> component_variants_;  // op -> key -> name
+};
+
+}  // namespace pipec::sema::detail
