@@ -96,6 +96,7 @@ void Checker::collect_ops() {
     for (const auto& decl : m.module.decls) {
       const auto* op = boost::get<ast::OpDecl>(&decl.get());
       if (!op) continue;
+      if (symbols_) index_op(*op);
       if (auto it = program_.ops.find(op->name.name); it != program_.ops.end()) {
         diags_.error(op->name.range, fmt::format("duplicate op '{}'", op->name.name));
         diags_.note(it->second.range, "previous declaration here");

@@ -15,6 +15,7 @@
 namespace pipec::sema::detail {
 
 void Checker::check_param(const ast::ParamDecl& p) {
+  if (symbols_) index_param(p);
   if (auto it = params_.find(p.name.name); it != params_.end()) {
     diags_.error(p.name.range, fmt::format("duplicate parameter '{}'", p.name.name));
     diags_.note(it->second->name.range, "previous declaration here");

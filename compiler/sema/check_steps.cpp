@@ -19,6 +19,7 @@ namespace pipec::sema::detail {
 void Checker::collect_steps(const std::vector<ast::Statement>& body, std::vector<int> scopes, bool top) {
   for (const auto& s : body) {
     if (const auto* step = boost::get<ast::StepDecl>(&s.get())) {
+      if (symbols_) index_step(*step);
       auto [id, inserted] =
           step_ids_.emplace(step->name.name, static_cast<std::uint32_t>(steps_.size()));
       if (!inserted) {
@@ -174,6 +175,9 @@ Stmt Checker::check_for(const ast::ForStmt& s) {
   finish_uses(uses);
   out.deps = dep_names(uses);
   loop_vars_.push_back({s.var.name, item_type, s.var.range, items_bad});
+  if (symbols_)
+    loop_vars_.back().symbol = declare_symbol(Symbol::Kind::LoopVariable, s.var,
+                                              items_bad ? "" : type_str(item_type), "", "");
   scope_path_.push_back(loop_scopes_.at(&s));
   inherited_.push_back(std::move(uses));
   out.body = statements(s.body.statements);
@@ -220,6 +224,7 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
   out.name = s.name.name;
   out.op = s.op.name;
   const OpInfo* op = entry.op;
+  if (symbols_) use_symbol(s.op.range, symbols_->ops, s.op.name);
   // A component's steps are checked against its signature; program_.ops holds the
   // resolved containers (component_variant()).
   if (op && op->component) op = &component_sigs_.at(op->name);
@@ -264,6 +269,7 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
       diags_.note(op->range, fmt::format("'{}' declared here", op->name));
       continue;
     }
+    if (symbols_) use_member(arg.name.range, Symbol::Kind::OpParameter, op->name, arg.name.name);
     if (!v) continue;
     if (!check_assign(*v, p->type, [&] {
           return fmt::format("argument '{}' of op '{}'", arg.name.name, op->name);
@@ -291,6 +297,7 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
       if (suggesting()) suggest(a.range, a.name, step_names());
       continue;
     }
+    if (symbols_) use_symbol(a.range, symbols_->steps, a.name);
     if (check_reach(*after, a.range, false)) uses.push_back(id_of(*after));
   }
   finish_uses(uses);

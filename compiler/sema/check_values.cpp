@@ -256,6 +256,7 @@ std::optional<ir::Ref> Checker::resolve(const ast::Identifier& head,
     const OpInfo& op = *current_op_;
     for (const auto& p : op.params) {
       if (p.name != head.name) continue;
+      if (symbols_) use_member(head.range, Symbol::Kind::OpParameter, op.name, p.name);
       if (field) return no_fields("parameter");
       ref.kind = ir::Ref::Kind::OpParam;
       ref.type = p.type;
@@ -270,6 +271,7 @@ std::optional<ir::Ref> Checker::resolve(const ast::Identifier& head,
   }
   for (auto it = loop_vars_.rbegin(); it != loop_vars_.rend(); ++it) {
     if (it->name != head.name) continue;
+    if (symbols_) symbols_->refs.emplace_back(head.range, it->symbol);
     if (it->items_bad) return std::nullopt;  // the error is at its items
     ref.kind = ir::Ref::Kind::LoopItem;
     ref.type = it->type;
@@ -285,6 +287,7 @@ std::optional<ir::Ref> Checker::resolve(const ast::Identifier& head,
     }
     return ref;
   }
+  if (symbols_) use_symbol(head.range, symbols_->params, head.name);
   if (auto it = param_types_.find(head.name); it != param_types_.end()) {
     if (field) return no_fields("parameter");
     ref.kind = ir::Ref::Kind::Param;
@@ -294,6 +297,7 @@ std::optional<ir::Ref> Checker::resolve(const ast::Identifier& head,
   if (params_.count(head.name)) return std::nullopt;  // its type was wrong, already reported
   if (const StepEntry* found = find_step(head.name)) {
     const StepEntry& step = *found;
+    if (symbols_) use_symbol(head.range, symbols_->steps, head.name);
     if (!step.op) return std::nullopt;  // unknown op, reported at the step
     const auto& outputs = step.op->outputs;
     if (!field) {
@@ -317,6 +321,7 @@ std::optional<ir::Ref> Checker::resolve(const ast::Identifier& head,
                     fmt::format("op '{}' has outputs {}", step.op->name, join_quoted(names)));
       return std::nullopt;
     }
+    if (symbols_) use_member(field->range, Symbol::Kind::Output, step.op->name, field->name);
     int loops = 0;
     if (!check_reach(step, range, true, &loops)) return std::nullopt;
     ref.kind = ir::Ref::Kind::StepOutput;

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -28,6 +29,7 @@
 #include "compiler/sema/graph.hpp"
 #include "compiler/sema/load.hpp"
 #include "compiler/sema/program.hpp"
+#include "compiler/sema/symbols.hpp"
 #include "compiler/sema/types.hpp"
 
 namespace pipec::sema::detail {
@@ -83,6 +85,7 @@ struct LoopVar {
   Type type;
   SourceRange range;
   bool items_bad = false;  // its items had an error: uses are not checked (no follow-on errors)
+  std::size_t symbol = 0;  // in the SymbolTable, when index() records one
 };
 
 class Checker {
@@ -90,6 +93,9 @@ class Checker {
   Checker(SourceManager& sources, Diagnostics& diags) : sources_(sources), diags_(diags) {}
 
   std::shared_ptr<const Program> run(FileId main);
+  /// symbols.cpp: the passes of run() with every declaration and resolved name recorded
+  /// in `table`, going on past errors (diags_ is a sink nobody reads).
+  void index(FileId main, SymbolTable& table);
 
  private:
   // check.cpp
@@ -150,6 +156,16 @@ class Checker {
   void check_dns_name(const ast::Identifier& id, const char* what, DnsNames& seen);
   static std::string map_key(const ast::MapKey& key);
 
+  // symbols.cpp: what index() records; called only when symbols_ is set.
+  std::size_t declare_symbol(Symbol::Kind kind, const ast::Identifier& id, std::string type,
+                             std::string doc, std::string op);
+  void index_op(const ast::OpDecl& op);
+  void index_param(const ast::ParamDecl& p);
+  void index_step(const ast::StepDecl& s);
+  void use_symbol(SourceRange at, const std::map<std::string, std::size_t, std::less<>>& names,
+                  std::string_view name);
+  void use_member(SourceRange at, Symbol::Kind kind, const std::string& op, const std::string& name);
+
   // `what` names the value in the message: a string, or a function that builds it
   // (so the common case, no error, formats nothing).
   template <class What>
@@ -198,6 +214,9 @@ class Checker {
   const OpInfo* current_op_ = nullptr;
   std::map<std::string, OpInfo> component_sigs_;  // components' signatures, by op name
   std::map<std::string, std::map<std::string, std::string>> component_variants_;  // op -> key -> name
+  SymbolTable* symbols_ = nullptr;  // set by index(): where declarations and uses are recorded
+  // index(): the symbol of each op parameter and output, by (kind, op, name)
+  std::map<std::tuple<Symbol::Kind, std::string, std::string>, std::size_t> members_;
 };
 
 }  // namespace pipec::sema::detail

@@ -18,185 +18,26 @@
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/base/source_manager.hpp"
 #include "compiler/compile/compile.hpp"
-#include "compiler/sema/load.hpp"
-#include "compiler/syntax/parser.hpp"
+#include "compiler/sema/symbols.hpp"
 #include "input/json.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
-#include "stdlib/embedded_stdlib.hpp"
 
 namespace pipec::tools {
 
 namespace {
 
-namespace ast = syntax::ast;
-namespace x3 = boost::spirit::x3;
 using nlohmann::json;
+using Kind = sema::Symbol::Kind;
 
 // --- the index of one document ---------------------------------------------------------
 
-struct Symbol {
-  std::string kind;  // parameter, op, op parameter, output, step, loop variable
-  std::string name;
-  std::string type;  // a parameter's or output's type, a step's op, an op's signature
-  std::string doc;
-  std::string op;    // for op parameters and outputs: their op
-  SourceRange range;  // of the declared name
-};
-
+// What sema resolved each name of one text to (sema/symbols.hpp), and the sources its
+// ranges point into.
 struct Index {
   SourceManager sources;
   FileId main = kNoFile;
-  std::vector<Symbol> symbols;
-  std::vector<std::pair<SourceRange, std::size_t>> refs;  // a use -> symbols[i]
-  std::vector<std::pair<SourceRange, std::string>> uses;  // `use "file"` -> its path
-  std::map<std::string, std::size_t> ops, steps, params;
-};
-
-std::string type_text(const ast::TypeExpr& t) {
-  std::string s = t.name.name;
-  if (!t.args.empty()) {
-    s += "<";
-    for (std::size_t i = 0; i < t.args.size(); ++i) s += (i ? ", " : "") + type_text(t.args[i]);
-    s += ">";
-  }
-  return s;
-}
-
-class Indexer {
- public:
-  explicit Indexer(Index& index) : x_(index) {}
-
-  void module(const ast::Module& m, bool main) {
-    for (const auto& d : m.decls) {
-      if (const auto* op = boost::get<ast::OpDecl>(&d.get())) add_op(*op);
-      if (const auto* p = boost::get<ast::PipelineDecl>(&d.get()); p && main) pipeline_ = p;
-    }
-  }
-
-  void pipeline() {
-    if (!pipeline_) return;
-    declare(pipeline_->body.statements);
-    walk(pipeline_->body.statements);
-  }
-
- private:
-  std::size_t add(Symbol s) {
-    x_.symbols.push_back(std::move(s));
-    return x_.symbols.size() - 1;
-  }
-
-  void add_op(const ast::OpDecl& op) {
-    std::string sig = op.name.name + "(";
-    for (std::size_t i = 0; i < op.params.size(); ++i)
-      sig += (i ? ", " : "") + op.params[i].name.name + ": " + type_text(op.params[i].type);
-    sig += ")";
-    if (!op.outputs.empty()) {
-      sig += " -> (";
-      for (std::size_t i = 0; i < op.outputs.size(); ++i)
-        sig += (i ? ", " : "") + op.outputs[i].name.name + ": " + type_text(op.outputs[i].type);
-      sig += ")";
-    }
-    x_.ops[op.name.name] = add({"op", op.name.name, sig, op.doc, "", op.name.range});
-    for (const auto& p : op.params)
-      add({"op parameter", p.name.name, type_text(p.type), p.doc, op.name.name, p.name.range});
-    for (const auto& o : op.outputs)
-      add({"output", o.name.name, type_text(o.type), o.doc, op.name.name, o.name.range});
-  }
-
-  // First: every declaration, so uses may come before them.
-  void declare(const std::vector<ast::Statement>& body) {
-    for (const auto& s : body) {
-      if (const auto* p = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get())) {
-        const auto& d = p->get();
-        x_.params[d.name.name] = add({"parameter", d.name.name, type_text(d.type), d.doc, "", d.name.range});
-      } else if (const auto* st = boost::get<ast::StepDecl>(&s.get())) {
-        x_.steps[st->name.name] = add({"step", st->name.name, st->op.name, "", "", st->name.range});
-      } else if (const auto* i = boost::get<x3::forward_ast<ast::IfStmt>>(&s.get())) {
-        declare(i->get().then_block.statements);
-        if (i->get().else_block) declare(i->get().else_block->statements);
-      } else if (const auto* f = boost::get<x3::forward_ast<ast::ForStmt>>(&s.get())) {
-        declare(f->get().body.statements);
-      } else if (const auto* fin = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
-        declare(fin->get().body.statements);
-      }
-    }
-  }
-
-  std::optional<std::size_t> member(const std::string& op, const std::string& kind, const std::string& name) {
-    for (std::size_t i = 0; i < x_.symbols.size(); ++i)
-      if (x_.symbols[i].kind == kind && x_.symbols[i].op == op && x_.symbols[i].name == name) return i;
-    return std::nullopt;
-  }
-
-  void ref(const std::string& head, const std::string* field, SourceRange head_range, SourceRange field_range) {
-    for (auto it = loop_vars_.rbegin(); it != loop_vars_.rend(); ++it)
-      if (x_.symbols[*it].name == head) return x_.refs.emplace_back(head_range, *it), void();
-    if (auto p = x_.params.find(head); p != x_.params.end()) return x_.refs.emplace_back(head_range, p->second), void();
-    if (auto s = x_.steps.find(head); s != x_.steps.end()) {
-      x_.refs.emplace_back(head_range, s->second);
-      if (field)
-        if (auto o = member(x_.symbols[s->second].type, "output", *field)) x_.refs.emplace_back(field_range, *o);
-    }
-  }
-
-  void expr(const ast::Expression& e) {
-    const auto& v = e.get();
-    if (const auto* r = boost::get<ast::Reference>(&v)) {
-      ref(r->head.name, r->field ? &r->field->name : nullptr, r->head.range,
-          r->field ? r->field->range : r->head.range);
-    } else if (const auto* s = boost::get<ast::StringLit>(&v)) {
-      for (const auto& part : s->parts)
-        if (part.is_ref) ref(part.head.name, part.field ? &part.field->name : nullptr, part.range, part.range);
-    } else if (const auto* l = boost::get<x3::forward_ast<ast::ListExpr>>(&v)) {
-      for (const auto& i : l->get().items) expr(i);
-    } else if (const auto* m = boost::get<x3::forward_ast<ast::MapExpr>>(&v)) {
-      for (const auto& en : m->get().entries) expr(en.value);
-    } else if (const auto* o = boost::get<x3::forward_ast<ast::OrExpr>>(&v)) {
-      expr(o->get().first);
-      for (const auto& r2 : o->get().rest) expr(r2);
-    } else if (const auto* a = boost::get<x3::forward_ast<ast::AndExpr>>(&v)) {
-      expr(a->get().first);
-      for (const auto& r2 : a->get().rest) expr(r2);
-    } else if (const auto* n = boost::get<x3::forward_ast<ast::NotExpr>>(&v)) {
-      expr(n->get().operand);
-    } else if (const auto* c = boost::get<x3::forward_ast<ast::CompareExpr>>(&v)) {
-      expr(c->get().lhs);
-      if (c->get().tail) expr(c->get().tail->rhs);
-    }
-  }
-
-  void walk(const std::vector<ast::Statement>& body) {
-    for (const auto& s : body) {
-      if (const auto* p = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get())) {
-        if (p->get().default_value) expr(*p->get().default_value);
-      } else if (const auto* st = boost::get<ast::StepDecl>(&s.get())) {
-        auto op = x_.ops.find(st->op.name);
-        if (op != x_.ops.end()) x_.refs.emplace_back(st->op.range, op->second);
-        for (const auto& a : st->args) {
-          if (auto m = member(st->op.name, "op parameter", a.name.name)) x_.refs.emplace_back(a.name.range, *m);
-          expr(a.value);
-        }
-        for (const auto& a : st->after)
-          if (auto t = x_.steps.find(a.name); t != x_.steps.end()) x_.refs.emplace_back(a.range, t->second);
-      } else if (const auto* i = boost::get<x3::forward_ast<ast::IfStmt>>(&s.get())) {
-        expr(i->get().condition);
-        walk(i->get().then_block.statements);
-        if (i->get().else_block) walk(i->get().else_block->statements);
-      } else if (const auto* f = boost::get<x3::forward_ast<ast::ForStmt>>(&s.get())) {
-        expr(f->get().items);
-        loop_vars_.push_back(add({"loop variable", f->get().var.name, "", "", "", f->get().var.range}));
-        walk(f->get().body.statements);
-        loop_vars_.pop_back();
-      } else if (const auto* fin = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
-        walk(fin->get().body.statements);
-      }
-    }
-  }
-
-  Index& x_;
-  const ast::PipelineDecl* pipeline_ = nullptr;
-  std::vector<std::size_t> loop_vars_;
+  sema::SymbolTable table;
 };
 
 // --- a document ------------------------------------------------------------------------
@@ -491,25 +332,9 @@ class Server {
     }
     send({{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
           {"params", {{"uri", uri}, {"diagnostics", list}}}});
-    // The index: this file and the ops of every module it loads, loaded as sema loads them.
-    Diagnostics quiet;
-    std::vector<sema::LoadedModule> modules;
-    (void)sema::load_modules(index->sources, index->main, quiet, modules);
-    auto main_module = std::find_if(modules.begin(), modules.end(), [](const auto& m) { return m.is_main; });
-    if (main_module == modules.end()) return;  // keep the last good index
-    Indexer indexer(*index);
-    for (const auto& m : modules) {
-      if (m.is_main) continue;
-      indexer.module(m.module, false);
-    }
-    for (const auto& use : main_module->uses) {
-      FileId file = use.second;  // not a structured binding: clang 14 cannot capture one
-      bool stdlib = std::any_of(modules.begin(), modules.end(), [&](const auto& m) { return m.file == file && m.is_stdlib; });
-      if (!stdlib) index->uses.emplace_back(use.first, std::string(index->sources.name(file)));
-    }
-    const auto* module = &main_module->module;
-    indexer.module(*module, true);
-    indexer.pipeline();
+    // The index: what each name means, as sema resolves it.
+    index->table = sema::index_program(index->sources, index->main);
+    if (!index->table.loaded) return;  // keep the last good index
     doc.index = std::move(index);
   }
 
@@ -522,25 +347,18 @@ class Server {
   // The symbol under the cursor: a use of it, or its declaration.
   std::optional<std::size_t> at(const Document& d, const json& params) {
     if (!d.index) return std::nullopt;
-    std::uint32_t off = offset_of(d.text, params.at("position"));
-    for (const auto& [range, sym] : d.index->refs)
-      if (range.file == d.index->main && range.begin <= off && off <= range.end) return sym;
-    for (std::size_t i = 0; i < d.index->symbols.size(); ++i) {
-      const auto& r = d.index->symbols[i].range;
-      if (r.file == d.index->main && r.begin <= off && off <= r.end) return i;
-    }
-    return std::nullopt;
+    return d.index->table.at(d.index->main, offset_of(d.text, params.at("position")));
   }
 
   json hover(const json& params) {
     Document& d = doc(params);
     auto sym = at(d, params);
     if (!sym) return nullptr;
-    const Symbol& s = d.index->symbols[*sym];
-    std::string head = s.kind == "op" ? "op " + s.type
-                       : s.kind == "step" ? "step " + s.name + " = " + s.type + "(...)"
-                       : s.kind == "loop variable" ? "loop variable " + s.name
-                       : s.kind + " " + s.name + ": " + s.type;
+    const sema::Symbol& s = d.index->table.symbols[*sym];
+    std::string head = s.kind == Kind::Op     ? "op " + s.type
+                       : s.kind == Kind::Step ? "step " + s.name + " = " + s.type + "(...)"
+                       : s.type.empty()       ? std::string(sema::kind_name(s.kind)) + " " + s.name
+                                              : std::string(sema::kind_name(s.kind)) + " " + s.name + ": " + s.type;
     if (!s.op.empty()) head += "  (of op " + s.op + ")";
     std::string text = "```pipe\n" + head + "\n```";
     if (!s.doc.empty()) text += "\n\n" + s.doc;
@@ -555,24 +373,26 @@ class Server {
     Document& d = doc(params);
     if (!d.index) return nullptr;
     std::uint32_t off = offset_of(d.text, params.at("position"));
-    for (const auto& [range, path] : d.index->uses)
-      if (range.begin <= off && off <= range.end)
-        return {{"uri", uri_of(path)}, {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}}};
+    for (const auto& use : d.index->table.uses)
+      if (!use.stdlib && use.range.begin <= off && off <= use.range.end)
+        return {{"uri", uri_of(std::string(d.index->sources.name(use.file)))},
+                {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}}};
     auto sym = at(d, params);
     if (!sym) return nullptr;
-    return location(*d.index, d.index->symbols[*sym].range);
+    return location(*d.index, d.index->table.symbols[*sym].range);
   }
 
   json completion(const json& params) {
     Document& d = doc(params);
     json items = json::array();
     if (!d.index) return items;
-    const Index& x = *d.index;
+    const sema::SymbolTable& x = d.index->table;
     std::uint32_t off = offset_of(d.text, params.at("position"));
     std::size_t word = off;
     while (word > 0 && (std::isalnum(static_cast<unsigned char>(d.text[word - 1])) || d.text[word - 1] == '_')) --word;
-    auto item = [&](const Symbol& s, int kind, const std::string& insert) {
-      json it = {{"label", s.name}, {"kind", kind}, {"detail", s.type.empty() ? s.kind : s.kind + ": " + s.type}};
+    auto item = [&](const sema::Symbol& s, int kind, const std::string& insert) {
+      std::string what = sema::kind_name(s.kind);
+      json it = {{"label", s.name}, {"kind", kind}, {"detail", s.type.empty() ? what : what + ": " + s.type}};
       if (!insert.empty()) it["insertText"] = insert;
       if (!s.doc.empty()) it["documentation"] = s.doc;
       items.push_back(std::move(it));
@@ -584,7 +404,7 @@ class Server {
       auto step = x.steps.find(d.text.substr(head, word - 1 - head));
       if (step != x.steps.end())
         for (const auto& s : x.symbols)
-          if (s.kind == "output" && s.op == x.symbols[step->second].type) item(s, 5, "");
+          if (s.kind == Kind::Output && s.op == x.symbols[step->second].type) item(s, 5, "");
       return items;
     }
     // Inside `op(...)`: the op's parameters not given yet, as `name: `.
@@ -600,14 +420,14 @@ class Server {
         std::string op = d.text.substr(begin, end - begin);
         if (x.ops.count(op))
           for (const auto& s : x.symbols)
-            if (s.kind == "op parameter" && s.op == op) item(s, 5, s.name + ": ");
+            if (s.kind == Kind::OpParameter && s.op == op) item(s, 5, s.name + ": ");
         break;
       }
     }
     // Names: parameters, steps, ops, loop variables.
     for (const auto& s : x.symbols) {
-      if (s.kind == "parameter" || s.kind == "step" || s.kind == "loop variable") item(s, 6, "");
-      else if (s.kind == "op") item(s, 3, "");
+      if (s.kind == Kind::Parameter || s.kind == Kind::Step || s.kind == Kind::LoopVariable) item(s, 6, "");
+      else if (s.kind == Kind::Op) item(s, 3, "");
     }
     return items;
   }
@@ -616,13 +436,13 @@ class Server {
     Document& d = doc(params);
     json out = json::array();
     if (!d.index) return out;
-    for (const auto& s : d.index->symbols) {
+    for (const auto& s : d.index->table.symbols) {
       if (s.range.file != d.index->main) continue;
-      if (s.kind != "parameter" && s.kind != "op" && s.kind != "step") continue;
+      if (s.kind != Kind::Parameter && s.kind != Kind::Op && s.kind != Kind::Step) continue;
       json r = range_json(d.index->sources, s.range);
       out.push_back({{"name", s.name},
                      {"detail", s.type},
-                     {"kind", s.kind == "op" ? 12 : s.kind == "step" ? 24 : 13},
+                     {"kind", s.kind == Kind::Op ? 12 : s.kind == Kind::Step ? 24 : 13},
                      {"range", r},
                      {"selectionRange", r}});
     }

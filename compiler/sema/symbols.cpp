@@ -1,0 +1,136 @@
+// The symbol table (symbols.hpp): the checker records each declaration and each name it
+// resolves while it checks, so the table says what check_program() decided and nothing
+// else. index() runs the same passes with nothing reported.
+#include "compiler/sema/symbols.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "compiler/sema/checker.hpp"
+
+namespace pipec::sema {
+
+const char* kind_name(Symbol::Kind kind) {
+  switch (kind) {
+    case Symbol::Kind::Parameter: return "parameter";
+    case Symbol::Kind::Op: return "op";
+    case Symbol::Kind::OpParameter: return "op parameter";
+    case Symbol::Kind::Output: return "output";
+    case Symbol::Kind::Step: return "step";
+    case Symbol::Kind::LoopVariable: return "loop variable";
+  }
+  return "";
+}
+
+std::optional<std::size_t> SymbolTable::at(FileId file, std::uint32_t offset) const {
+  for (const auto& [range, symbol] : refs)
+    if (range.file == file && range.begin <= offset && offset <= range.end) return symbol;
+  for (std::size_t i = 0; i < symbols.size(); ++i) {
+    const auto& r = symbols[i].range;
+    if (r.file == file && r.begin <= offset && offset <= r.end) return i;
+  }
+  return std::nullopt;
+}
+
+SymbolTable index_program(SourceManager& sources, FileId main) {
+  SymbolTable table;
+  table.main = main;
+  Diagnostics quiet;
+  detail::Checker checker(sources, quiet);
+  checker.index(main, table);
+  return table;
+}
+
+namespace detail {
+
+namespace {
+
+// A type as the source writes it: `map<list<string>>`.
+std::string type_text(const ast::TypeExpr& t) {
+  std::string s = t.name.name;
+  if (!t.args.empty()) {
+    s += "<";
+    for (std::size_t i = 0; i < t.args.size(); ++i) s += (i ? ", " : "") + type_text(t.args[i]);
+    s += ">";
+  }
+  return s;
+}
+
+}  // namespace
+
+void Checker::index(FileId main, SymbolTable& table) {
+  symbols_ = &table;
+  // A `use` that failed to load leaves the rest loaded: index what there is.
+  (void)load_modules(sources_, main, diags_, modules_);
+  auto m = std::find_if(modules_.begin(), modules_.end(), [](const LoadedModule& x) { return x.is_main; });
+  if (m == modules_.end()) return;
+  table.loaded = true;
+  for (const auto& [range, file] : m->uses) {
+    FileId used = file;  // not a structured binding: clang 14 cannot capture one
+    bool stdlib = std::any_of(modules_.begin(), modules_.end(),
+                              [&](const LoadedModule& x) { return x.file == used && x.is_stdlib; });
+    table.uses.push_back({range, used, stdlib});
+  }
+  collect_ops();
+  for (const auto& decl : m->module.decls) {
+    if (const auto* p = boost::get<ast::PipelineDecl>(&decl.get())) {
+      check_pipeline(*p);
+      break;
+    }
+  }
+}
+
+std::size_t Checker::declare_symbol(Symbol::Kind kind, const ast::Identifier& id, std::string type,
+                                    std::string doc, std::string op) {
+  symbols_->symbols.push_back({kind, id.name, std::move(type), std::move(doc), std::move(op), id.range});
+  return symbols_->symbols.size() - 1;
+}
+
+void Checker::index_op(const ast::OpDecl& op) {
+  std::string sig = op.name.name + "(";
+  for (std::size_t i = 0; i < op.params.size(); ++i)
+    sig += (i ? ", " : "") + op.params[i].name.name + ": " + type_text(op.params[i].type);
+  sig += ")";
+  if (!op.outputs.empty()) {
+    sig += " -> (";
+    for (std::size_t i = 0; i < op.outputs.size(); ++i)
+      sig += (i ? ", " : "") + op.outputs[i].name.name + ": " + type_text(op.outputs[i].type);
+    sig += ")";
+  }
+  // The first declaration of a name is the one steps call (collect_ops() keeps it).
+  bool first = !symbols_->ops.count(op.name.name);
+  std::size_t id = declare_symbol(Symbol::Kind::Op, op.name, sig, op.doc, "");
+  if (first) symbols_->ops.emplace(op.name.name, id);
+  for (const auto& p : op.params) {
+    id = declare_symbol(Symbol::Kind::OpParameter, p.name, type_text(p.type), p.doc, op.name.name);
+    if (first) members_.emplace(std::make_tuple(Symbol::Kind::OpParameter, op.name.name, p.name.name), id);
+  }
+  for (const auto& o : op.outputs) {
+    id = declare_symbol(Symbol::Kind::Output, o.name, type_text(o.type), o.doc, op.name.name);
+    if (first) members_.emplace(std::make_tuple(Symbol::Kind::Output, op.name.name, o.name.name), id);
+  }
+}
+
+void Checker::index_param(const ast::ParamDecl& p) {
+  std::size_t id = declare_symbol(Symbol::Kind::Parameter, p.name, type_text(p.type), p.doc, "");
+  symbols_->params.emplace(p.name.name, id);
+}
+
+void Checker::index_step(const ast::StepDecl& s) {
+  std::size_t id = declare_symbol(Symbol::Kind::Step, s.name, s.op.name, "", "");
+  symbols_->steps.emplace(s.name.name, id);
+}
+
+void Checker::use_symbol(SourceRange at, const std::map<std::string, std::size_t, std::less<>>& names,
+                         std::string_view name) {
+  if (auto it = names.find(name); it != names.end()) symbols_->refs.emplace_back(at, it->second);
+}
+
+void Checker::use_member(SourceRange at, Symbol::Kind kind, const std::string& op, const std::string& name) {
+  if (auto it = members_.find(std::make_tuple(kind, op, name)); it != members_.end())
+    symbols_->refs.emplace_back(at, it->second);
+}
+
+}  // namespace detail
+
+}  // namespace pipec::sema
