@@ -12,12 +12,18 @@ namespace pipec::sema {
 
 const char* kind_name(Symbol::Kind kind) {
   switch (kind) {
-    case Symbol::Kind::Parameter: return "parameter";
-    case Symbol::Kind::Op: return "op";
-    case Symbol::Kind::OpParameter: return "op parameter";
-    case Symbol::Kind::Output: return "output";
-    case Symbol::Kind::Step: return "step";
-    case Symbol::Kind::LoopVariable: return "loop variable";
+    case Symbol::Kind::Parameter:
+      return "parameter";
+    case Symbol::Kind::Op:
+      return "op";
+    case Symbol::Kind::OpParameter:
+      return "op parameter";
+    case Symbol::Kind::Output:
+      return "output";
+    case Symbol::Kind::Step:
+      return "step";
+    case Symbol::Kind::LoopVariable:
+      return "loop variable";
   }
   return "";
 }
@@ -62,7 +68,8 @@ void Checker::index(FileId main, SymbolTable& table) {
   symbols_ = &table;
   // A `use` that failed to load leaves the rest loaded: index what there is.
   (void)load_modules(sources_, main, diags_, modules_);
-  auto m = std::find_if(modules_.begin(), modules_.end(), [](const LoadedModule& x) { return x.is_main; });
+  auto m = std::find_if(modules_.begin(), modules_.end(),
+                        [](const LoadedModule& x) { return x.is_main; });
   if (m == modules_.end()) return;
   table.loaded = true;
   for (const auto& [range, file] : m->uses) {
@@ -82,7 +89,8 @@ void Checker::index(FileId main, SymbolTable& table) {
 
 std::size_t Checker::declare_symbol(Symbol::Kind kind, const ast::Identifier& id, std::string type,
                                     std::string doc, std::string op) {
-  symbols_->symbols.push_back({kind, id.name, std::move(type), std::move(doc), std::move(op), id.range});
+  symbols_->symbols.push_back(
+      {kind, id.name, std::move(type), std::move(doc), std::move(op), id.range});
   return symbols_->symbols.size() - 1;
 }
 
@@ -103,11 +111,13 @@ void Checker::index_op(const ast::OpDecl& op) {
   if (first) symbols_->ops.emplace(op.name.name, id);
   for (const auto& p : op.params) {
     id = declare_symbol(Symbol::Kind::OpParameter, p.name, type_text(p.type), p.doc, op.name.name);
-    if (first) members_.emplace(std::make_tuple(Symbol::Kind::OpParameter, op.name.name, p.name.name), id);
+    if (first)
+      members_.emplace(std::make_tuple(Symbol::Kind::OpParameter, op.name.name, p.name.name), id);
   }
   for (const auto& o : op.outputs) {
     id = declare_symbol(Symbol::Kind::Output, o.name, type_text(o.type), o.doc, op.name.name);
-    if (first) members_.emplace(std::make_tuple(Symbol::Kind::Output, op.name.name, o.name.name), id);
+    if (first)
+      members_.emplace(std::make_tuple(Symbol::Kind::Output, op.name.name, o.name.name), id);
   }
 }
 
@@ -121,12 +131,14 @@ void Checker::index_step(const ast::StepDecl& s) {
   symbols_->steps.emplace(s.name.name, id);
 }
 
-void Checker::use_symbol(SourceRange at, const std::map<std::string, std::size_t, std::less<>>& names,
+void Checker::use_symbol(SourceRange at,
+                         const std::map<std::string, std::size_t, std::less<>>& names,
                          std::string_view name) {
   if (auto it = names.find(name); it != names.end()) symbols_->refs.emplace_back(at, it->second);
 }
 
-void Checker::use_member(SourceRange at, Symbol::Kind kind, const std::string& op, const std::string& name) {
+void Checker::use_member(SourceRange at, Symbol::Kind kind, const std::string& op,
+                         const std::string& name) {
   if (auto it = members_.find(std::make_tuple(kind, op, name)); it != members_.end())
     symbols_->refs.emplace_back(at, it->second);
 }

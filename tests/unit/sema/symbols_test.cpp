@@ -14,7 +14,8 @@ const Symbol* used_at(const SymbolTable& table, const std::string& text, const s
   if (at == std::string::npos) return nullptr;
   auto off = static_cast<std::uint32_t>(at + offset);
   for (const auto& [range, symbol] : table.refs)
-    if (range.file == table.main && range.begin <= off && off <= range.end) return &table.symbols[symbol];
+    if (range.file == table.main && range.begin <= off && off <= range.end)
+      return &table.symbols[symbol];
   return nullptr;
 }
 
@@ -35,6 +36,13 @@ const char* const kProgram =
     "  step train = mpi_job(image: \"i\", command: \"c\", workers: n)\n"
     "}\n";
 
+// The kind, type and op of a symbol, as one string to compare.
+std::string shown(const Symbol* s) {
+  if (!s) return "nothing";
+  return std::string(kind_name(s->kind)) + " " + s->name + ": " + s->type +
+         (s->op.empty() ? "" : " of " + s->op);
+}
+
 TEST(Symbols, NamesMeanWhatTheCheckerResolvedThemTo) {
   SourceManager sources;
   const std::string text = kProgram;
@@ -43,48 +51,26 @@ TEST(Symbols, NamesMeanWhatTheCheckerResolvedThemTo) {
   ASSERT_TRUE(table.loaded);
 
   // An op parameter in its op's body.
-  const Symbol* s = used_at(table, text, "${message}", 2);
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->kind, Symbol::Kind::OpParameter);
-  EXPECT_EQ(s->op, "echo");
-  EXPECT_EQ(s->type, "string");
-
+  EXPECT_EQ(shown(used_at(table, text, "${message}", 2)), "op parameter message: string of echo");
   // Outside the loop, the parameter; inside, the loop variable that hides it (an error
   // `check` reports, but the use still means the loop variable).
-  s = used_at(table, text, "message: x)", 9);
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->kind, Symbol::Kind::Parameter);
-  s = used_at(table, text, "${x}", 2);
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->kind, Symbol::Kind::LoopVariable);
-  EXPECT_EQ(s->type, "string");
-
+  EXPECT_EQ(shown(used_at(table, text, "message: x)", 9)), "parameter x: string");
+  EXPECT_EQ(shown(used_at(table, text, "${x}", 2)), "loop variable x: string");
   // A step's output inside a string: the step, then its op's output.
-  s = used_at(table, text, "${first.out}", 2);
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->kind, Symbol::Kind::Step);
-  EXPECT_EQ(s->type, "echo");
-  s = used_at(table, text, "${first.out}", 8);
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->kind, Symbol::Kind::Output);
-  EXPECT_EQ(s->name, "out");
-
+  EXPECT_EQ(shown(used_at(table, text, "${first.out}", 2)), "step first: echo");
+  EXPECT_EQ(shown(used_at(table, text, "${first.out}", 8)), "output out: string of echo");
   // A stdlib op and its argument, declared in the embedded module.
-  s = used_at(table, text, "mpi_job(", 1);
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->kind, Symbol::Kind::Op);
-  EXPECT_EQ(sources.name(s->range.file), "stdlib/arena.pipe");
-  s = used_at(table, text, "workers: n", 1);
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->kind, Symbol::Kind::OpParameter);
-  EXPECT_EQ(s->op, "mpi_job");
+  const Symbol* op = used_at(table, text, "mpi_job(", 1);
+  ASSERT_TRUE(op);
+  EXPECT_EQ(op->kind, Symbol::Kind::Op);
+  EXPECT_EQ(sources.name(op->range.file), "stdlib/arena.pipe");
+  EXPECT_EQ(shown(used_at(table, text, "workers: n", 1)), "op parameter workers: int of mpi_job");
   ASSERT_EQ(table.uses.size(), 1u);
   EXPECT_TRUE(table.uses[0].stdlib);
-
   // A declaration is found at its own name.
   auto decl = table.at(main, static_cast<std::uint32_t>(text.find("first =")));
   ASSERT_TRUE(decl);
-  EXPECT_EQ(table.symbols[*decl].kind, Symbol::Kind::Step);
+  EXPECT_EQ(shown(&table.symbols[*decl]), "step first: echo");
 }
 
 TEST(Symbols, ATextThatDoesNotParseHasNoTable) {
