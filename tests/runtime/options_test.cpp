@@ -30,28 +30,31 @@ void expect_set(const bool& field, const std::string&) { EXPECT_TRUE(field); }
 
 TEST(LauncherOptions, EveryTableEntryIsBuiltAndParsedIntoItsField) {
   int checked = 0;
-#define PIPEC_LAUNCHER_OPTION(id, word, shape, field, metavar, help)                                     \
+#define PIPEC_LAUNCHER_OPTION(id_, word_, shape_, field_, metavar_, help_)                               \
   {                                                                                                     \
-    SCOPED_TRACE(word);                                                                                 \
+    SCOPED_TRACE(word_);                                                                                \
+    const LauncherOption id = LauncherOption::id_;                                                      \
     LauncherOptions defaults;                                                                           \
-    std::string value = sample(LauncherOption::id, defaults.field);                                     \
+    std::string value = sample(id, defaults.field_);                                                    \
     std::vector<std::string> args;                                                                      \
-    if (LauncherOption::id != LauncherOption::Manifest) args = {"--manifest", "{}"};                    \
-    if (LauncherOption::id != LauncherOption::StepName) args.insert(args.end(), {"--step-name", "s"}); \
-    rules::add_launcher_arg(args, LauncherOption::id, value);                                           \
-    std::string error, help;                                                                            \
-    auto o = parse_options(args, error, help);                                                          \
-    if (LauncherOption::id == LauncherOption::Help) {                                                   \
+    if (id != LauncherOption::Manifest) args = {"--manifest", "{}"};                                    \
+    if (id != LauncherOption::StepName) args.insert(args.end(), {"--step-name", "s"});                 \
+    rules::add_launcher_arg(args, id, value);                                                           \
+    std::string error, usage;                                                                           \
+    auto o = parse_options(args, error, usage);                                                         \
+    if (id == LauncherOption::Help) {                                                                   \
       EXPECT_FALSE(o);                                                                                  \
       EXPECT_EQ(error, "");                                                                             \
-      EXPECT_EQ(help, rules::launcher_usage());                                                         \
-    } else if (LauncherOption::id == LauncherOption::Version) {                                         \
+      EXPECT_EQ(usage, rules::launcher_usage());                                                        \
+    } else if (id == LauncherOption::Version) {                                                         \
       EXPECT_FALSE(o);                                                                                  \
       EXPECT_EQ(error, "option '--version' is given alone");                                           \
     } else {                                                                                            \
       ASSERT_TRUE(o) << error;                                                                          \
-      expect_set(o->field, value);                                                                      \
-      if (LauncherOption::id != LauncherOption::Manifest) EXPECT_EQ(o->manifest, "{}");                 \
+      expect_set(o->field_, value);                                                                     \
+      if (id != LauncherOption::Manifest) {                                                             \
+        EXPECT_EQ(o->manifest, "{}");                                                                   \
+      }                                                                                                 \
     }                                                                                                   \
     ++checked;                                                                                          \
   }
