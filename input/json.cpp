@@ -53,4 +53,16 @@ nlohmann::json parse_json(std::string_view text) {
   return nlohmann::json::parse(text, nullptr, false);
 }
 
+const nlohmann::json& member(const nlohmann::json& object, std::string_view key) {
+  static const nlohmann::json null;
+  if (!object.is_object()) return null;
+  auto it = object.find(key);
+  return it == object.end() ? null : *it;
+}
+
+std::string member_text(const nlohmann::json& object, std::string_view key) {
+  const nlohmann::json& value = member(object, key);
+  return value.is_string() ? value.get<std::string>() : std::string();
+}
+
 }  // namespace pipec::input

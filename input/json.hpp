@@ -24,6 +24,18 @@ std::string json_nesting_problem(std::string_view text);
 /// deep, as nlohmann::json::parse(text, nullptr, false) does for text that is not JSON.
 nlohmann::json parse_json(std::string_view text);
 
+/// Safe reads of a document from outside (a server's answer, a job, an annotation): the
+/// member `key` of `object`, or null when `object` is not an object or has no such member
+/// (never an exception). With more keys, the path of members: member(j, "a", "b").
+const nlohmann::json& member(const nlohmann::json& object, std::string_view key);
+template <typename... Keys>
+const nlohmann::json& member(const nlohmann::json& object, std::string_view key, std::string_view next,
+                             Keys... rest) {
+  return member(member(object, key), next, rest...);
+}
+/// The member `key` of `object` as a string; "" when it is absent or not a string.
+std::string member_text(const nlohmann::json& object, std::string_view key);
+
 /// "line L, column C" of byte `offset` in `text` (1-based, columns in bytes).
 std::string place_of(std::string_view text, std::size_t offset);
 

@@ -45,6 +45,12 @@ bool is_mount_path(std::string_view p) {
   return true;
 }
 
+bool is_inside_mount(std::string_view path, std::string_view mount) {
+  if (path == mount) return true;
+  if (path.substr(0, mount.size()) != mount) return false;
+  return mount == "/" || (path.size() > mount.size() && path[mount.size()] == '/');
+}
+
 std::optional<DataEntry> parse_data_entry(std::string_view entry) {
   auto colon = entry.find(':');
   if (colon == std::string_view::npos) return std::nullopt;

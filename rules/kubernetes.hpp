@@ -16,6 +16,10 @@ namespace pipec::rules {
 /// An absolute mount path without ':', '..' or control characters, at most 4096 bytes.
 [[nodiscard]] bool is_mount_path(std::string_view path);
 
+/// Whether `path` lies in the volume mounted at `mount` (a mount path without a trailing
+/// '/'): `mount` itself or below it. A `tensorboard` directory must lie in a data volume.
+[[nodiscard]] bool is_inside_mount(std::string_view path, std::string_view mount);
+
 /// One `data` entry, `pvc-name:/mount/path`: a DNS-1123 subdomain claim name and a mount
 /// path; trailing '/' are dropped ("/data/" mounts "/data"). nullopt if malformed.
 struct DataEntry {

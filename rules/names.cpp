@@ -1,5 +1,7 @@
 #include "rules/names.hpp"
 
+#include <cstdint>
+
 namespace pipec::rules {
 
 namespace {
@@ -76,6 +78,33 @@ const char* env_reserved_by(std::string_view name, bool training) {
   if (name.substr(0, 6) == "PIPEC_") return "pipec";
   if (training && name == "TF_CONFIG") return "the operator";
   return nullptr;
+}
+
+std::string hash_suffix(std::string_view text) {
+  std::uint32_t h = 2166136261u;
+  for (unsigned char c : text) h = (h ^ c) * 16777619u;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "-";
+  for (int shift = 28; shift >= 0; shift -= 4) out.push_back(kHex[(h >> shift) & 0xf]);
+  return out;
+}
+
+std::string job_name_for_step(std::string_view step_name, std::size_t max) {
+  std::string out;
+  for (char c : step_name) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    if (out.empty() && !(c >= 'a' && c <= 'z')) continue;  // DNS-1035 starts with a letter
+    out.push_back(ok ? c : '-');
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  if (out.empty()) out = "job";
+  if (out.size() > max) {
+    out.resize(max - 9);
+    while (!out.empty() && out.back() == '-') out.pop_back();
+    out += hash_suffix(step_name);
+  }
+  return out;
 }
 
 }  // namespace pipec::rules

@@ -41,6 +41,23 @@ inline constexpr std::size_t kMaxK8sNameLength = 63;
 /// the step may set it.
 [[nodiscard]] const char* env_reserved_by(std::string_view name, bool training);
 
+/// What a name cut to fit ends in, so distinct long names stay distinct: '-' and 8 hex
+/// digits of the FNV-1a hash of the whole `text`.
+[[nodiscard]] std::string hash_suffix(std::string_view text);
+
+/// The longest job name (kMaxJobName), and with runtime "pods" (kMaxPodsJobName: room
+/// for `-evaluator-12345` in a 63-character name).
+inline constexpr std::size_t kMaxJobName = 50;
+inline constexpr std::size_t kMaxPodsJobName = 45;
+
+/// The job a training step runs (and, with runtime "pods", the prefix of its pods'
+/// names): lower-case DNS-1035 (a letter first; other characters become '-'), "job" when
+/// nothing is left, and at most `max` characters: a longer name is cut and ends in '-'
+/// and 8 hex digits of a hash of the whole step name, so distinct steps stay distinct and
+/// `<name>-worker-NN` pod names stay valid. The compiler names the manifest's job so, and
+/// the launcher the job it creates.
+[[nodiscard]] std::string job_name_for_step(std::string_view step_name, std::size_t max = kMaxJobName);
+
 }  // namespace pipec::rules
 
 namespace pipec {

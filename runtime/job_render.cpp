@@ -20,22 +20,9 @@ namespace {
 
 using nlohmann::json;
 
-std::optional<BindingKind> kind_from_text(std::string_view text) {
-  if (text == "string") return BindingKind::String;
-  if (text == "int") return BindingKind::Int;
-  if (text == "quantity") return BindingKind::Quantity;
-  if (text == "bool") return BindingKind::Bool;
-  if (text == "env") return BindingKind::Env;
-  if (text == "data") return BindingKind::Data;
-  if (text == "count") return BindingKind::Count;
-  if (text == "tolerations") return BindingKind::Tolerations;
-  if (text == "env-map") return BindingKind::EnvMap;
-  if (text == "node-selector") return BindingKind::NodeSelector;
-  if (text == "gpu-resource") return BindingKind::GpuResource;
-  if (text == "clean-pod-policy") return BindingKind::CleanPodPolicy;
-  if (text == "success-policy") return BindingKind::SuccessPolicy;
-  return std::nullopt;
-}
+// The options' words, for messages (rules/launcher_cli.def).
+const std::string_view kBind = rules::launcher_option(rules::LauncherOption::Bind).word;
+const std::string_view kValue = rules::launcher_option(rules::LauncherOption::Value).word;
 
 bool is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -442,35 +429,33 @@ std::optional<Binding> parse_binding(std::string_view spec, std::string& error) 
   auto colon = spec.rfind(':');
   auto eq = colon == std::string_view::npos ? std::string_view::npos : spec.rfind('=', colon);
   if (colon == std::string_view::npos || eq == std::string_view::npos) {
-    error = fmt::format("--bind expects POINTER=NAME:KIND, got {}", json_quote(spec));
+    error = fmt::format("{} expects POINTER=NAME:KIND, got {}", kBind, json_quote(spec));
     return std::nullopt;
   }
   Binding b;
   b.pointer = std::string(spec.substr(0, eq));
   b.name = std::string(spec.substr(eq + 1, colon - eq - 1));
-  auto kind = kind_from_text(spec.substr(colon + 1));
+  auto kind = rules::binding_kind_named(spec.substr(colon + 1));
   if (!kind) {
-    error = fmt::format(
-        "--bind {}: unknown kind '{}' (expected string, int, quantity, bool, env, data, count, "
-        "tolerations, env-map, node-selector, gpu-resource, clean-pod-policy or success-policy)",
-        json_quote(spec), spec.substr(colon + 1));
+    error = fmt::format("{} {}: unknown kind '{}' (expected {})", kBind, json_quote(spec), spec.substr(colon + 1),
+                        rules::binding_kind_list());
     return std::nullopt;
   }
   b.kind = *kind;
   if (auto problem = utf8_problem(spec); !problem.empty()) {
-    error = fmt::format("--bind {}: {}", json_quote(spec), problem);
+    error = fmt::format("{} {}: {}", kBind, json_quote(spec), problem);
     return std::nullopt;
   }
   // Manifests have no empty keys: an empty token ("a//b", a trailing '/') is a mistake.
   if (b.pointer.find("//") != std::string::npos || (b.pointer.size() > 1 && b.pointer.back() == '/')) {
-    error = fmt::format("--bind {}: the pointer '{}' has an empty token", json_quote(spec), b.pointer);
+    error = fmt::format("{} {}: the pointer '{}' has an empty token", kBind, json_quote(spec), b.pointer);
     return std::nullopt;
   }
   bool name_ok = !b.name.empty();
   // A data binding may name several values, one entry (or list of entries) each.
   for (char c : b.name) name_ok = name_ok && (is_name_char(c) || (c == ',' && b.kind == BindingKind::Data));
   if (!name_ok || (!b.pointer.empty() && b.pointer.front() != '/')) {
-    error = fmt::format("--bind expects POINTER=NAME:KIND, got {}", json_quote(spec));
+    error = fmt::format("{} expects POINTER=NAME:KIND, got {}", kBind, json_quote(spec));
     return std::nullopt;
   }
   return b;
@@ -479,14 +464,14 @@ std::optional<Binding> parse_binding(std::string_view spec, std::string& error) 
 bool parse_value(std::string_view spec, std::string& name, std::string& text, std::string& error) {
   auto eq = spec.find('=');
   if (eq == std::string_view::npos || eq == 0) {
-    error = fmt::format("--value expects NAME=TEXT, got {}", json_quote(spec));
+    error = fmt::format("{} expects NAME=TEXT, got {}", kValue, json_quote(spec));
     return false;
   }
   name = std::string(spec.substr(0, eq));
   text = std::string(spec.substr(eq + 1));
   // A value reaches the job as JSON text: it is UTF-8, or refused here with its place.
   if (auto problem = utf8_problem(spec.substr(0, eq)); !problem.empty()) {
-    error = fmt::format("--value {}: the name: {}", json_quote(spec), problem);
+    error = fmt::format("{} {}: the name: {}", kValue, json_quote(spec), problem);
     return false;
   }
   if (auto problem = utf8_problem(text); !problem.empty()) {
@@ -595,7 +580,7 @@ RenderResult render_job_from_args(std::string_view manifest,
     std::string name, text;
     if (!parse_value(arg, name, text, result.error)) return result;
     if (!values.emplace(name, text).second) {
-      result.error = fmt::format("--value '{}' given twice", name);
+      result.error = fmt::format("{} '{}' given twice", kValue, name);
       return result;
     }
   }

@@ -12,24 +12,14 @@
 
 #include "rules/durations.hpp"
 #include "rules/kubernetes.hpp"
+#include "rules/launcher_cli.hpp"
 #include "rules/names.hpp"
 #include "rules/quantities.hpp"
 
 namespace pipec::runtime {
 
-/// What a bound value is and how it goes in (docs/runtime.md, "Binding kinds"). Count,
-/// Tolerations, EnvMap, NodeSelector, GpuResource, CleanPodPolicy and SuccessPolicy change
-/// the job's shape, so any training argument can be a run-time value.
-enum class BindingKind {
-  String, Int, Quantity, Bool, Env, Data,
-  Count,           ///< POINTER is a replica spec: 0 removes the role, n sets its replicas
-  Tolerations,     ///< POINTER is the replica-spec map: a JSON list of toleration specs
-  EnvMap,          ///< replica-spec map: a JSON object of variables for every main container
-  NodeSelector,    ///< replica-spec map: a JSON object of node labels for every pod
-  GpuResource,     ///< replica-spec map: the resource name of the GPU limit ("" = nvidia.com/gpu)
-  CleanPodPolicy,  ///< POINTER is /spec/runPolicy/cleanPodPolicy: None, Running or All
-  SuccessPolicy,   ///< POINTER is /spec: successPolicy "" (none) or AllWorkers
-};
+// The binding kinds are one table with the launcher's options (rules/launcher_cli.def).
+using rules::BindingKind;
 
 // The rules a literal argument meets at compile time and a run-time value meets in the
 // launcher live in rules/ (one implementation, linked by both); the launcher's code names

@@ -36,18 +36,20 @@ struct LauncherOptions {
   std::string metrics_file = "/tmp/outputs/mlpipeline-metrics.json";
   std::string ui_metadata_file = "/tmp/outputs/mlpipeline-ui-metadata.json";
   std::string tensorboard;
-  std::string executor_input;
+  std::string executor_input;  ///< KFP v2's `{{$}}`: also write the ExecutorOutput (metrics)
   std::string runtime;          ///< `--runtime`: "" / "operator" or "trainer-v2" (a TrainJob)
   std::string trainer_runtime;  ///< `--trainer-runtime`: the TrainJob's ClusterTrainingRuntime
-  std::string tf_chief_role;    ///< `--tf-chief-role`: runtime "pods" calls the chief "chief" or "master"  ///< KFP v2's `{{$}}`: also write the ExecutorOutput (metrics)
+  std::string tf_chief_role;    ///< `--tf-chief-role`: runtime "pods" calls the chief "chief" or "master"
   std::string workflow_name, step_name;
   std::string pod_uid;  ///< from $POD_UID
   std::chrono::milliseconds pending_timeout{0}, running_timeout{0};
   bool keep_job = false;
   bool dry_run = false;  ///< `--dry-run`: check, print the job to `out`, create nothing
+  bool print_version = false;  ///< `--version`, answered by main() when given alone
+  bool print_help = false;     ///< `--help`: parse_options() gives the usage instead
   std::string namespace_name;
   std::string kubeconfig;
-  // Pacing, in ms so tests run fast (hidden options --poll-interval, --retry-delay).
+  // Pacing, in ms so tests run fast (--poll-interval, --retry-delay, --log-grace).
   std::chrono::milliseconds poll_interval{2000};
   std::chrono::milliseconds retry_delay{1000};
   std::chrono::milliseconds log_grace{10000};  ///< how long the log may lag the job's end
@@ -60,17 +62,15 @@ struct LauncherOptions {
 
 // parse_duration() comes from runtime/job_render.hpp: the compiler checks literals with it.
 
-/// Parses the command line (without argv[0]). Returns nullopt with `error` set (exit 2),
+/// Parses the command line (without argv[0]) with the table of rules/launcher_cli.def. Returns nullopt with `error` set (exit 2),
 /// or with `error` empty when --help was asked (the usage is in `help`).
 [[nodiscard]] std::optional<LauncherOptions> parse_options(const std::vector<std::string>& args,
                                                            std::string& error, std::string& help);
 
-/// The job name for a step: lower-case DNS-1035, at most kMaxJobName characters, a hash
-/// suffix when shortened, so `<name>-worker-NN` pod names stay valid.
-inline constexpr std::size_t kMaxJobName = 50;
-/// With runtime "pods", the job name leaves room for `-evaluator-12345` in a 63-character name.
-inline constexpr std::size_t kMaxPodsJobName = 45;
-[[nodiscard]] std::string job_name_for_step(std::string_view step_name);
+// Job naming is a rule the compiler applies too (rules/names.hpp).
+using rules::job_name_for_step;
+using rules::kMaxJobName;
+using rules::kMaxPodsJobName;
 
 /// Makes the API client once the arguments are checked; returns nullptr and sets the
 /// error when there is no usable configuration (exit 4).

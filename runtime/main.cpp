@@ -8,6 +8,7 @@
 #include "launcher_git_commit.hpp"
 #include "runtime/kube_client.hpp"
 #include "runtime/launcher.hpp"
+#include "rules/launcher_cli.hpp"
 
 namespace {
 std::atomic<bool> g_stop{false};
@@ -22,7 +23,7 @@ int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.size() == 1 && args[0] == "--version") {  // the build, as `pipec --version` names it
+    if (args.size() == 1 && args[0] == pipec::rules::launcher_flag(pipec::rules::LauncherOption::Version)) {  // the build, as `pipec --version` names it
       std::cout << "pipec-launcher " PIPEC_VERSION " (commit " PIPEC_GIT_COMMIT ")\n";
       return kExitSucceeded;
     }
@@ -34,7 +35,8 @@ int main(int argc, char** argv) {
         return kExitSucceeded;
       }
       std::cerr << "pipec-launcher: error: " << error << "\n"
-                << "Try 'pipec-launcher --help' for more information.\n";
+                << "Try 'pipec-launcher " << pipec::rules::launcher_flag(pipec::rules::LauncherOption::Help)
+                << "' for more information.\n";
       return kExitBadArguments;
     }
     if (const char* uid = std::getenv("POD_UID")) options->pod_uid = uid;

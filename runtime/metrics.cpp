@@ -36,18 +36,8 @@ namespace {
 // and '=' may be inside one).
 constexpr char kCutAfter[] = "\n\r,;([{\"'|";
 
-bool is_alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-// Characters that end a name on its left.
-constexpr auto kBoundary = [] {
-  std::array<bool, 256> t{};
-  for (unsigned char c : std::string_view(" \t\n\r,;([{\"'|:="))
-    t[c] = true;
-  return t;
-}();
+// Characters that end a name on its left: the rule that makes a name reportable.
+constexpr const auto& kBoundary = rules::kMetricNameBoundary;
 
 // Characters that may follow a value.
 bool is_value_end(char c) {
@@ -86,116 +76,6 @@ const char* short_decimal(const char* p, const char* end, double& value) {
 }
 
 }  // namespace
-
-std::string sanitize_metric_name(std::string_view name) {
-  std::string out;
-  bool in_run = false;
-  for (char c : name) {
-    if (out.empty() && !is_alpha(c)) continue;
-    if (is_alnum(c) || c == '-' || c == '_') {
-      out.push_back(c);
-      in_run = false;
-    } else if (!in_run) {
-      out.push_back('-');
-      in_run = true;
-    }
-  }
-  if (out.size() > 64) out.resize(64);
-  while (!out.empty() && !is_alnum(out.back())) out.pop_back();
-  return out;
-}
-
-MetricSpec split_metric_spec(std::string_view spec) {
-  MetricSpec m;
-  std::string_view rest = spec;
-  for (int i = 0; i < 2; ++i) {
-    auto colon = rest.rfind(':');
-    if (colon == std::string_view::npos) break;
-    auto word = rest.substr(colon + 1);
-    if (word == "RAW" || word == "PERCENTAGE") {
-      m.format = std::string(word);
-    } else if (word == "last" || word == "max" || word == "min") {
-      m.aggregation = word == "max" ? Aggregation::Max
-                      : word == "min" ? Aggregation::Min
-                                      : Aggregation::Last;
-    } else {
-      break;
-    }
-    rest = rest.substr(0, colon);
-  }
-  m.name = std::string(rest);
-  m.reported = sanitize_metric_name(m.name);
-  return m;
-}
-
-bool metric_name_reportable(std::string_view name) {
-  // A character that ends a name in the log (kBoundary) can never be inside a name the
-  // scraper finds, so such a name is an error rather than a metric that never appears;
-  // single spaces between words are matched as a whole (MetricScraper::candidate).
-  if (name.empty() || name.front() == ' ' || name.back() == ' ' || name.find("  ") != std::string_view::npos)
-    return false;
-  bool has_boundary = std::any_of(name.begin(), name.end(), [](char c) {
-    return c != ' ' && kBoundary[static_cast<unsigned char>(c)];
-  });
-  return !has_boundary && !sanitize_metric_name(name).empty();
-}
-
-namespace {
-
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-// The known option word `word` was meant as (`PERCENT`, `Percentage` -> PERCENTAGE;
-// `minimum` -> min): one is a prefix of the other, ignoring case. "" when none is.
-std::string_view near_metric_option(std::string_view word) {
-  static constexpr std::array<std::string_view, 5> kOptions = {"PERCENTAGE", "RAW", "last", "max", "min"};
-  if (word.empty()) return {};
-  for (std::string_view option : kOptions) {
-    std::size_t n = std::min(word.size(), option.size());
-    bool same = true;
-    for (std::size_t i = 0; i < n && same; ++i) same = lower(word[i]) == lower(option[i]);
-    if (same && n >= std::min<std::size_t>(3, option.size())) return option;
-  }
-  return {};
-}
-
-}  // namespace
-
-std::string metric_option_problem(std::string_view spec) {
-  MetricSpec m = split_metric_spec(spec);
-  // `acc:PERCENT`, `loss:minimum`: a ':' is never in a reportable name, so a word after
-  // the last one is a misspelt option, not part of the name.
-  if (auto colon = m.name.rfind(':'); colon != std::string::npos && !metric_name_reportable(m.name)) {
-    std::string_view word = std::string_view(m.name).substr(colon + 1);
-    std::string_view near = near_metric_option(word);
-    std::string_view head = std::string_view(m.name).substr(0, colon);
-    // Only a word close to an option: `val:acc` stays a name that cannot be reported.
-    if (!near.empty()) {
-      bool format = near == "RAW" || near == "PERCENTAGE";
-      return fmt::format(
-          "metric '{}': unknown {} '{}'; did you mean '{}:{}{}'? (expected "
-          "NAME[:RAW|PERCENTAGE][:last|max|min], e.g. images/sec:RAW:max)",
-          spec, format ? "format" : "aggregation", word, head, near, spec.substr(m.name.size()));
-    }
-  }
-  return {};
-}
-
-std::optional<MetricSpec> parse_metric_spec(std::string_view spec, std::string& error) {
-  if (std::string problem = metric_option_problem(spec); !problem.empty()) {
-    error = std::move(problem);
-    return std::nullopt;
-  }
-  MetricSpec m = split_metric_spec(spec);
-  if (!metric_name_reportable(m.name)) {
-    error = fmt::format(
-        "metric '{}' cannot be reported: a name needs a letter and none of tab, = : , ; "
-        "( [ {{ \" ' |, which end a name in the log, and spaces only between words (expected "
-        "NAME[:RAW|PERCENTAGE][:last|max|min], e.g. images/sec:RAW:max)",
-        spec);
-    return std::nullopt;
-  }
-  return m;
-}
 
 MetricScraper::MetricScraper(std::vector<MetricSpec> specs)
     : specs_(std::move(specs)), values_(specs_.size()), warned_(specs_.size(), false) {
@@ -440,52 +320,6 @@ bool MetricScraper::executor_output(std::string_view executor_input, std::string
     if (values_[i]) metadata[specs_[i].reported] = *values_[i];
   artifact["metadata"] = std::move(metadata);
   out = json{{"artifacts", {{"metrics", {{"artifacts", json::array({std::move(artifact)})}}}}}}.dump() + "\n";
-  return true;
-}
-
-bool write_file_atomically(const std::string& path, std::string_view content, std::string& error) {
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  std::error_code ec;
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  std::string tmp = path + ".tmp-XXXXXX";
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    error = fmt::format("cannot write '{}': {}", path, std::strerror(errno));
-    return false;
-  }
-  const char* p = content.data();
-  std::size_t left = content.size();
-  bool ok = true;
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) { ok = false; break; }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  ok = ok && ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
-  int saved = errno;
-  ok = (::close(fd) == 0) && ok;
-  if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) { ok = false; saved = errno; }
-  if (!ok) {
-    ::unlink(tmp.c_str());
-    error = fmt::format("cannot write '{}': {}", path, std::strerror(saved));
-  }
-  return ok;
-}
-
-bool check_metric_specs(const std::vector<MetricSpec>& specs, std::string& error) {
-  for (std::size_t i = 0; i < specs.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (specs[i].reported == specs[j].reported) {
-        error = fmt::format("two metrics are reported as '{}'", specs[i].reported);
-        return false;
-      }
-  if (specs.size() > 50) {
-    error = fmt::format("KFP shows at most 50 metrics per step, got {}", specs.size());
-    return false;
-  }
   return true;
 }
 

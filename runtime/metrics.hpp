@@ -8,46 +8,20 @@
 #include <string_view>
 #include <vector>
 
+#include "rules/metrics.hpp"
+
 namespace pipec::runtime {
 
-enum class Aggregation { Last, Max, Min };
-
-/// One `--metric NAME[:FORMAT][:last|max|min]`.
-struct MetricSpec {
-  std::string name;      ///< as it appears in the log, e.g. `images/sec`
-  std::string reported;  ///< sanitised to KFP's rule, e.g. `images-sec`
-  std::string format = "RAW";  ///< RAW or PERCENTAGE
-  Aggregation aggregation = Aggregation::Last;
-};
-
-/// KFP's metric-name rule `^[a-zA-Z]([-_a-zA-Z0-9]{0,62}[a-zA-Z0-9])?$` applied to a log
-/// name: every run of other characters becomes one `-`, leading characters up to the
-/// first letter and trailing `-`/`_` are dropped, and the result is cut to 64 characters.
-/// Returns "" when no letter is left.
-[[nodiscard]] std::string sanitize_metric_name(std::string_view name);
-
-/// Splits a spec `NAME[:RAW|PERCENTAGE][:last|max|min]` without checking the name: the
-/// options are the trailing known words, so the name may hold spaces (`Final Cost:min`)
-/// and even ':' (which then makes it unreportable).
-[[nodiscard]] MetricSpec split_metric_spec(std::string_view spec);
-
-/// Whether a log name can be found and reported: it has a letter, holds none of the
-/// characters that end a name in a log line (tab, `= : , ; ( [ {`, quotes, `|`), and a
-/// space only between words (`Final Cost`; not leading, trailing or doubled).
-[[nodiscard]] bool metric_name_reportable(std::string_view name);
-
-/// "" unless the spec ends in a misspelt format or aggregation (`acc:PERCENT`,
-/// `loss:minimum`): then the error naming it, with the spec meant ("did you mean
-/// 'acc:PERCENTAGE'?"). parse_metric_spec() checks it first.
-[[nodiscard]] std::string metric_option_problem(std::string_view spec);
-
-/// Parses a metric spec. Returns nullopt and sets `error` when malformed.
-[[nodiscard]] std::optional<MetricSpec> parse_metric_spec(std::string_view spec,
-                                                          std::string& error);
-
-/// The rules a step's metrics meet together: no two reported under the same name, at most
-/// 50 (what KFP shows for a step). Returns false and sets `error` otherwise.
-[[nodiscard]] bool check_metric_specs(const std::vector<MetricSpec>& specs, std::string& error);
+// The metric specs and a step's metric set are rules the compiler applies too: one
+// implementation, in rules/ (runtime names them as before).
+using rules::Aggregation;
+using rules::check_metric_specs;
+using rules::metric_name_reportable;
+using rules::metric_option_problem;
+using rules::MetricSpec;
+using rules::parse_metric_spec;
+using rules::sanitize_metric_name;
+using rules::split_metric_spec;
 
 /// Finds `name=value` and `name: value` (also `name = value`, `name:value`) for the given
 /// names in a log. A name is a whole token: it starts after a space, tab, `,;([{"'|`, `:` or
@@ -112,10 +86,5 @@ class MetricScraper {
   std::string carry_;              // an incomplete line between feed() calls
   std::size_t carry_cut_ = std::string::npos;  // where carry_ may be cut (see hold())
 };
-
-/// Writes `content` to `path` atomically (temporary file in the same folder, fsync,
-/// rename), creating the folder. Returns false and sets `error` on failure.
-[[nodiscard]] bool write_file_atomically(const std::string& path, std::string_view content,
-                                         std::string& error);
 
 }  // namespace pipec::runtime

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "fileio/atomic_file.hpp"
 #include "input/read.hpp"
 #include "runtime/metrics.hpp"
 
@@ -168,13 +169,13 @@ int main(int argc, char** argv) {
   }
   for (const auto& w : scraper.take_warnings()) std::cerr << "pipec-metrics: warning: " << w << "\n";
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (!pipec::runtime::write_file_atomically(metrics_file, scraper.metrics_json(), why)) {
+  if (!pipec::fileio::write_file_atomically(metrics_file, scraper.metrics_json(), why, pipec::fileio::Folders::Create)) {
     std::cerr << "pipec-metrics: cannot write " << metrics_file << ": " << why << "\n";
     if (code == 0) code = 1;
   }
   if (!executor_input.empty() &&
       (!scraper.executor_output(executor_input, output_file, executor_output, why) ||
-       (!output_file.empty() && !pipec::runtime::write_file_atomically(output_file, executor_output, why)))) {
+       (!output_file.empty() && !pipec::fileio::write_file_atomically(output_file, executor_output, why, pipec::fileio::Folders::Create)))) {
     std::cerr << "pipec-metrics: cannot write KFP v2's executor output: " << why << "\n";
     if (code == 0) code = 1;
   }

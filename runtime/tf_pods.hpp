@@ -2,7 +2,7 @@
 // Distributed TensorFlow without the training operator (a tf_job with runtime "pods"):
 // the Pods and headless Services that run what a rendered TFJob describes, each pod with
 // the TF_CONFIG the operator would have given it. Pure: no I/O. The launcher creates
-// them; `pipec run --local` and the tests use the same TF_CONFIG rule.
+// them; `pipec run --local` and the tests use the same TF_CONFIG rule (rules/tf_config).
 
 #include <string>
 #include <string_view>
@@ -10,30 +10,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rules/tf_config.hpp"
+
 namespace pipec::runtime {
 
 /// The port every replica listens on, as TFJob's default (`tfjob-port`).
 inline constexpr int kTfPort = 2222;
 
-/// One replica: its role in TF_CONFIG ("chief", "master", "worker", "ps", "evaluator"),
-/// its index, and the name of its Pod and Service.
-struct TfReplica {
-  std::string type;  // the TFJob replica type: Chief, Master, Worker, PS, Evaluator
-  std::string role;
-  int index = 0;
-  std::string name;
-};
-
-/// The replicas of a rendered TFJob, chief (or master) first, then workers, ps,
-/// evaluators, each role in index order. `job` names them `<job>-<role>-<index>`.
-[[nodiscard]] std::vector<TfReplica> tf_replicas(const nlohmann::json& tfjob, std::string_view job);
-
-/// TF_CONFIG for `self`: {"cluster": {role: ["host:port", ...]}, "task": {"type", "index"},
-/// "environment": "cloud"}, as the TFJob operator writes it: every role but the evaluator
-/// is in the cluster; `host` gives a replica's address (its Service's DNS name in a
-/// cluster, 127.0.0.1 with its own port locally).
-[[nodiscard]] std::string tf_config(const std::vector<TfReplica>& replicas, const TfReplica& self,
-                                    const std::vector<std::string>& addresses);
+// TF_CONFIG is one rule with `pipec run --local` (rules/tf_config.hpp).
+using rules::tf_cluster;
+using rules::tf_config;
+using rules::tf_replicas;
+using rules::TfReplica;
 
 /// The Pods and Services of a TFJob, each made when asked for: one pod's TF_CONFIG lists
 /// every replica, so all of them at once would take memory growing with the square of

@@ -18,12 +18,7 @@ constexpr std::string_view kNodeJob = "node";
 // trainer's command; its container is named `node` too.
 constexpr std::string_view kLauncherJob = "launcher";
 
-const json& at(const json& object, std::string_view key) {
-  static const json null;
-  if (!object.is_object()) return null;
-  auto it = object.find(key);
-  return it == object.end() ? null : *it;
-}
+using input::member;
 
 std::string shell_quote(std::string_view text) {
   std::string out = "'";
@@ -35,7 +30,7 @@ std::string shell_quote(std::string_view text) {
 }
 
 long replicas(const json& spec) {
-  const json& r = at(spec, "replicas");
+  const json& r = member(spec, "replicas");
   return r.is_number_integer() ? r.get<long>() : 1;
 }
 
@@ -61,15 +56,15 @@ namespace {
 // command's script. Nothing here is a value: values stay in the environment.
 std::string command_prefix(const json& pod, const json& container, json& env, bool& git) {
   std::string prefix;
-  for (const auto& init : at(pod, "initContainers").is_array() ? at(pod, "initContainers") : json::array()) {
-    if (at(init, "name") != "git-sync") continue;
-    const json& command = at(init, "command");
+  for (const auto& init : member(pod, "initContainers").is_array() ? member(pod, "initContainers") : json::array()) {
+    if (member(init, "name") != "git-sync") continue;
+    const json& command = member(init, "command");
     if (!command.is_array() || command.size() != 3 || !command[2].is_string()) continue;
     git = true;
-    for (const auto& e : at(init, "env").is_array() ? at(init, "env") : json::array()) env.push_back(e);
+    for (const auto& e : member(init, "env").is_array() ? member(init, "env") : json::array()) env.push_back(e);
     prefix += "( " + command[2].get<std::string>() + " ) || exit 1\n";
   }
-  if (const json& dir = at(container, "workingDir"); dir.is_string() && !dir.get<std::string>().empty())
+  if (const json& dir = member(container, "workingDir"); dir.is_string() && !dir.get<std::string>().empty())
     prefix += "cd " + shell_quote(dir.get<std::string>()) + " || exit 1\n";
   return prefix;
 }
@@ -91,11 +86,11 @@ json prefixed_command(const json& command, const std::string& prefix) {
 // `node` in each); null when there is nothing to patch.
 json runtime_patch(const json& pod, const json& container, bool git, const std::vector<std::string>& jobs) {
   json pod_patch = json::object();
-  json volume_mounts = at(container, "volumeMounts").is_array() ? at(container, "volumeMounts") : json::array();
+  json volume_mounts = member(container, "volumeMounts").is_array() ? member(container, "volumeMounts") : json::array();
   if (git) volume_mounts.push_back({{"name", "code-sync"}, {"mountPath", "/code"}});
-  if (const json& v = at(pod, "volumes"); v.is_array() && !v.empty()) pod_patch["volumes"] = v;
-  if (const json& s = at(pod, "nodeSelector"); s.is_object() && !s.empty()) pod_patch["nodeSelector"] = s;
-  if (const json& t = at(pod, "tolerations"); t.is_array() && !t.empty()) pod_patch["tolerations"] = t;
+  if (const json& v = member(pod, "volumes"); v.is_array() && !v.empty()) pod_patch["volumes"] = v;
+  if (const json& s = member(pod, "nodeSelector"); s.is_object() && !s.empty()) pod_patch["nodeSelector"] = s;
+  if (const json& t = member(pod, "tolerations"); t.is_array() && !t.empty()) pod_patch["tolerations"] = t;
   if (!volume_mounts.empty())
     pod_patch["containers"] = json::array({{{"name", kNodeJob}, {"volumeMounts", volume_mounts}}});
   if (pod_patch.empty()) return nullptr;
@@ -116,31 +111,39 @@ json train_job(const json& source, std::string_view kind, std::string_view runti
                {"trainer", std::move(trainer)}};
   if (!patches.is_null()) spec["runtimePatches"] = std::move(patches);
   return {{"apiVersion", "trainer.kubeflow.org/v1alpha1"}, {"kind", "TrainJob"},
-          {"metadata", at(source, "metadata").is_object() ? at(source, "metadata") : json::object()},
+          {"metadata", member(source, "metadata").is_object() ? member(source, "metadata") : json::object()},
           {"spec", std::move(spec)}};
 }
 
 }  // namespace
 
+namespace {
+// The rendered job `text` when it is a `kind`; null, with `refusal` as the result's error,
+// when it is not.
+json source_job(std::string_view text, std::string_view kind, const char* refusal, TrainJobResult& result) {
+  json source = input::parse_json(text);
+  if (source.is_object() && input::member_text(source, "kind") == kind) return source;
+  result.error = refusal;
+  return nullptr;
+}
+}  // namespace
+
 TrainJobResult to_trainjob(std::string_view text, std::string_view runtime_name) {
   json source = input::parse_json(text);
-  if (source.is_object() && at(source, "kind") == "MPIJob") return mpijob_to_trainjob(text, runtime_name);
+  if (source.is_object() && member(source, "kind") == "MPIJob") return mpijob_to_trainjob(text, runtime_name);
   return pytorchjob_to_trainjob(text, runtime_name);
 }
 
 TrainJobResult mpijob_to_trainjob(std::string_view text, std::string_view runtime_name) {
   TrainJobResult result;
-  json source = input::parse_json(text);
-  if (!source.is_object() || at(source, "kind") != "MPIJob") {
-    result.error = "mpijob_to_trainjob converts an MPIJob";
-    return result;
-  }
-  const json& replica_specs = at(at(source, "spec"), "mpiReplicaSpecs");
-  const json& launcher_pod = at(at(at(replica_specs, "Launcher"), "template"), "spec");
-  const json& worker = at(replica_specs, "Worker");
-  const json& worker_pod = at(at(worker, "template"), "spec");
-  const json& launchers = at(launcher_pod, "containers");
-  const json& workers = at(worker_pod, "containers");
+  json source = source_job(text, "MPIJob", "mpijob_to_trainjob converts an MPIJob", result);
+  if (source.is_null()) return result;
+  const json& replica_specs = member(member(source, "spec"), "mpiReplicaSpecs");
+  const json& launcher_pod = member(member(member(replica_specs, "Launcher"), "template"), "spec");
+  const json& worker = member(replica_specs, "Worker");
+  const json& worker_pod = member(member(worker, "template"), "spec");
+  const json& launchers = member(launcher_pod, "containers");
+  const json& workers = member(worker_pod, "containers");
   if (!launchers.is_array() || launchers.empty() || !workers.is_array() || workers.empty()) {
     result.error = "the MPIJob has no launcher or worker container";
     return result;
@@ -150,17 +153,17 @@ TrainJobResult mpijob_to_trainjob(std::string_view text, std::string_view runtim
   // hostfile and points OpenMPI at it); one node per MPIJob worker, its slots as the
   // processes per node, the workers' resources per node.
   json trainer = json::object();
-  trainer["image"] = at(c, "image");
+  trainer["image"] = member(c, "image");
   trainer["numNodes"] = replicas(worker);
-  if (const json& slots = at(at(source, "spec"), "slotsPerWorker"); slots.is_number_integer())
+  if (const json& slots = member(member(source, "spec"), "slotsPerWorker"); slots.is_number_integer())
     trainer["numProcPerNode"] = slots;
-  json env = at(c, "env").is_array() ? at(c, "env") : json::array();
+  json env = member(c, "env").is_array() ? member(c, "env") : json::array();
   bool git = false;
   std::string prefix = command_prefix(launcher_pod, c, env, git);
-  if (at(c, "command").is_array() || !prefix.empty()) trainer["command"] = prefixed_command(at(c, "command"), prefix);
-  if (const json& args = at(c, "args"); args.is_array()) trainer["args"] = args;
+  if (member(c, "command").is_array() || !prefix.empty()) trainer["command"] = prefixed_command(member(c, "command"), prefix);
+  if (const json& args = member(c, "args"); args.is_array()) trainer["args"] = args;
   if (!env.empty()) trainer["env"] = std::move(env);
-  if (const json& resources = at(workers[0], "resources"); resources.is_object() && !resources.empty())
+  if (const json& resources = member(workers[0], "resources"); resources.is_object() && !resources.empty())
     trainer["resourcesPerNode"] = resources;
   json patches = runtime_patch(launcher_pod, c, git, {std::string(kLauncherJob), std::string(kNodeJob)});
   result.ok = true;
@@ -170,17 +173,14 @@ TrainJobResult mpijob_to_trainjob(std::string_view text, std::string_view runtim
 
 TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view runtime_name) {
   TrainJobResult result;
-  json source = input::parse_json(text);
-  if (!source.is_object() || at(source, "kind") != "PyTorchJob") {
-    result.error = "runtime 'trainer-v2' runs a pytorch_job (a PyTorchJob)";
-    return result;
-  }
-  const json& replica_specs = at(at(source, "spec"), "pytorchReplicaSpecs");
-  const json& master = at(replica_specs, "Master");
-  const json& worker = at(replica_specs, "Worker");
+  json source = source_job(text, "PyTorchJob", "runtime 'trainer-v2' runs a pytorch_job (a PyTorchJob)", result);
+  if (source.is_null()) return result;
+  const json& replica_specs = member(member(source, "spec"), "pytorchReplicaSpecs");
+  const json& master = member(replica_specs, "Master");
+  const json& worker = member(replica_specs, "Worker");
   const json& leader = master.is_object() ? master : worker;
-  const json& pod = at(at(leader, "template"), "spec");
-  const json& containers = at(pod, "containers");
+  const json& pod = member(member(leader, "template"), "spec");
+  const json& containers = member(pod, "containers");
   if (!containers.is_array() || containers.empty()) {
     result.error = "the PyTorchJob has no container";
     return result;
@@ -189,9 +189,9 @@ TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view ru
   long nodes = (master.is_object() ? replicas(master) : 0) + (worker.is_object() ? replicas(worker) : 0);
 
   json trainer = json::object();
-  trainer["image"] = at(c, "image");
+  trainer["image"] = member(c, "image");
   trainer["numNodes"] = nodes;
-  const json& nproc = at(at(source, "spec"), "nprocPerNode");
+  const json& nproc = member(member(source, "spec"), "nprocPerNode");
   if (nproc.is_number_integer()) trainer["numProcPerNode"] = nproc;
   if (nproc.is_string()) {
     try {
@@ -200,7 +200,7 @@ TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view ru
       // "auto": Trainer's default.
     }
   }
-  json env = at(c, "env").is_array() ? at(c, "env") : json::array();
+  json env = member(c, "env").is_array() ? member(c, "env") : json::array();
   bool git = false;
   std::string prefix = command_prefix(pod, c, env, git);
   // WORLD_SIZE counts processes as the PyTorchJob operator does: nodes x processes per
@@ -212,10 +212,10 @@ TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view ru
       "MASTER_PORT=\"${MASTER_PORT:-${PET_MASTER_PORT:-}}\" "
       "WORLD_SIZE=\"${WORLD_SIZE:-$((pipec_n * pipec_p))}\" RANK=\"${RANK:-${PET_NODE_RANK:-}}\"\n"
       "unset pipec_n pipec_p\n";
-  if (const json& command = at(c, "command"); command.is_array()) trainer["command"] = prefixed_command(command, prefix);
-  if (const json& args = at(c, "args"); args.is_array()) trainer["args"] = args;
+  if (const json& command = member(c, "command"); command.is_array()) trainer["command"] = prefixed_command(command, prefix);
+  if (const json& args = member(c, "args"); args.is_array()) trainer["args"] = args;
   if (!env.empty()) trainer["env"] = std::move(env);
-  if (const json& resources = at(c, "resources"); resources.is_object() && !resources.empty())
+  if (const json& resources = member(c, "resources"); resources.is_object() && !resources.empty())
     trainer["resourcesPerNode"] = resources;
   json job = train_job(source, "PyTorchJob", runtime_name, std::move(trainer),
                        runtime_patch(pod, c, git, {std::string(kNodeJob)}));

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "rules/metrics.hpp"
 
 namespace pipec::driver {
 
@@ -16,11 +17,11 @@ namespace {
 // A literal metric spec as the run will show it: the reported name (with the log name
 // when KFP's rule changes it), and max/min when not the last value.
 std::string describe_metric(const std::string& spec) {
-  auto parts = emit::kubeflow::split_metric_spec(spec);
-  if (!emit::kubeflow::metric_name_reportable(parts.name)) return parts.name + " (cannot be reported)";
-  std::string reported = emit::kubeflow::sanitize_metric_name(parts.name);
+  auto parts = rules::split_metric_spec(spec);
+  if (!rules::metric_name_reportable(parts.name)) return parts.name + " (cannot be reported)";
+  const std::string& reported = parts.reported;
   std::string text = reported == parts.name ? reported : parts.name + " -> " + reported;
-  if (parts.aggregation != "last") text += " (" + parts.aggregation + ")";
+  if (parts.aggregation != rules::Aggregation::Last) text += std::string(" (") + rules::aggregation_word(parts.aggregation) + ")";
   return text;
 }
 

@@ -37,6 +37,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "rules/launcher_cli.hpp"
 #include "rules/names.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "compiler/emit/shell/shell_script.hpp"
@@ -828,28 +829,34 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
   std::vector<std::string> binds, values, metric_specs;
   long long timeout_s = 0;
   bool tf_master_form = false;
-  for (std::size_t i = 0; i + 1 < call.args.size(); ++i) {
-    const std::string& flag = call.args[i];
-    std::string word = fill_inputs(call.args[i + 1], inputs);
-    if (flag == "--manifest") manifest = word, ++i;
-    else if (flag == "--bind") binds.push_back(word), ++i;
-    else if (flag == "--value") values.push_back(word), ++i;
-    else if (flag == "--metric") metric_specs.push_back(word), ++i;
-    else if (flag == "--tf-chief-role") tf_master_form = word == "master", ++i;
-    else if (flag == "--metric-value") metric_specs.push_back(inputs[call.args[i + 1]]), ++i;
-    else if (flag == "--metric-list-value") {
-      Json list = Json::parse(inputs[call.args[i + 1]], nullptr, false);
-      if (!list.is_array()) throw EvalError{"the metrics value is not a JSON list"};
-      for (const auto& m : list) metric_specs.push_back(m.is_string() ? m.get<std::string>() : m.dump());
-      ++i;
-    } else if (flag == "--running-timeout") {
-      if (!word.empty()) {
-        auto d = runtime::parse_duration(word);
-        if (!d) throw EvalError{"timeout '" + word + "' is not a duration"};
-        timeout_s = std::max<long long>(1, std::chrono::duration_cast<std::chrono::seconds>(*d).count());
-        if (d->count() == 0) timeout_s = 0;
+  // Read with the launcher's own parser and table (rules/launcher_cli).
+  std::string unread;
+  auto given = rules::split_launcher_args(call.args, unread);
+  if (!given) throw EvalError{"the launcher call cannot be read: " + unread};
+  for (const rules::LauncherArg& a : *given) {
+    std::string word = fill_inputs(a.value, inputs);
+    switch (a.id) {
+      case rules::LauncherOption::Manifest: manifest = word; break;
+      case rules::LauncherOption::Bind: binds.push_back(word); break;
+      case rules::LauncherOption::Value: values.push_back(word); break;
+      case rules::LauncherOption::Metric: metric_specs.push_back(word); break;
+      case rules::LauncherOption::TfChiefRole: tf_master_form = word == "master"; break;
+      case rules::LauncherOption::MetricValue: metric_specs.push_back(inputs[a.value]); break;
+      case rules::LauncherOption::MetricListValue: {
+        Json list = Json::parse(inputs[a.value], nullptr, false);
+        if (!list.is_array()) throw EvalError{"the metrics value is not a JSON list"};
+        for (const auto& m : list) metric_specs.push_back(m.is_string() ? m.get<std::string>() : m.dump());
+        break;
       }
-      ++i;
+      case rules::LauncherOption::RunningTimeout:
+        if (!word.empty()) {
+          auto d = runtime::parse_duration(word);
+          if (!d) throw EvalError{"timeout '" + word + "' is not a duration"};
+          timeout_s = std::max<long long>(1, std::chrono::duration_cast<std::chrono::seconds>(*d).count());
+          if (d->count() == 0) timeout_s = 0;
+        }
+        break;
+      default: break;  // what a cluster alone has: the job's runtime, names, files
     }
   }
   runtime::RenderResult rendered = runtime::render_job_from_args(manifest, binds, values);

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/tf_pods.hpp"
+#include "rules/tf_config.hpp"
 
 namespace pipec::local {
 
@@ -61,19 +61,17 @@ ReplicaPlan plan_replicas(const Json& job, const std::function<int()>& port, con
     return plan.replicas.back();
   };
   if (kind == "TFJob") {
-    // TF_CONFIG by the launcher's own rule (runtime/tf_pods: the roles, their order, the
+    // TF_CONFIG by the launcher's own rule (rules/tf_config: the roles, their order, the
     // chief called "master" with chief_role "master"), with loopback addresses.
-    std::vector<runtime::TfReplica> tf = runtime::tf_replicas(job, "local");
-    if (tf_master_form)
-      for (auto& r : tf)
-        if (r.role == "chief") r.role = "master";
+    std::vector<rules::TfReplica> tf = rules::tf_replicas(job, "local", tf_master_form);
     std::vector<std::string> addresses;
     for (std::size_t i = 0; i < tf.size(); ++i) addresses.push_back(fmt::format("127.0.0.1:{}", port()));
+    const Json cluster = rules::tf_cluster(tf, addresses);
     bool chief = false;
     for (const auto& r : tf) chief = chief || r.role == "chief" || r.role == "master";
     for (const auto& t : tf) {
       Replica& r = add(t.type.c_str(), t.role.c_str(), t.index);
-      r.env.emplace_back("TF_CONFIG", runtime::tf_config(tf, t, addresses));
+      r.env.emplace_back("TF_CONFIG", rules::tf_config(cluster, t));
       r.stop_when_others_end = t.role == "ps";
       r.leader = chief ? (t.role == "chief" || t.role == "master") : (t.role == "worker" && t.index == 0);
     }

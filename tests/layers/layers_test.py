@@ -14,7 +14,7 @@ ROOT = os.path.abspath(sys.argv[1])
 
 # The floors, bottom up; docs/architecture.md draws the same table.
 FLOORS = [
-    ["rules", "input"],
+    ["rules", "input", "fileio"],
     ["compiler/base", "stdlib", "runtime/rules"],
     ["compiler/syntax", "compiler/ir", "compiler/package", "runtime/launcher"],
     ["compiler/sema", "compiler/client"],
@@ -32,7 +32,7 @@ FLOOR = {module: i for i, floor in enumerate(FLOORS) for module in floor}
 RUNTIME_RULES = {"job_render", "metrics", "tf_pods", "trainer_v2"}
 
 LIBRARIES = {
-    "pipec_rules": "rules", "pipec_input": "input", "pipec_input_yaml": "input", "pipec_base": "compiler/base", "pipec_stdlib": "stdlib", "pipec_jobrender": "runtime/rules",
+    "pipec_rules": "rules", "pipec_input": "input", "pipec_fileio": "fileio", "pipec_input_yaml": "input", "pipec_base": "compiler/base", "pipec_stdlib": "stdlib", "pipec_jobrender": "runtime/rules",
     "pipec_runtime": "runtime/launcher", "pipec_syntax": "compiler/syntax", "pipec_ir": "compiler/ir",
     "pipec_package": "compiler/package", "pipec_sema": "compiler/sema", "pipec_params": "compiler/client",
     "pipec_client": "compiler/client", "pipec_lower": "compiler/lower", "pipec_emit_yaml": "compiler/emit/yaml",
@@ -65,7 +65,7 @@ def allowed(source, target):
 def main():
     problems = []
     files = 0
-    for top in ("rules", "input", "compiler", "runtime", "stdlib"):
+    for top in ("rules", "input", "fileio", "compiler", "runtime", "stdlib"):
         for base, _, names in os.walk(os.path.join(ROOT, top)):
             for name in sorted(names):
                 path = os.path.relpath(os.path.join(base, name), ROOT)
@@ -80,7 +80,7 @@ def main():
                     files += 1
                     with open(os.path.join(ROOT, path), encoding="utf-8") as f:
                         for number, line in enumerate(f, 1):
-                            m = re.match(r'\s*#\s*include\s+"((?:rules|input|compiler|runtime|stdlib)/[^"]+)"', line)
+                            m = re.match(r'\s*#\s*include\s+"((?:rules|input|fileio|compiler|runtime|stdlib)/[^"]+)"', line)
                             if not m:
                                 continue
                             target = module_of(m.group(1))

@@ -1,4 +1,5 @@
 #include "runtime/metrics.hpp"
+#include "fileio/atomic_file.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -322,13 +323,13 @@ TEST(RuntimeMetrics, WritesKfpMetricsFileAtomically) {
   fs::remove_all(dir);
   std::string error;
   auto path = (dir / "a" / "metrics.json").string();
-  ASSERT_TRUE(write_file_atomically(path, s.metrics_json(), error)) << error;
+  ASSERT_TRUE(fileio::write_file_atomically(path, s.metrics_json(), error, fileio::Folders::Create)) << error;
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   EXPECT_EQ(text.str(), s.metrics_json());
   EXPECT_EQ(std::distance(fs::directory_iterator(dir / "a"), fs::directory_iterator()), 1);
-  EXPECT_FALSE(write_file_atomically("/proc/nonexistent/x.json", "{}", error));
+  EXPECT_FALSE(fileio::write_file_atomically("/proc/nonexistent/x.json", "{}", error, fileio::Folders::Create));
   EXPECT_NE(error.find("cannot write '/proc/nonexistent/x.json'"), std::string::npos);
   fs::remove_all(dir);
 }

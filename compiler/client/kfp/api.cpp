@@ -24,19 +24,9 @@ using json = nlohmann::json;
 
 constexpr std::size_t kMaxShownBody = 600;
 
-std::string text_of(const json& object, std::string_view key) {
-  if (!object.is_object()) return {};
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_string()) return {};
-  return it->get<std::string>();
-}
-
-const json& member(const json& object, std::string_view key) {
-  static const json null;
-  if (!object.is_object()) return null;
-  auto it = object.find(key);
-  return it == object.end() ? null : *it;
-}
+// Safe reads of the server's answers (input/json.hpp).
+using input::member;
+using input::member_text;
 
 // The item named `name` in the list `key` of a list answer, or nullptr.
 const json* find_named(const std::string& body, std::string_view key, std::string_view name,
@@ -45,44 +35,44 @@ const json* find_named(const std::string& body, std::string_view key, std::strin
   const json& list = member(answer, key);
   if (!list.is_array()) return nullptr;
   for (const json& item : list)
-    if (text_of(item, "name") == name) return &item;
+    if (member_text(item, "name") == name) return &item;
   for (const json& item : list)  // v2beta1 answers may hold only display_name
-    if (text_of(item, "name").empty() && text_of(item, "display_name") == name) return &item;
+    if (member_text(item, "name").empty() && member_text(item, "display_name") == name) return &item;
   return nullptr;
 }
 
 // v2beta1 objects name things `pipeline_id`, `display_name`, ...; `name` may be absent.
 std::string name_of(const json& object) {
-  std::string name = text_of(object, "name");
-  return name.empty() ? text_of(object, "display_name") : name;
+  std::string name = member_text(object, "name");
+  return name.empty() ? member_text(object, "display_name") : name;
 }
 
 PipelineInfo read_pipeline_v2(const json& object) {
   PipelineInfo info;
-  info.id = text_of(object, "pipeline_id");
+  info.id = member_text(object, "pipeline_id");
   info.name = name_of(object);
   return info;
 }
 
 VersionInfo read_version_v2(const json& object) {
-  return VersionInfo{text_of(object, "pipeline_version_id"), name_of(object)};
+  return VersionInfo{member_text(object, "pipeline_version_id"), name_of(object)};
 }
 
 // A v2beta1Run: `state` is SUCCEEDED, FAILED, ...; `error.message` says why it failed.
 // The v2 API reports no metrics in a run (they are artifacts in ML Metadata).
 RunInfo read_run_v2(const json& run) {
   RunInfo info;
-  info.id = text_of(run, "run_id");
-  info.name = text_of(run, "display_name");
-  info.status = text_of(run, "state");
+  info.id = member_text(run, "run_id");
+  info.name = member_text(run, "display_name");
+  info.status = member_text(run, "state");
   if (info.status == "RUNTIME_STATE_UNSPECIFIED") info.status.clear();
-  info.message = text_of(member(run, "error"), "message");
+  info.message = member_text(member(run, "error"), "message");
   const json& tasks = member(member(run, "run_details"), "task_details");
   if (tasks.is_array()) {
     for (const json& task : tasks) {
-      std::string state = text_of(task, "state");
+      std::string state = member_text(task, "state");
       if (state == "RUNTIME_STATE_UNSPECIFIED") state.clear();
-      info.steps.push_back({text_of(task, "display_name"), state});
+      info.steps.push_back({member_text(task, "display_name"), state});
     }
   }
   return info;
@@ -117,37 +107,37 @@ bool retryable(long status) { return status >= 500 && status != 501; }
 
 PipelineInfo read_pipeline(const json& object) {
   PipelineInfo info;
-  info.id = text_of(object, "id");
-  info.name = text_of(object, "name");
+  info.id = member_text(object, "id");
+  info.name = member_text(object, "name");
   const json& version = member(object, "default_version");
-  info.default_version_id = text_of(version, "id");
-  info.default_version_name = text_of(version, "name");
+  info.default_version_id = member_text(version, "id");
+  info.default_version_name = member_text(version, "name");
   return info;
 }
 
 RunInfo read_run_detail(const json& detail) {
   RunInfo info;
   const json& run = member(detail, "run");
-  info.id = text_of(run, "id");
-  info.name = text_of(run, "name");
-  info.status = text_of(run, "status");
+  info.id = member_text(run, "id");
+  info.name = member_text(run, "name");
+  info.status = member_text(run, "status");
   const json& metrics = member(run, "metrics");
   if (metrics.is_array()) {
     for (const json& metric : metrics) {
       RunMetric m;
-      m.node_id = text_of(metric, "node_id");
-      m.name = text_of(metric, "name");
+      m.node_id = member_text(metric, "node_id");
+      m.name = member_text(metric, "name");
       const json& value = member(metric, "number_value");
       m.value = value.is_number() ? value.get<double>() : 0.0;
-      m.format = text_of(metric, "format");
+      m.format = member_text(metric, "format");
       info.metrics.push_back(std::move(m));
     }
   }
   // The workflow (a JSON string) says why a run failed.
-  std::string manifest = text_of(member(detail, "pipeline_runtime"), "workflow_manifest");
+  std::string manifest = member_text(member(detail, "pipeline_runtime"), "workflow_manifest");
   if (!manifest.empty()) {
     json workflow = input::parse_json(manifest);
-    info.message = text_of(member(workflow, "status"), "message");
+    info.message = member_text(member(workflow, "status"), "message");
     for (const auto& step : workflow_steps(manifest))
       info.steps.push_back({step["name"].get<std::string>(), step["state"].get<std::string>()});
   }
@@ -165,14 +155,14 @@ std::pair<std::string, std::string> server_message(std::string_view body) {
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
     return {one_line(text), {}};
   }
-  std::string message = text_of(parsed, "message");
-  if (message.empty()) message = text_of(parsed, "error");
-  if (message.empty()) message = text_of(parsed, "error_message");
-  std::string details = text_of(parsed, "error_details");
+  std::string message = member_text(parsed, "message");
+  if (message.empty()) message = member_text(parsed, "error");
+  if (message.empty()) message = member_text(parsed, "error_message");
+  std::string details = member_text(parsed, "error_details");
   const json& list = member(parsed, "details");
   if (details.empty() && list.is_array()) {
     for (const json& item : list) {
-      std::string d = text_of(item, "error_details");
+      std::string d = member_text(item, "error_details");
       if (!d.empty() && d != message) details = d;
     }
   }
@@ -327,65 +317,64 @@ ApiStatus KfpApi::post(const std::string& what, HttpRequest request, std::string
   return ApiStatus::success();
 }
 
+std::string KfpApi::api_path(std::string_view rest) const {
+  return (version_ == ApiVersion::V2beta1 ? "/apis/v2beta1/" : "/apis/v1beta1/") + std::string(rest);
+}
+
+std::string KfpApi::named_list_path(std::string_view collection, std::string_view v2_key,
+                                    std::string_view name) const {
+  bool v2 = version_ == ApiVersion::V2beta1;
+  std::string path = fmt::format("/apis/{}/{}?page_size=100&filter=", v2 ? "v2beta1" : "v1beta1", collection) +
+                     (v2 ? equals_filter(v2_key, name, version_) : equals_filter("name", name));
+  if (!connection_.namespace_name.empty())
+    path += (v2 ? "&namespace=" : "&resource_reference_key.type=NAMESPACE&resource_reference_key.id=") +
+            url_encode(connection_.namespace_name);
+  return path;
+}
+
+ApiStatus KfpApi::look_up(const std::string& what, const std::string& path, std::string_view key,
+                          std::string_view name, const std::function<void(const json&)>& found) {
+  std::string body;
+  if (ApiStatus status = get(what, path, body); !status) return status;
+  json answer;
+  if (const json* item = find_named(body, key, name, answer)) found(*item);
+  return ApiStatus::success();
+}
+
 ApiStatus KfpApi::find_pipeline(std::string_view name, std::optional<PipelineInfo>& out) {
   out.reset();
-  if (version_ == ApiVersion::V2beta1) {
-    std::string path = "/apis/v2beta1/pipelines?page_size=100&filter=" +
-                       equals_filter("name", name, version_);
-    if (!connection_.namespace_name.empty())
-      path += "&namespace=" + url_encode(connection_.namespace_name);
-    std::string body;
-    if (ApiStatus status = get(fmt::format("cannot look up pipeline '{}'", name), path, body);
-        !status)
-      return status;
-    json answer;
-    const json* item = find_named(body, "pipelines", name, answer);
-    if (!item) return ApiStatus::success();
-    PipelineInfo found = read_pipeline_v2(*item);
-    std::optional<VersionInfo> newest;
-    if (ApiStatus status = latest_version(found.id, newest); !status) return status;
-    if (newest) {
-      found.default_version_id = newest->id;
-      found.default_version_name = newest->name;
-    }
-    out = found;
-    return ApiStatus::success();
-  }
-  std::string path = "/apis/v1beta1/pipelines?page_size=100&filter=" + equals_filter("name", name);
-  if (!connection_.namespace_name.empty())
-    path += "&resource_reference_key.type=NAMESPACE&resource_reference_key.id=" +
-            url_encode(connection_.namespace_name);
-  std::string body;
-  if (ApiStatus status = get(fmt::format("cannot look up pipeline '{}'", name), path, body); !status)
+  bool v2 = version_ == ApiVersion::V2beta1;
+  if (ApiStatus status = look_up(fmt::format("cannot look up pipeline '{}'", name),
+                                 named_list_path("pipelines", "name", name), "pipelines", name,
+                                 [&](const json& item) { out = v2 ? read_pipeline_v2(item) : read_pipeline(item); });
+      !status || !out || !v2)
     return status;
-  json answer;
-  if (const json* item = find_named(body, "pipelines", name, answer)) out = read_pipeline(*item);
+  if (ApiStatus status = add_newest_version(*out); !status) {
+    out.reset();
+    return status;
+  }
   return ApiStatus::success();
 }
 
 ApiStatus KfpApi::get_pipeline(std::string_view id, PipelineInfo& out) {
+  bool v2 = version_ == ApiVersion::V2beta1;
   std::string body;
-  if (version_ == ApiVersion::V2beta1) {
-    if (ApiStatus status = get(fmt::format("cannot get pipeline '{}'", id),
-                               "/apis/v2beta1/pipelines/" + url_encode(id), body);
-        !status)
-      return status;
-    out = read_pipeline_v2(input::parse_json(body));
-    if (out.id.empty()) out.id = std::string(id);
-    std::optional<VersionInfo> newest;
-    if (ApiStatus status = latest_version(out.id, newest); !status) return status;
-    if (newest) {
-      out.default_version_id = newest->id;
-      out.default_version_name = newest->name;
-    }
-    return ApiStatus::success();
-  }
-  if (ApiStatus status = get(fmt::format("cannot get pipeline '{}'", id),
-                             "/apis/v1beta1/pipelines/" + url_encode(id), body);
+  if (ApiStatus status = get(fmt::format("cannot get pipeline '{}'", id), api_path("pipelines/" + url_encode(id)), body);
       !status)
     return status;
-  out = read_pipeline(input::parse_json(body));
+  json answer = input::parse_json(body);
+  out = v2 ? read_pipeline_v2(answer) : read_pipeline(answer);
   if (out.id.empty()) out.id = std::string(id);
+  return v2 ? add_newest_version(out) : ApiStatus::success();
+}
+
+ApiStatus KfpApi::add_newest_version(PipelineInfo& pipeline) {
+  std::optional<VersionInfo> newest;
+  if (ApiStatus status = latest_version(pipeline.id, newest); !status) return status;
+  if (newest) {
+    pipeline.default_version_id = newest->id;
+    pipeline.default_version_name = newest->name;
+  }
   return ApiStatus::success();
 }
 
@@ -407,33 +396,15 @@ ApiStatus KfpApi::latest_version(std::string_view pipeline_id, std::optional<Ver
 ApiStatus KfpApi::find_version(std::string_view pipeline_id, std::string_view name,
                                std::optional<VersionInfo>& out) {
   out.reset();
-  if (version_ == ApiVersion::V2beta1) {
-    std::string body;
-    if (ApiStatus status = get(fmt::format("cannot look up version '{}' of pipeline '{}'", name,
-                                           pipeline_id),
-                               "/apis/v2beta1/pipelines/" + url_encode(pipeline_id) +
-                                   "/versions?page_size=100&filter=" +
-                                   equals_filter("name", name, version_),
-                               body);
-        !status)
-      return status;
-    json answer;
-    if (const json* item = find_named(body, "pipeline_versions", name, answer))
-      out = read_version_v2(*item);
-    return ApiStatus::success();
-  }
-  std::string path = "/apis/v1beta1/pipeline_versions?resource_key.type=PIPELINE&resource_key.id=" +
-                     url_encode(pipeline_id) + "&page_size=100&filter=" + equals_filter("name", name);
-  std::string body;
-  if (ApiStatus status = get(fmt::format("cannot look up version '{}' of pipeline '{}'", name,
-                                         pipeline_id),
-                             path, body);
-      !status)
-    return status;
-  json answer;
-  if (const json* item = find_named(body, "versions", name, answer))
-    out = VersionInfo{text_of(*item, "id"), text_of(*item, "name")};
-  return ApiStatus::success();
+  bool v2 = version_ == ApiVersion::V2beta1;
+  std::string path = v2 ? "/apis/v2beta1/pipelines/" + url_encode(pipeline_id) + "/versions?page_size=100&filter=" +
+                              equals_filter("name", name, version_)
+                        : "/apis/v1beta1/pipeline_versions?resource_key.type=PIPELINE&resource_key.id=" +
+                              url_encode(pipeline_id) + "&page_size=100&filter=" + equals_filter("name", name);
+  return look_up(fmt::format("cannot look up version '{}' of pipeline '{}'", name, pipeline_id), path,
+                 v2 ? "pipeline_versions" : "versions", name, [&](const json& item) {
+                   out = v2 ? read_version_v2(item) : VersionInfo{member_text(item, "id"), member_text(item, "name")};
+                 });
 }
 
 ApiStatus KfpApi::get_pipeline_template(std::string_view pipeline_id, std::string& yaml) {
@@ -452,7 +423,7 @@ ApiStatus KfpApi::get_pipeline_template(std::string_view pipeline_id, std::strin
               "/apis/v1beta1/pipelines/" + url_encode(pipeline_id) + "/templates", body);
       !status)
     return status;
-  yaml = text_of(input::parse_json(body), "template");
+  yaml = member_text(input::parse_json(body), "template");
   return ApiStatus::success();
 }
 
@@ -476,7 +447,7 @@ ApiStatus KfpApi::get_version_template(std::string_view version_id, std::string&
               "/apis/v1beta1/pipeline_versions/" + url_encode(version_id) + "/templates", body);
       !status)
     return status;
-  yaml = text_of(input::parse_json(body), "template");
+  yaml = member_text(input::parse_json(body), "template");
   return ApiStatus::success();
 }
 
@@ -530,38 +501,18 @@ ApiStatus KfpApi::upload_version(std::string_view pipeline_id, const PackageUplo
       !status)
     return status;
   json version = input::parse_json(body);
-  out = v2 ? read_version_v2(version) : VersionInfo{text_of(version, "id"), text_of(version, "name")};
+  out = v2 ? read_version_v2(version) : VersionInfo{member_text(version, "id"), member_text(version, "name")};
   return ApiStatus::success();
 }
 
 ApiStatus KfpApi::find_experiment(std::string_view name, std::optional<ExperimentInfo>& out) {
   out.reset();
-  if (version_ == ApiVersion::V2beta1) {
-    std::string path = "/apis/v2beta1/experiments?page_size=100&filter=" +
-                       equals_filter("display_name", name, version_);
-    if (!connection_.namespace_name.empty())
-      path += "&namespace=" + url_encode(connection_.namespace_name);
-    std::string body;
-    if (ApiStatus status = get(fmt::format("cannot look up experiment '{}'", name), path, body);
-        !status)
-      return status;
-    json answer;
-    if (const json* item = find_named(body, "experiments", name, answer))
-      out = ExperimentInfo{text_of(*item, "experiment_id"), name_of(*item)};
-    return ApiStatus::success();
-  }
-  std::string path = "/apis/v1beta1/experiments?page_size=100&filter=" + equals_filter("name", name);
-  if (!connection_.namespace_name.empty())
-    path += "&resource_reference_key.type=NAMESPACE&resource_reference_key.id=" +
-            url_encode(connection_.namespace_name);
-  std::string body;
-  if (ApiStatus status = get(fmt::format("cannot look up experiment '{}'", name), path, body);
-      !status)
-    return status;
-  json answer;
-  if (const json* item = find_named(body, "experiments", name, answer))
-    out = ExperimentInfo{text_of(*item, "id"), text_of(*item, "name")};
-  return ApiStatus::success();
+  bool v2 = version_ == ApiVersion::V2beta1;
+  return look_up(fmt::format("cannot look up experiment '{}'", name),
+                 named_list_path("experiments", "display_name", name), "experiments", name, [&](const json& item) {
+                   out = v2 ? ExperimentInfo{member_text(item, "experiment_id"), name_of(item)}
+                            : ExperimentInfo{member_text(item, "id"), member_text(item, "name")};
+                 });
 }
 
 ApiStatus KfpApi::create_experiment(std::string_view name, ExperimentInfo& out,
@@ -585,13 +536,14 @@ ApiStatus KfpApi::create_experiment(std::string_view name, ExperimentInfo& out,
       !status)
     return status;
   json created = input::parse_json(body);
-  out = v2 ? ExperimentInfo{text_of(created, "experiment_id"), name_of(created)}
-           : ExperimentInfo{text_of(created, "id"), text_of(created, "name")};
+  out = v2 ? ExperimentInfo{member_text(created, "experiment_id"), name_of(created)}
+           : ExperimentInfo{member_text(created, "id"), member_text(created, "name")};
   return ApiStatus::success();
 }
 
-ApiStatus KfpApi::create_run(const RunRequest& run, RunInfo& out) {
-  if (version_ == ApiVersion::V2beta1) {
+json run_body(const RunRequest& run, ApiVersion version) {
+  json body;
+  if (version == ApiVersion::V2beta1) {
     json parameters = json::object();
     for (const auto& [name, value] : run.json_parameters) {
       json parsed = input::parse_json(value);
@@ -599,64 +551,46 @@ ApiStatus KfpApi::create_run(const RunRequest& run, RunInfo& out) {
     }
     json reference = {{"pipeline_id", run.pipeline_id}};
     if (!run.version_id.empty()) reference["pipeline_version_id"] = run.version_id;
-    json body_json = {{"display_name", run.name},
-                      {"pipeline_version_reference", reference},
-                      {"runtime_config", {{"parameters", parameters}}}};
-    if (!run.experiment_id.empty()) body_json["experiment_id"] = run.experiment_id;
-    if (!run.description.empty()) body_json["description"] = run.description;
-    HttpRequest request = make_request("POST", "/apis/v2beta1/runs");
-    request.content_type = "application/json";
-    request.body = body_json.dump(-1, ' ', false, json::error_handler_t::replace);
-    std::string body;
-    if (ApiStatus status =
-            post(fmt::format("cannot create run '{}'", run.name), std::move(request), body);
-        !status)
-      return status;
-    out = read_run_v2(input::parse_json(body));
-    return ApiStatus::success();
+    body = {{"display_name", run.name},
+            {"pipeline_version_reference", reference},
+            {"runtime_config", {{"parameters", parameters}}}};
+    if (!run.experiment_id.empty()) body["experiment_id"] = run.experiment_id;
+  } else {
+    json parameters = json::array();
+    for (const auto& [name, value] : run.parameters) parameters.push_back({{"name", name}, {"value", value}});
+    json spec = {{"parameters", parameters}};
+    if (!run.pipeline_id.empty()) spec["pipeline_id"] = run.pipeline_id;
+    json references = json::array();
+    if (!run.experiment_id.empty())
+      references.push_back({{"key", {{"type", "EXPERIMENT"}, {"id", run.experiment_id}}}, {"relationship", "OWNER"}});
+    if (!run.version_id.empty())
+      references.push_back(
+          {{"key", {{"type", "PIPELINE_VERSION"}, {"id", run.version_id}}}, {"relationship", "CREATOR"}});
+    body = {{"name", run.name}, {"pipeline_spec", spec}, {"resource_references", references}};
   }
-  json parameters = json::array();
-  for (const auto& [name, value] : run.parameters)
-    parameters.push_back({{"name", name}, {"value", value}});
-  json spec = {{"parameters", parameters}};
-  if (!run.pipeline_id.empty()) spec["pipeline_id"] = run.pipeline_id;
-  json references = json::array();
-  if (!run.experiment_id.empty())
-    references.push_back({{"key", {{"type", "EXPERIMENT"}, {"id", run.experiment_id}}},
-                          {"relationship", "OWNER"}});
-  if (!run.version_id.empty())
-    references.push_back({{"key", {{"type", "PIPELINE_VERSION"}, {"id", run.version_id}}},
-                          {"relationship", "CREATOR"}});
-  json body_json = {{"name", run.name}, {"pipeline_spec", spec}, {"resource_references", references}};
-  if (!run.description.empty()) body_json["description"] = run.description;
+  if (!run.description.empty()) body["description"] = run.description;
+  return body;
+}
 
-  HttpRequest request = make_request("POST", "/apis/v1beta1/runs");
+ApiStatus KfpApi::create_run(const RunRequest& run, RunInfo& out) {
+  HttpRequest request = make_request("POST", api_path("runs"));
   request.content_type = "application/json";
-  request.body = body_json.dump(-1, ' ', false, json::error_handler_t::replace);
+  request.body = run_body(run, version_).dump(-1, ' ', false, json::error_handler_t::replace);
   std::string body;
-  if (ApiStatus status =
-          post(fmt::format("cannot create run '{}'", run.name), std::move(request), body);
-      !status)
+  if (ApiStatus status = post(fmt::format("cannot create run '{}'", run.name), std::move(request), body); !status)
     return status;
-  out = read_run_detail(input::parse_json(body));
+  json answer = input::parse_json(body);
+  out = version_ == ApiVersion::V2beta1 ? read_run_v2(answer) : read_run_detail(answer);
   return ApiStatus::success();
 }
 
 ApiStatus KfpApi::get_run(std::string_view run_id, RunInfo& out) {
   std::string body;
-  if (version_ == ApiVersion::V2beta1) {
-    if (ApiStatus status = get(fmt::format("cannot get run '{}'", run_id),
-                               "/apis/v2beta1/runs/" + url_encode(run_id), body);
-        !status)
-      return status;
-    out = read_run_v2(input::parse_json(body));
-    return ApiStatus::success();
-  }
-  if (ApiStatus status = get(fmt::format("cannot get run '{}'", run_id),
-                             "/apis/v1beta1/runs/" + url_encode(run_id), body);
+  if (ApiStatus status = get(fmt::format("cannot get run '{}'", run_id), api_path("runs/" + url_encode(run_id)), body);
       !status)
     return status;
-  out = read_run_detail(input::parse_json(body));
+  json answer = input::parse_json(body);
+  out = version_ == ApiVersion::V2beta1 ? read_run_v2(answer) : read_run_detail(answer);
   return ApiStatus::success();
 }
 

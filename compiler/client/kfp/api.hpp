@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "compiler/client/http.hpp"
 #include "compiler/client/kfp/config.hpp"
 
@@ -145,6 +147,17 @@ class KfpApi {
  private:
   ApiStatus get(const std::string& what, const std::string& path, std::string& body);
   ApiStatus post(const std::string& what, HttpRequest request, std::string& body);
+  /// "/apis/v2beta1/REST" or "/apis/v1beta1/REST", by the API version.
+  std::string api_path(std::string_view rest) const;
+  /// Sets the pipeline's default version to its newest (v2beta1 has no default version).
+  ApiStatus add_newest_version(PipelineInfo& pipeline);
+  /// The path of the list of `collection` (pipelines, experiments) filtered on one name
+  /// (v2beta1's key `v2_key`, v1beta1's `name`), in the connection's namespace.
+  std::string named_list_path(std::string_view collection, std::string_view v2_key, std::string_view name) const;
+  /// GETs the list at `path` and calls `found` with the item of its member `key` named
+  /// `name` (by `name`, else `display_name`), if there is one.
+  ApiStatus look_up(const std::string& what, const std::string& path, std::string_view key, std::string_view name,
+                    const std::function<void(const nlohmann::json&)>& found);
   HttpRequest make_request(std::string method, const std::string& path) const;
   /// `text` with the token and the cookie (whole, and each value of 8 or more
   /// characters, in case a server quotes just the value) replaced by "[redacted]".
@@ -162,6 +175,12 @@ class KfpApi {
 /// The server's message from an error body: `message`, else `error`, else
 /// `error_message` (upload), and the details (`error_details`, or those inside `details`).
 std::pair<std::string, std::string> server_message(std::string_view body);
+
+/// The body of a run (and of a recurring run, which adds its trigger) in the API version's
+/// spelling: v2beta1's display_name, pipeline_version_reference and runtime_config (the
+/// typed parameters), v1beta1's name, pipeline_spec and resource_references (experiment
+/// OWNER, version CREATOR); the experiment (v2beta1) and the description when given.
+nlohmann::json run_body(const RunRequest& run, ApiVersion version);
 
 /// The filter query value (URL-encoded JSON) matching `key` EQUALS `value`; v2beta1
 /// spells the predicate's operator `operation`, v1beta1 `op`.

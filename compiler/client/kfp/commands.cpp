@@ -19,14 +19,12 @@
 
 namespace pipec::client::kfp {
 
-namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitErrors = 1;
-
 void print_error(std::ostream& err, const std::string& message) {
   err << "pipec: error: " << message << '\n';
 }
+
+namespace {
+
 
 std::string utc_now() {
   std::time_t now = std::time(nullptr);
@@ -107,6 +105,17 @@ struct Prepared {
   std::string pipeline_name, pipeline_id, version_id, experiment_id;
   std::vector<std::pair<std::string, std::string>> values;       // canonical text
   std::vector<std::pair<std::string, std::string>> json_values;  // typed JSON (v2beta1)
+
+  /// What a run and a recurring run are made of alike: the experiment, the pipeline and
+  /// version, the parameters, and the description.
+  void fill(RunRequest& request, const std::string& description) const {
+    request.description = description;
+    request.experiment_id = experiment_id;
+    request.pipeline_id = pipeline_id;
+    request.version_id = version_id;
+    request.parameters = values;
+    request.json_parameters = json_values;
+  }
 };
 
 bool prepare(KfpApi& api, const std::optional<LocalPackage>& package, const std::string& pipeline_id,
@@ -206,12 +215,7 @@ int run_command(const std::optional<LocalPackage>& package, const std::string& p
 
   RunRequest request;
   request.name = args.run_name.empty() ? fmt::format("{} {}", pipeline_name, utc_now()) : args.run_name;
-  request.description = args.description;
-  request.experiment_id = prepared.experiment_id;
-  request.pipeline_id = prepared.pipeline_id;
-  request.version_id = prepared.version_id;
-  request.parameters = prepared.values;
-  request.json_parameters = prepared.json_values;
+  prepared.fill(request, args.description);
   RunInfo run;
   if (ApiStatus status = api.create_run(request, run); !status) {
     print_error(err, status.message);
@@ -265,10 +269,7 @@ int schedule_create_command(const std::optional<LocalPackage>& package,
     return kExitErrors;
   ScheduleRequest request;
   request.name = args.name.empty() ? prepared.pipeline_name : args.name;
-  request.description = args.run.description;
-  request.experiment_id = prepared.experiment_id;
-  request.pipeline_id = prepared.pipeline_id;
-  request.version_id = prepared.version_id;
+  prepared.fill(request, args.run.description);
   request.cron = args.cron;
   request.interval_seconds = args.interval_seconds;
   request.start_time = args.start_time;
@@ -276,8 +277,6 @@ int schedule_create_command(const std::optional<LocalPackage>& package,
   request.max_concurrency = args.max_concurrency;
   request.no_catchup = !args.catchup;
   request.enabled = args.enabled;
-  request.parameters = prepared.values;
-  request.json_parameters = prepared.json_values;
   Record created;
   if (ApiStatus status = create_schedule(api, request, created); !status) {
     print_error(err, status.message);

@@ -16,8 +16,12 @@
 
 namespace pipec::client::kfp {
 
-/// Exit statuses beyond the driver's 0 (success), 1 (errors), 2 (usage), 3 (internal).
-enum RunExit : int { kExitRunFailed = 4, kExitRunTimedOut = 5 };
+/// Exit statuses: the driver's 0 (success) and 1 (errors) (2 is usage, 3 internal), and
+/// beyond them a run's end.
+enum RunExit : int { kExitOk = 0, kExitErrors = 1, kExitRunFailed = 4, kExitRunTimedOut = 5 };
+
+/// Reports `message` on `err` as every pipec command does: "pipec: error: MESSAGE".
+void print_error(std::ostream& err, const std::string& message);
 
 struct UploadArgs {
   std::string name;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "rules/names.hpp"
+#include "compiler/client/kfp/commands.hpp"
 #include "compiler/client/kfp/flows.hpp"
 #include "compiler/client/kfp/resources.hpp"
 #include "runtime/kube_client.hpp"
@@ -17,16 +18,9 @@ namespace pipec::client::kfp {
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitErrors = 1;
-
 std::string text(const Record& record, const char* key) {
   auto it = record.find(key);
   return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-void print_error(std::ostream& err, const std::string& message) {
-  err << "pipec: error: " << message << '\n';
 }
 
 // Where Argo puts a pod's archived log with the KFP UI server's default key format

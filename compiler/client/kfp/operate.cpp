@@ -20,13 +20,6 @@ namespace pipec::client::kfp {
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitErrors = 1;
-
-void print_error(std::ostream& err, const std::string& message) {
-  err << "pipec: error: " << message << '\n';
-}
-
 std::string field(const Record& record, const char* key) {
   auto it = record.find(key);
   if (it == record.end() || !it->is_string()) return {};

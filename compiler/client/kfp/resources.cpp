@@ -5,6 +5,7 @@
 // v1beta1 and `state` in v2beta1 (backend/src/apiserver/model/run.go).
 
 #include "compiler/client/kfp/resources.hpp"
+#include "input/json.hpp"
 
 #include <algorithm>
 #include <array>
@@ -17,12 +18,7 @@ namespace {
 
 using json = nlohmann::json;
 
-const json& member(const json& object, std::string_view key) {
-  static const json null;
-  if (!object.is_object()) return null;
-  auto it = object.find(key);
-  return it == object.end() ? null : *it;
-}
+using input::member;  // safe reads of the server's answers (input/json.hpp)
 
 std::string text(const json& object, std::string_view key) {
   const json& value = member(object, key);
@@ -427,47 +423,16 @@ std::string schedule_body(const ScheduleRequest& request, ApiVersion version,
   if (!request.start_time.empty()) when["start_time"] = request.start_time;
   if (!request.end_time.empty()) when["end_time"] = request.end_time;
   json trigger = {{request.cron.empty() ? "periodic_schedule" : "cron_schedule", when}};
-  json body;
+  json body = run_body(request, version);
+  body["trigger"] = trigger;
+  body["max_concurrency"] = std::to_string(request.max_concurrency);
+  body["no_catchup"] = request.no_catchup;
   if (v2(version)) {
-    json parameters = json::object();
-    for (const auto& [name, value] : request.json_parameters) {
-      json parsed = json::parse(value, nullptr, false);
-      parameters[name] = parsed.is_discarded() ? json(value) : parsed;
-    }
-    json ref = {{"pipeline_id", request.pipeline_id}};
-    if (!request.version_id.empty()) ref["pipeline_version_id"] = request.version_id;
-    body = {{"display_name", request.name},
-            {"pipeline_version_reference", ref},
-            {"runtime_config", {{"parameters", parameters}}},
-            {"trigger", trigger},
-            {"max_concurrency", std::to_string(request.max_concurrency)},
-            {"mode", request.enabled ? "ENABLE" : "DISABLE"},
-            {"no_catchup", request.no_catchup}};
-    if (!request.description.empty()) body["description"] = request.description;
-    if (!request.experiment_id.empty()) body["experiment_id"] = request.experiment_id;
+    body["mode"] = request.enabled ? "ENABLE" : "DISABLE";
     if (!namespace_name.empty()) body["namespace"] = namespace_name;
-    return dump(body);
+  } else {
+    body["enabled"] = request.enabled;
   }
-  json parameters = json::array();
-  for (const auto& [name, value] : request.parameters)
-    parameters.push_back({{"name", name}, {"value", value}});
-  json spec = {{"parameters", parameters}};
-  if (!request.pipeline_id.empty()) spec["pipeline_id"] = request.pipeline_id;
-  json references = json::array();
-  if (!request.experiment_id.empty())
-    references.push_back({{"key", {{"type", "EXPERIMENT"}, {"id", request.experiment_id}}},
-                          {"relationship", "OWNER"}});
-  if (!request.version_id.empty())
-    references.push_back({{"key", {{"type", "PIPELINE_VERSION"}, {"id", request.version_id}}},
-                          {"relationship", "CREATOR"}});
-  body = {{"name", request.name},
-          {"pipeline_spec", spec},
-          {"resource_references", references},
-          {"max_concurrency", std::to_string(request.max_concurrency)},
-          {"trigger", trigger},
-          {"enabled", request.enabled},
-          {"no_catchup", request.no_catchup}};
-  if (!request.description.empty()) body["description"] = request.description;
   return dump(body);
 }
 

@@ -66,20 +66,14 @@ ApiStatus act(KfpApi& api, Kind kind, Action action, std::string_view id,
 
 /// A recurring run. Exactly one of `cron` (the 6-field form KFP takes, CronSchedule::kfp())
 /// and `interval_seconds` (> 0) is set.
-struct ScheduleRequest {
-  std::string name;
-  std::string description;
-  std::string experiment_id;
-  std::string pipeline_id;
-  std::string version_id;
+/// A recurring run: what a run is made of (RunRequest), and when it runs.
+struct ScheduleRequest : RunRequest {
   std::string cron;
   long long interval_seconds = 0;
   std::string start_time, end_time;  // RFC 3339, "" for none
   long long max_concurrency = 1;     // 1..10 (the server's range)
   bool no_catchup = false;
   bool enabled = true;
-  std::vector<std::pair<std::string, std::string>> parameters;       // v1beta1: text
-  std::vector<std::pair<std::string, std::string>> json_parameters;  // v2beta1: typed JSON
 };
 
 ApiStatus create_schedule(KfpApi& api, const ScheduleRequest& request, Record& out);

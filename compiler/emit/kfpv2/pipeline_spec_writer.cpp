@@ -35,6 +35,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "rules/launcher_cli.hpp"
 #include "rules/names.hpp"
 #include "rules/quantities.hpp"
 #include "compiler/emit/yaml/yaml_writer.hpp"
@@ -46,6 +47,7 @@ namespace pipec::emit::kfpv2 {
 namespace {
 
 using J = nlohmann::json;  // std::map objects: keys in sorted order, as kfp writes them
+using Option = rules::LauncherOption;  // the launcher's words (rules/launcher_cli.def)
 
 constexpr const char* kChannel = "pipelinechannel--";
 
@@ -1100,7 +1102,7 @@ std::string SpecWriter::training_component(const ir::Step& step, kubeflow::Launc
   J args = J::array();
   for (std::size_t i = 0; i < call.args.size(); ++i) {
     const std::string& a = call.args[i];
-    if (a == "--step-name" && i + 1 < call.args.size() && call.args[i + 1] == "{{pod.name}}") {
+    if (a == rules::launcher_flag(Option::StepName) && i + 1 < call.args.size() && call.args[i + 1] == "{{pod.name}}") {
       ++i;
       continue;
     }
@@ -1129,15 +1131,16 @@ std::string SpecWriter::training_component(const ir::Step& step, kubeflow::Launc
   // the launcher writes into the ExecutorOutput named in the executor input ({{$}}), as
   // kfp's Metrics.log_metric does; the artifact's file gets the metrics document.
   bool has_metrics = std::any_of(call.args.begin(), call.args.end(), [](const std::string& a) {
-    return a == "--metric" || a == "--metric-value" || a == "--metric-list-value";
+    return a == rules::launcher_flag(Option::Metric) || a == rules::launcher_flag(Option::MetricValue) ||
+           a == rules::launcher_flag(Option::MetricListValue);
   });
   if (has_metrics) {
     comp["outputDefinitions"] = {
         {"artifacts",
          {{"metrics", {{"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}}}}}};
-    args.push_back("--metrics-file");
+    args.push_back(rules::launcher_flag(Option::MetricsFile));
     args.push_back("{{$.outputs.artifacts['metrics'].path}}");
-    args.push_back("--executor-input");
+    args.push_back(rules::launcher_flag(Option::ExecutorInput));
     args.push_back("{{$}}");
   }
   components_[component] = std::move(comp);

@@ -45,24 +45,4 @@ struct LauncherCall {
 [[nodiscard]] bool build_launcher_call(const ir::Step& step, const JobOptions& options,
                                        LauncherCall& call, Diagnostics& diags);
 
-/// A literal metric spec `NAME[:RAW|PERCENTAGE][:last|max|min]` split as the launcher
-/// splits it (docs/runtime.md): the options are the trailing known words.
-struct MetricSpecParts {
-  std::string name;
-  std::string format = "RAW";
-  std::string aggregation = "last";
-};
-[[nodiscard]] MetricSpecParts split_metric_spec(std::string_view spec);
-
-/// Whether the launcher can find a metric of this log name and report it: it has a letter
-/// and none of the characters that end a name in a log line (space, tab, `= : , ; ( [ {`,
-/// quotes, `|`), as runtime::parse_metric_spec requires.
-[[nodiscard]] bool metric_name_reportable(std::string_view name);
-
-/// KFP's metric-name rule applied to a log name, exactly as runtime::sanitize_metric_name
-/// (docs/runtime.md, "Metrics"): runs of characters outside `[-_a-zA-Z0-9]` become one `-`,
-/// characters before the first letter are dropped, cut to 64, trailing `-`/`_` dropped.
-/// Returns "" when no letter is left.
-[[nodiscard]] std::string sanitize_metric_name(std::string_view name);
-
 }  // namespace pipec::emit::kubeflow

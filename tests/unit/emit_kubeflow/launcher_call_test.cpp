@@ -6,6 +6,9 @@
 #include <fstream>
 #include <string>
 
+#include "rules/launcher_cli.hpp"
+#include "rules/metrics.hpp"
+#include "rules/names.hpp"
 #include "runtime/metrics.hpp"
 #include "tests/unit/emit_kubeflow/job_support.hpp"
 
@@ -286,9 +289,46 @@ TEST(Kubeflow, MoreThanFiftyMetrics) {
   auto out = build_train(
       pipeline_with("", "mpi_job(image: \"i\", command: \"c\", metrics: [" + list + "])"));
   EXPECT_FALSE(out.built);
-  EXPECT_NE(out.diagnostics.find("a step reports at most 50 metrics, mpi_job lists 51"),
+  EXPECT_NE(out.diagnostics.find("a step reports at most 50 metrics (what KFP shows), got 51"),
             std::string::npos)
       << out.diagnostics;
+}
+
+// The manifest's job is named by the launcher's rule (rules::job_name_for_step): a step
+// name over 50 characters is cut and ends in the hash, as the launcher names the job.
+TEST(Kubeflow, JobNameIsTheLaunchersRule) {
+  std::string step(60, 'a');
+  step += "_b";
+  auto out = build_train("use arena\npipeline p {\n  step " + step + " = mpi_job(image: \"i\", command: \"c\")\n}\n");
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  auto p = parts_of(out.call);
+  EXPECT_EQ(p.manifest["metadata"]["name"], rules::job_name_for_step(step));
+  EXPECT_EQ(p.manifest["metadata"]["name"].get<std::string>().size(), rules::kMaxJobName);
+}
+
+// A metric chosen by a parameter whose default cannot be reported: the warning gives the
+// one rule's text (rules::kMetricNameRule), as the launcher's error would.
+TEST(Kubeflow, UnreportableDefaultWarnsWithTheOneRule) {
+  auto out = build_train(pipeline_with("  param metric: string = \"val:acc\"\n",
+                                       "mpi_job(image: \"i\", command: \"c\", metrics: [metric])"));
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  EXPECT_NE(out.diagnostics.find(std::string("warning: the default 'val:acc' of 'metric' cannot be reported as a metric: ") +
+                                 rules::kMetricNameRule + "; a run that keeps it fails"),
+            std::string::npos)
+      << out.diagnostics;
+}
+
+// Every word the builder writes before a value is an option of the launcher's table.
+TEST(Kubeflow, EveryFlagIsTheLaunchersTable) {
+  auto out = build_train(kMpiRun);
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  std::string error;
+  auto split = rules::split_launcher_args(out.call.args, error);
+  ASSERT_TRUE(split) << error;
+  std::size_t words = 0;
+  for (const auto& a : *split)
+    words += rules::launcher_option(a.id).shape == rules::OptionShape::Flag ? 1 : 2;
+  EXPECT_EQ(words, out.call.args.size());
 }
 
 }  // namespace

@@ -49,5 +49,18 @@ TEST(PlaceOf, LinesAndColumns) {
   EXPECT_EQ(place_of("ab\ncd", 4), "line 2, column 2");
 }
 
+// One safe member read for every document from outside: a missing member, a parent of
+// another type or a member of another type reads as null or "", never an exception.
+TEST(JsonMember, ReadsNullOrEmptyInsteadOfThrowing) {
+  nlohmann::json doc = nlohmann::json::parse(R"({"a":{"b":{"c":"x"}},"n":1,"list":[1]})");
+  EXPECT_EQ(member(doc, "a", "b", "c"), "x");
+  EXPECT_TRUE(member(doc, "a", "missing", "c").is_null());
+  EXPECT_TRUE(member(doc, "list", "a").is_null());
+  EXPECT_TRUE(member(nlohmann::json(), "a").is_null());
+  EXPECT_EQ(member_text(member(doc, "a", "b"), "c"), "x");
+  EXPECT_EQ(member_text(doc, "n"), "");
+  EXPECT_EQ(member_text(doc, "none"), "");
+}
+
 }  // namespace
 }  // namespace pipec::input

@@ -28,7 +28,7 @@ TEST(LocalReplicas, TfConfigAsTheOperatorWritesItOnLoopback) {
   ASSERT_EQ(plan.replicas.size(), 6u);
   std::vector<std::string> labels;
   for (const auto& r : plan.replicas) labels.push_back(r.label);
-  // In runtime::tf_replicas' order (the launcher's rule): chief, workers, ps, evaluator.
+  // In rules::tf_replicas' order (the launcher's rule): chief, workers, ps, evaluator.
   EXPECT_EQ(labels, (std::vector<std::string>{"chief-0", "worker-0", "worker-1", "ps-0", "ps-1", "evaluator-0"}));
   Json worker1 = Json::parse(env_of(plan.replicas[2]).at("TF_CONFIG"));
   EXPECT_EQ(worker1["cluster"], Json::parse(R"({"chief":["127.0.0.1:40000"],"ps":["127.0.0.1:40003","127.0.0.1:40004"],

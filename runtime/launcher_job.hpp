@@ -1,0 +1,178 @@
+#pragma once
+// The launcher's state and steps, shared by the files that implement them (internal to
+// pipec_runtime): launcher.cpp (the job's life: check, create or adopt, metrics, clean
+// up), launcher_follow.cpp (following the job and the leader's log),
+// launcher_pods.cpp (runtime "pods": a TFJob as Pods and Services).
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "input/json.hpp"
+#include "runtime/kube_client.hpp"
+#include "runtime/launcher.hpp"
+#include "runtime/log_cursor.hpp"
+#include "runtime/metrics.hpp"
+#include "runtime/tf_pods.hpp"
+
+namespace pipec::runtime::launcher_detail {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// A label value: at most 63 of [A-Za-z0-9._-], alphanumeric at both ends.
+inline std::string label_value(std::string_view text) {
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  std::string out;
+  for (char c : text) out.push_back(alnum(c) || c == '.' || c == '_' || c == '-' ? c : '-');
+  if (out.size() > 63) {
+    out = out.substr(0, 54) + rules::hash_suffix(text);
+  }
+  while (!out.empty() && !alnum(out.front())) out.erase(out.begin());
+  while (!out.empty() && !alnum(out.back())) out.pop_back();
+  return out;
+}
+
+inline std::string format_duration(milliseconds d) {
+  auto ms = d.count();
+  if (ms % 86400000 == 0) return fmt::format("{}d", ms / 86400000);
+  if (ms % 3600000 == 0) return fmt::format("{}h", ms / 3600000);
+  if (ms % 60000 == 0) return fmt::format("{}m", ms / 60000);
+  if (ms % 1000 == 0) return fmt::format("{}s", ms / 1000);
+  return fmt::format("{}ms", ms);
+}
+
+// Safe reads of API objects (input/json.hpp): a missing key or a wrong type reads as
+// null / "" / 0.
+using input::member;
+using input::member_text;
+inline long long integer(const json& j, const char* key) {
+  const json& v = member(j, key);
+  return v.is_number_integer() ? v.get<long long>() : 0;
+}
+
+inline std::string status_message(const HttpResponse& r) {
+  if (r.status == 0) return r.error;
+  json body = input::parse_json(r.body);
+  if (!member_text(body, "message").empty())
+    return fmt::format("{} ({})", member_text(body, "message"), r.status);
+  return fmt::format("HTTP {}", r.status);
+}
+
+inline bool transient(const HttpResponse& r) { return r.status == 0 || r.status >= 500 || r.status == 429; }
+
+struct JobKind {
+  std::string plural;      // mpijobs
+  std::string replica_map; // mpiReplicaSpecs
+  std::string leader_type; // launcher, chief, master, worker
+  bool leader_index = false;  // select replica-index=0 too
+  // The pod labels naming the job, the replica type and its index: the training
+  // operator's, or JobSet's for a TrainJob (whose leader is job `node` index 0).
+  std::string job_label = "training.kubeflow.org/job-name";
+  std::string type_label = "training.kubeflow.org/replica-type";
+  std::string index_label = "training.kubeflow.org/replica-index";
+  std::string leader_extra;  // more of the leader's selector ("key=value"), or ""
+};
+
+class Launcher {
+ public:
+  Launcher(const LauncherOptions& o, const ConnectFn& connect, std::ostream& out,
+           std::ostream& err, const std::atomic<bool>& stop)
+      : o_(o), connect_(connect), out_(out), err_(err), stop_(stop) {}
+
+  int run();
+
+ private:
+  enum class Outcome { Succeeded, Failed, PendingTimeout, RunningTimeout, Stopped, Deleted, ApiError };
+
+  void say(const std::string& line) {
+    std::lock_guard lock(err_mutex_);
+    err_ << "pipec-launcher: " << line << '\n' << std::flush;
+  }
+  void error(const std::string& line) { say("error: " + line); }
+  void warning(const std::string& line) { say("warning: " + line); }
+
+  bool prepare();
+  bool write_ui_metadata();
+  std::optional<int> create_or_adopt();
+  std::optional<int> create_pods();
+  Outcome follow();
+  Outcome follow_pods();
+  bool delete_pods(bool ps_only);
+  void follow_log();
+  struct LeaderPod {
+    std::string name, container;
+    long long restarts = 0;  // the container's restartCount
+  };
+  std::optional<LeaderPod> find_leader_pod();
+  bool pods_running();
+  bool read_previous_log(const LeaderPod& pod);
+  std::string log_path(const LeaderPod& pod, const char* options) const;
+  HttpResponse stream_log(const std::string& path);
+  void report_failure();
+  bool delete_job();
+  bool write_metrics();
+  void report_api_error(const HttpResponse& r, std::string_view verb, std::string_view resource);
+  HttpResponse call(std::string_view method, const std::string& path, const std::string& body = {});
+  void sleep_for(milliseconds d, const std::atomic<bool>* also = nullptr);
+
+  std::string jobs_path() const {
+    return fmt::format("/apis/{}/namespaces/{}/{}", api_version_, ns_, kind_.plural);
+  }
+  std::string job_path() const { return jobs_path() + "/" + name_; }
+  std::string resource() const {
+    return fmt::format("{}.{}", kind_.plural, api_version_.substr(0, api_version_.find('/')));
+  }
+
+  const LauncherOptions& o_;
+  const ConnectFn& connect_;
+  KubeClient* client_ = nullptr;  // set once the arguments are checked
+  std::ostream& out_;
+  std::ostream& err_;
+  const std::atomic<bool>& stop_;
+  std::mutex err_mutex_;
+
+  json job_;
+  bool pods_mode_ = false;  // runtime "pods": the TFJob as Pods and Services (pods_)
+  TfPods pods_;
+  std::set<std::pair<std::string, std::string>> owned_;  // (plural, name) created or adopted
+  json source_job_;                // as rendered (an operator's job), for the UI metadata
+  std::string source_replica_map_; // its replica-spec map
+  std::string source_kind_;        // the rendered job's kind (a TrainJob is made of it)
+  std::string name_, ns_, api_version_;
+  JobKind kind_;
+  std::optional<MetricScraper> scraper_;
+  std::string failure_reason_;
+
+  // A 403 on listing pods or reading pods/log: reported once each, and exit 4 (docs/runtime.md).
+  std::atomic<bool> pods_forbidden_{false};
+  std::atomic<bool> log_forbidden_{false};
+  std::atomic<bool> job_done_{false};
+  std::atomic<bool> log_abort_{false};
+  std::atomic<bool> log_finished_{false};
+  std::mutex log_mutex_;
+  std::condition_variable log_cv_;
+  LogCursor cursor_;       // of the pod below; the log thread's alone
+  std::string cursor_pod_;
+  long long cursor_restarts_ = 0;  // restartCount of the container the cursor has read
+};
+
+/// The job's phase from its conditions: Pending, Running, Succeeded, Failed (with the
+/// condition's reason and message in `reason`).
+std::string job_phase(const json& job, std::string* reason);
+
+}  // namespace pipec::runtime::launcher_detail
