@@ -219,7 +219,8 @@ class WorkflowWriter {
                  bool here, std::string& out);
   void add_loop_outputs();
   std::string container_template(const ir::Step& step);
-  Json container_template_json(const ir::ContainerOp* op, const std::string& name, const std::string& display);
+  Json container_template_json(const ir::ContainerOp* op, const std::string& name, const std::string& display,
+                               bool with_doc);
   void reserve_names(const std::vector<ir::Node>& nodes);
   std::string launcher_template(const ir::Step& step, kubeflow::LauncherCall& call);
   Json container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch);
@@ -666,8 +667,11 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
   }
   ++made;
   std::string display = argo_text(step.name);
-  if (!op || scalar_style(name) == ScalarStyle::Literal || scalar_style(display) == ScalarStyle::Literal) {
-    add_template(name, container_template_json(op, name, display));
+  // The op's own template (its first step's, named after the op) carries the op's doc
+  // comment; the copies for its other steps leave it out rather than repeat it per step.
+  if (!op || made == 1 || scalar_style(name) == ScalarStyle::Literal ||
+      scalar_style(display) == ScalarStyle::Literal) {
+    add_template(name, container_template_json(op, name, display, made == 1));
     return name;
   }
   // Every step of an op has the same template but for its name and display name (kept
@@ -678,7 +682,7 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
   OpText& cut = it->second;
   if (fresh) {
     std::string text;
-    append_item(text, container_template_json(op, std::string(kNameMark), std::string(kDisplayMark)), 2);
+    append_item(text, container_template_json(op, std::string(kNameMark), std::string(kDisplayMark), false), 2);
     std::size_t at_name = text.find(kNameMark);
     std::size_t at_display = text.find(kDisplayMark);
     cut.whole = at_name != std::string::npos && at_display != std::string::npos && at_name < at_display &&
@@ -691,7 +695,7 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
     }
   }
   if (!cut.whole) {
-    add_template(name, container_template_json(op, name, display));
+    add_template(name, container_template_json(op, name, display, false));
     return name;
   }
   TemplateText& copy = templates_[name];
@@ -701,9 +705,10 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
   return name;
 }
 
-// The template of a container step: `name`, and `display` as the KFP UI's task name.
+// The template of a container step: `name`, and `display` as the KFP UI's task name;
+// `with_doc`: with the op's doc comment (`pipec.dev/doc`).
 Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const std::string& name,
-                                             const std::string& display) {
+                                             const std::string& display, bool with_doc) {
   Json t = Json::object();
   t["name"] = name;
   Json annotations = {{"pipelines.kubeflow.org/task_display_name", display}};
@@ -753,7 +758,7 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
       t["retryStrategy"] = std::move(retry);
     }
     if (op->timeout_seconds) t["activeDeadlineSeconds"] = *op->timeout_seconds;
-    if (!op->doc.empty()) annotations["pipec.dev/doc"] = argo_text(op->doc);
+    if (with_doc && !op->doc.empty()) annotations["pipec.dev/doc"] = argo_text(op->doc);
   }
   Json labels = Json::object();
   if (op) {
