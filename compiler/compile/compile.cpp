@@ -64,6 +64,7 @@ Compiled compile_program(SourceManager& sources, FileId main, const TargetOption
   auto program = sema::check_program(sources, main, diags);
   if (!program || diags.has_errors()) return out;
   auto pipeline = ir::lower(*program, diags);
+  program.reset();  // the IR holds its own copies: the writer reuses this memory
   if (!pipeline || diags.has_errors()) return out;
   if (!write_target(options, *pipeline, out.text, diags)) return out;
   std::size_t package_size = out.text.size();
@@ -71,7 +72,8 @@ Compiled compile_program(SourceManager& sources, FileId main, const TargetOption
     out.package = package::make_package(package.value_or(package::Format::TarGz), out.text);
     package_size = out.package.size();
   }
-  check_budgets(*pipeline, options.target == "kfp-v2" ? std::string() : out.text, package_size, diags, {},
+  static const std::string kNoWorkflow;  // a reference, not `? std::string() : out.text`: that copies the text
+  check_budgets(*pipeline, options.target == "kfp-v2" ? kNoWorkflow : out.text, package_size, diags, {},
                 options.allow_oversize);
   if (!diags.has_errors()) out.pipeline = std::move(pipeline);
   return out;

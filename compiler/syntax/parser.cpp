@@ -37,7 +37,9 @@ SourceRange range_in(FileId file, std::size_t begin, std::size_t end) {
 }
 
 // Reports the first byte that is not valid UTF-8, or a NUL byte. Returns false then.
-bool check_encoding(std::string_view text, FileId file, Diagnostics& diags) {
+// `ascii`: whether every byte is below 0x80 (then no character is invisible or bidi).
+bool check_encoding(std::string_view text, FileId file, Diagnostics& diags, bool& ascii) {
+  ascii = true;
   std::size_t i = 0;
   while (i < text.size()) {
     // Fast path: eight ASCII bytes, none of them NUL.
@@ -60,6 +62,7 @@ bool check_encoding(std::string_view text, FileId file, Diagnostics& diags) {
       diags.error(range_in(file, i, i + 1), fmt::format("invalid UTF-8 byte 0x{:02x}", c));
       return false;
     }
+    if (c >= 0x80) ascii = false;
     i += len;
   }
   return true;
@@ -725,8 +728,9 @@ class Finisher {
 
 std::optional<ast::Module> parse(const SourceManager& sources, FileId file, Diagnostics& diags) {
   std::string_view text = sources.text(file);
-  if (!check_not_package(text, sources.name(file), diags) || !check_encoding(text, file, diags) ||
-      !check_invisible(text, file, diags) || !check_nesting(text, file, diags))
+  bool ascii = true;
+  if (!check_not_package(text, sources.name(file), diags) || !check_encoding(text, file, diags, ascii) ||
+      (!ascii && !check_invisible(text, file, diags)) || !check_nesting(text, file, diags))
     return std::nullopt;
 
   // A syntax error is reported and its statement (or declaration) skipped, so one pass

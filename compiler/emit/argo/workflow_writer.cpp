@@ -219,7 +219,8 @@ class WorkflowWriter {
                  bool here, std::string& out);
   void add_loop_outputs();
   std::string container_template(const ir::Step& step);
-  Json container_template_json(const ir::ContainerOp* op, const std::string& name, const std::string& display);
+  Json container_template_json(const ir::ContainerOp* op, const std::string& name, const std::string& display,
+                               bool with_doc);
   void reserve_names(const std::vector<ir::Node>& nodes);
   std::string launcher_template(const ir::Step& step, kubeflow::LauncherCall& call);
   Json container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch);
@@ -239,15 +240,38 @@ class WorkflowWriter {
   Diagnostics& diags_;
   bool ok_ = true;
 
-  std::map<std::string, std::string> templates_;  // YAML text by name: written in name order
-  std::map<std::string, std::pair<std::string, SourceRange>> template_owner_;
-  std::map<std::string, int> op_template_count_;  // op name -> templates made for it
   // A container op's template text, made once: everything but the template's name and the
   // step's display name, which each step's copy puts between the three pieces.
   struct OpText {
     std::string head, middle, tail;
     bool whole = false;  // false: the op's text could not be cut; each step renders its own
   };
+  // A template's YAML text; or, for a step's copy of its op's template, the op's pieces and
+  // the two names as YAML scalars, put together only when the document is assembled, so
+  // that the copies of a large pipeline are written once (into the document), not twice.
+  struct TemplateText {
+    std::string text;
+    const OpText* op = nullptr;
+    std::string name, display;  // with `op`: the scalars that go between its pieces
+    std::size_t size() const {
+      return op ? op->head.size() + name.size() + op->middle.size() + display.size() + op->tail.size()
+                : text.size();
+    }
+    void append_to(std::string& out) const {
+      if (!op) {
+        out += text;
+        return;
+      }
+      out += op->head;
+      out += name;
+      out += op->middle;
+      out += display;
+      out += op->tail;
+    }
+  };
+  std::map<std::string, TemplateText> templates_;  // by name: written in name order
+  std::map<std::string, std::pair<std::string, SourceRange>> template_owner_;
+  std::map<std::string, int> op_template_count_;  // op name -> templates made for it
   std::map<std::string, OpText, std::less<>> op_text_;
   std::set<std::string> reserved_names_;  // names other templates will take
   // Fan-in: loop name -> (output name -> the step output it carries out of the loop).
@@ -312,9 +336,18 @@ WorkflowWriter::RefPath WorkflowWriter::resolve(const ir::Ref& r, Scope& scope) 
 std::string WorkflowWriter::argo_ref(const ir::Ref& r, Scope& scope) {
   if (r.kind == ir::Ref::Kind::OpParam && is_file(r) && scope.op) return file_path(*scope.op, r.name);
   RefPath path = resolve(r, scope);
-  const char* kind = is_file(r) ? "artifacts" : "parameters";
-  if (path.output.empty()) return "{{" + std::string(path.root) + "." + kind + "." + path.name + "}}";
-  return "{{tasks." + path.name + ".outputs." + kind + "." + path.output + "}}";
+  std::string_view kind = is_file(r) ? "artifacts" : "parameters";
+  std::string tag;  // built in place: this runs for every argument of every step
+  if (path.output.empty()) {
+    std::string_view root = path.root;
+    tag.reserve(root.size() + kind.size() + path.name.size() + 6);
+    tag.append("{{").append(root).append(".").append(kind).append(".").append(path.name).append("}}");
+  } else {
+    tag.reserve(kind.size() + path.name.size() + path.output.size() + 20);
+    tag.append("{{tasks.").append(path.name).append(".outputs.").append(kind).append(".");
+    tag.append(path.output).append("}}");
+  }
+  return tag;
 }
 
 std::string WorkflowWriter::argo_value(const ir::Value& v, Scope& scope) {
@@ -428,7 +461,7 @@ std::string WorkflowWriter::when_of(const Box<ir::Condition>& when, Scope& scope
 void WorkflowWriter::add_template(const std::string& name, const Json& t) {
   std::string text;
   append_item(text, t, 2);
-  templates_[name] = std::move(text);
+  templates_[name] = TemplateText{std::move(text)};
 }
 
 // `tasks` becomes the template's text: the header goes in front of it, so the tasks of a
@@ -460,7 +493,7 @@ void WorkflowWriter::add_dag_template(const std::string& name, const std::vector
   new_line(text, 6);
   text += "tasks:";
   tasks.insert(0, text);
-  templates_[name] = std::move(tasks);
+  templates_[name] = TemplateText{std::move(tasks)};
 }
 
 // --- container ops ----------------------------------------------------------------------
@@ -634,8 +667,11 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
   }
   ++made;
   std::string display = argo_text(step.name);
-  if (!op || scalar_style(name) == ScalarStyle::Literal || scalar_style(display) == ScalarStyle::Literal) {
-    add_template(name, container_template_json(op, name, display));
+  // The op's own template (its first step's, named after the op) carries the op's doc
+  // comment; the copies for its other steps leave it out rather than repeat it per step.
+  if (!op || made == 1 || scalar_style(name) == ScalarStyle::Literal ||
+      scalar_style(display) == ScalarStyle::Literal) {
+    add_template(name, container_template_json(op, name, display, made == 1));
     return name;
   }
   // Every step of an op has the same template but for its name and display name (kept
@@ -646,7 +682,7 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
   OpText& cut = it->second;
   if (fresh) {
     std::string text;
-    append_item(text, container_template_json(op, std::string(kNameMark), std::string(kDisplayMark)), 2);
+    append_item(text, container_template_json(op, std::string(kNameMark), std::string(kDisplayMark), false), 2);
     std::size_t at_name = text.find(kNameMark);
     std::size_t at_display = text.find(kDisplayMark);
     cut.whole = at_name != std::string::npos && at_display != std::string::npos && at_name < at_display &&
@@ -659,23 +695,20 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
     }
   }
   if (!cut.whole) {
-    add_template(name, container_template_json(op, name, display));
+    add_template(name, container_template_json(op, name, display, false));
     return name;
   }
-  std::string text;
-  text.reserve(cut.head.size() + cut.middle.size() + cut.tail.size() + name.size() + display.size() + 4);
-  text += cut.head;
-  append_scalar(text, name, 4);
-  text += cut.middle;
-  append_scalar(text, display, 8);
-  text += cut.tail;
-  templates_[name] = std::move(text);
+  TemplateText& copy = templates_[name];
+  copy.op = &cut;
+  append_scalar(copy.name, name, 4);
+  append_scalar(copy.display, display, 8);
   return name;
 }
 
-// The template of a container step: `name`, and `display` as the KFP UI's task name.
+// The template of a container step: `name`, and `display` as the KFP UI's task name;
+// `with_doc`: with the op's doc comment (`pipec.dev/doc`).
 Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const std::string& name,
-                                             const std::string& display) {
+                                             const std::string& display, bool with_doc) {
   Json t = Json::object();
   t["name"] = name;
   Json annotations = {{"pipelines.kubeflow.org/task_display_name", display}};
@@ -725,7 +758,7 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
       t["retryStrategy"] = std::move(retry);
     }
     if (op->timeout_seconds) t["activeDeadlineSeconds"] = *op->timeout_seconds;
-    if (!op->doc.empty()) annotations["pipec.dev/doc"] = argo_text(op->doc);
+    if (with_doc && !op->doc.empty()) annotations["pipec.dev/doc"] = argo_text(op->doc);
   }
   Json labels = Json::object();
   if (op) {
@@ -968,7 +1001,7 @@ void WorkflowWriter::add_loop_outputs() {
     }
   }
   auto append_outputs = [&](const std::string& tmpl, const auto& values) {
-    std::string& text = templates_.at(tmpl);
+    std::string& text = templates_.at(tmpl).text;  // a loop's DAG template: text
     new_line(text, 4);
     text += "outputs:";
     new_line(text, 6);
@@ -1176,7 +1209,7 @@ bool WorkflowWriter::run(std::string& out) {
   if (!exit_name.empty()) append_scalar_entry(text, "onExit", exit_name, 2);
   new_line(text, 2);
   text += "templates:";
-  for (auto it = templates_.begin(); it != templates_.end(); it = templates_.erase(it)) text += it->second;
+  for (auto it = templates_.begin(); it != templates_.end(); it = templates_.erase(it)) it->second.append_to(text);
   if (cron) indent_lines(text, spec_start, 2);
   text.push_back('\n');
   return true;
