@@ -1,5 +1,7 @@
 #include "compiler/syntax/raw_block.hpp"
 
+#include <cctype>
+
 namespace pipec::syntax {
 
 namespace {
@@ -13,6 +15,10 @@ RawBlock scan_raw_block(std::string_view text, std::size_t i) {
   std::size_t j = i;
   while (j < text.size() && text[j] == '`') ++j;
   b.fence = j - i;
+  // A word naming the language may follow, as in Markdown (```python): it is ignored.
+  while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_' ||
+                             text[j] == '-' || text[j] == '+' || text[j] == '.'))
+    ++j;
   while (j < text.size() && text[j] != '\n') {
     if (!blank(text[j]) && b.junk == RawBlock::npos) b.junk = j;
     ++j;

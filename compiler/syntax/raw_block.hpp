@@ -1,7 +1,8 @@
 #pragma once
 
 // The raw block, the one string literal that holds text as written (a Python function,
-// a script): a line ending in three or more backticks opens it, the next line that holds
+// a script): three or more backticks (and optionally a word naming the language, as in
+// Markdown's ```python) at the end of a line open it, the next line that holds
 // only the same backticks (and spaces or tabs) closes it, and nothing in between is read:
 // no escapes, no `${...}`, no comments. The closing line's indentation is removed from
 // every line between. Every scanner of .pipe text (the grammar, the checks before it,
@@ -23,7 +24,7 @@ inline bool raw_block_at(std::string_view text, std::size_t i) {
 struct RawBlock {
   static constexpr std::size_t npos = std::string_view::npos;
   std::size_t fence = 0;          // backticks in the opening (and closing) fence
-  std::size_t junk = npos;        // first byte other than a space or tab after the opening fence
+  std::size_t junk = npos;        // first byte after the opening fence (and its word) other than a space or tab
   std::size_t content_begin = 0;  // the first line after the opening fence
   std::size_t content_end = 0;    // the start of the closing fence's line
   std::size_t indent = 0;         // bytes of spaces and tabs before the closing fence

@@ -99,7 +99,7 @@ TEST(Parser, RawBlockKeepsTextAsWritten) {
   // fence's indentation goes, deeper indentation and blank lines stay.
   auto out = parse_string(
       "pipeline p {\n"
-      "  step a = f(s: ````\n"
+      "  step a = f(s: ````python3 \n"
       "      def f(x):  # \"q\" \\n ${x} {{y}} }\n"
       "\n"
       "          return ```\n"
