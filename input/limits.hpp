@@ -33,6 +33,10 @@ inline constexpr std::uint64_t kMaxLogLineBytes = 1 * kMiB;
 /// One line of a Kubernetes watch stream (one event).
 inline constexpr std::uint64_t kMaxWatchEventBytes = 16 * kMiB;
 
+/// The answer of the interpreter that checks a Python op's function when a program is
+/// checked (its signature as JSON).
+inline constexpr std::uint64_t kMaxPythonCheckBytes = 16 * kMiB;
+
 /// JSON and YAML documents nest at most this deep (as the language's own brackets).
 inline constexpr std::size_t kMaxNesting = 256;
 /// YAML aliases (`*name`) may add at most this many nodes to what a document writes out.

@@ -224,6 +224,9 @@ struct ContainerOp {
   /// from the file `metrics_from` after it ends.
   std::vector<Value> metrics;
   std::string metrics_from;
+  /// A Python function op (sema/python_op): the command runs `python3` on the function; a
+  /// local run runs /usr/bin/python3 and installs no `packages` (a missing one is an error).
+  bool python = false;
   std::string doc;
   SourceRange range;
 };

@@ -615,6 +615,12 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   }
   for (const auto& [k, v] : op->env) set_env(proc->env, k, text(v, scope, &args));
   for (const auto& var : script_vars) set_env(proc->env, "PIPEC_" + var, args.count(var) ? args[var] : "");
+  // A Python op runs on this host's Python, into which a local run installs nothing: its
+  // wrapper checks `packages` and names a missing one (docs/local.md).
+  if (op->python && !proc->argv.empty()) {
+    proc->argv[0] = "/usr/bin/python3";
+    set_env(proc->env, "PIPEC_PYTHON_INSTALL", "0");
+  }
   std::vector<std::string> written;  // files the step writes for pipec: outputs, metrics
   for (const auto& out : op->outputs) written.push_back(out.path);
   for (const auto& [host, path] : input_files) {

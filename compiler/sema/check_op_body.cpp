@@ -14,6 +14,7 @@
 #include "rules/names.hpp"
 #include "rules/quantities.hpp"
 #include "compiler/sema/checker.hpp"
+#include "compiler/sema/python_op.hpp"
 #include "runtime/job_render.hpp"
 #include "runtime/metrics.hpp"
 
@@ -26,7 +27,7 @@ const char* const kBodyFields[] = {"image",   "command",       "args",        "e
                                    "node_selector", "tolerations", "labels", "annotations",
                                    "cache", "volumes", "secret_env", "image_pull_policy",
                                    "working_dir", "run_as_user", "run_as_group", "run_as_non_root",
-                                   "metrics", "metrics_from", "inputs"};
+                                   "metrics", "metrics_from", "inputs", "python", "packages"};
 
 // The rule a literal resource value follows, in the op or as a step's argument bound to
 // it through an op parameter: "" when it holds, else the message. gpu_vendor "nvidia" or
@@ -431,6 +432,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
     }
   }
   current_op_ = nullptr;
+  bool python = lower_python_op(op, info.outputs, c, paths, diags_);  // sema/python_op.cpp
   for (auto& param : c.params)
     if (param.type.kind == TypeKind::File)
       param.path = input_paths.count(param.name) ? input_paths[param.name] : "/tmp/inputs/" + param.name + "/data";
@@ -451,7 +453,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
                                  var));
     diags_.note(plain->second, fmt::format("'env' sets '{}' here", var));
   }
-  if (!has_image && !unknown_field)
+  if (!has_image && !python && !unknown_field)
     diags_.error(op.name.range, fmt::format("op '{}' has no 'image' (e.g. image \"python:3.11\")",
                                             op.name.name));
   for (auto& out : info.outputs) {

@@ -13,6 +13,7 @@
 #include "compiler/syntax/ast.hpp"
 #include "compiler/syntax/ast_adapted.hpp"
 #include "compiler/syntax/error_handler.hpp"
+#include "compiler/syntax/raw_block.hpp"
 
 // X3 appends each item of a list to its vector; a call's arguments would grow theirs
 // one reallocation (and one move of every argument) at a time. Most calls have a
@@ -151,11 +152,40 @@ x3::rule<quote_close_class> const quote_close = "'\"' before the end of the line
 auto const triple_close_def = x3::lit("\"\"\"");
 auto const quote_close_def = x3::lit('"');
 auto const escape = '\\' >> x3::char_;
-// """ ... """ spanning lines; "..." on one line. Escapes and ${...} are decoded by parse().
+// A raw block, ``` to a line of only ```: the whole token (scan_raw_block finds its end;
+// parse() takes its text). Fails unless it starts with ```; after that, a problem is an
+// expectation failure at its place.
+struct raw_block_token : x3::parser<raw_block_token> {
+  using attribute_type = std::string;
+  static bool const has_attribute = true;
+  template <typename Iterator, typename Context, typename RContext, typename Attribute>
+  bool parse(Iterator& first, Iterator const& last, Context const&, RContext&,
+             Attribute& attr) const {
+    if (first == last) return false;
+    std::string_view text(&*first, static_cast<std::size_t>(last - first));
+    if (!raw_block_at(text, 0)) return false;
+    RawBlock b = scan_raw_block(text, 0);
+    if (b.junk != RawBlock::npos)
+      boost::throw_exception(x3::expectation_failure<Iterator>(
+          first + static_cast<std::ptrdiff_t>(b.junk),
+          "a line end after the opening ``` (a raw block starts on the next line)"));
+    if (b.end == RawBlock::npos)
+      boost::throw_exception(x3::expectation_failure<Iterator>(
+          first, "a line of only " + std::string(b.fence, '`') + " to close this raw block"));
+    Iterator end = first + static_cast<std::ptrdiff_t>(b.end);
+    x3::traits::move_to(first, end, attr);
+    first = end;
+    return true;
+  }
+};
+
+// """ ... """ spanning lines; "..." on one line; a raw block. Escapes and ${...} are
+// decoded by parse().
 auto const string_text_def =
     x3::lexeme[x3::raw[((x3::lit("\"\"\"") >> *(!x3::lit("\"\"\"") >> (escape | x3::char_))) >
                         triple_close) |
-                       ((x3::lit('"') >> *(escape | (x3::char_ - '"' - '\n'))) > quote_close)]];
+                       ((x3::lit('"') >> *(escape | (x3::char_ - '"' - '\n'))) > quote_close)] |
+               raw_block_token{}];
 auto const string_lit_def = string_text;
 BOOST_SPIRIT_DEFINE(string_text, string_lit, triple_close, quote_close)
 

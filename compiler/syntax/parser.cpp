@@ -21,6 +21,7 @@
 #include "input/utf8.hpp"
 #include "compiler/syntax/config.hpp"
 #include "compiler/syntax/module.hpp"
+#include "compiler/syntax/raw_block.hpp"
 
 namespace pipec::syntax {
 
@@ -90,11 +91,20 @@ bool check_not_package(std::string_view text, std::string_view name, Diagnostics
 // is valid UTF-8 (check_encoding ran).
 bool check_invisible(std::string_view text, FileId file, Diagnostics& diags) {
   bool ok = true;
-  enum class In { Code, Comment, String, TripleString } in = In::Code;
+  enum class In { Code, Comment, String, TripleString, Raw } in = In::Code;
+  std::size_t raw_end = 0;
   for (std::size_t i = 0; i < text.size();) {
     char c = text[i];
+    if (in == In::Raw && i >= raw_end) in = In::Code;
     if (static_cast<unsigned char>(c) < 0x80) {
-      if (in == In::Code) {
+      if (in == In::Raw) {
+        ++i;
+      } else if (in == In::Code && raw_block_at(text, i)) {
+        RawBlock b = scan_raw_block(text, i);
+        raw_end = b.end == RawBlock::npos ? text.size() : b.end;
+        in = In::Raw;
+        i += 3;
+      } else if (in == In::Code) {
         if (c == '#') in = In::Comment;
         else if (c == '"') in = text.substr(i, 3) == "\"\"\"" ? In::TripleString : In::String;
         i += in == In::TripleString ? 3 : 1;
@@ -129,7 +139,7 @@ bool check_invisible(std::string_view text, FileId file, Diagnostics& diags) {
                                   "display in another order than pipec reads it (Trojan Source, "
                                   "CVE-2021-42574); delete it unless it is meant",
                                   static_cast<std::uint32_t>(cp), name,
-                                  in == In::Comment ? "comment" : "string"));
+                                  in == In::Comment ? "comment" : in == In::Raw ? "raw block" : "string"));
       }
     }
     i += len;
@@ -159,6 +169,13 @@ bool check_nesting(std::string_view text, FileId file, Diagnostics& diags) {
     }
     if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
       ++i;
+      continue;
+    }
+    if (raw_block_at(text, i)) {
+      RawBlock b = scan_raw_block(text, i);
+      i = b.end == RawBlock::npos ? text.size() : b.end;
+      not_run = 0;
+      prev_word = {};
       continue;
     }
     if (c == '"') {
@@ -237,6 +254,10 @@ std::optional<std::size_t> innermost_unclosed(std::string_view text) {
     char c = text[i];
     if (c == '#') {
       while (i < text.size() && text[i] != '\n') ++i;
+    } else if (raw_block_at(text, i)) {
+      RawBlock b = scan_raw_block(text, i);
+      if (b.end == RawBlock::npos) break;
+      i = b.end - 1;
     } else if (c == '"') {
       bool triple = text.substr(i, 3) == "\"\"\"";
       i += triple ? 3 : 1;
@@ -329,6 +350,13 @@ std::size_t resync(std::string_view text, std::size_t begin, std::size_t where, 
     char c = text[i];
     if (c == '#') {
       while (i < text.size() && text[i] != '\n') ++i;
+    } else if (raw_block_at(text, i)) {
+      RawBlock b = scan_raw_block(text, i);
+      if (b.end == RawBlock::npos) {
+        open_at_end = true;  // a raw block never closed
+        return text.size();
+      }
+      i = b.end;
     } else if (c == '"') {
       bool closed = true;
       i = skip_string(text, i, closed);
@@ -365,7 +393,7 @@ std::size_t error_position(std::string_view text, std::size_t where, const std::
   // On Boost 1.74 where() is before the whitespace that the expected parser would
   // have skipped; a string's closing quote is inside a lexeme, so nothing is skipped.
   if (which.find("close the string") == std::string::npos &&
-      which.find("end of the line") == std::string::npos)
+      which.find("end of the line") == std::string::npos && which.find("raw block") == std::string::npos)
     where = skip_space_and_comments(text, where);
   return where;
 }
@@ -511,7 +539,33 @@ std::vector<Char> literal_chars(const ast::StringLit& lit) {
   return out;
 }
 
+// A raw block's text: its lines without the closing fence's indentation, each ending in a
+// line end; nothing decoded. A line indented less than the fence is an error at it.
+bool decode_raw_block(ast::StringLit& lit, Diagnostics& diags) {
+  const std::string& raw = lit.raw;
+  RawBlock b = scan_raw_block(raw, 0);
+  ast::StringPart part;
+  part.range = lit.range;
+  bool ok = true;
+  for (const RawLine& line : raw_block_lines(raw, b)) {
+    if (line.short_indent) {
+      std::uint32_t at = lit.range.begin + static_cast<std::uint32_t>(line.begin);
+      diags.error(SourceRange{lit.range.file, at, at + static_cast<std::uint32_t>(line.size)},
+                  fmt::format("this line of the raw block is indented less than its closing {} "
+                              "(whose indentation every line starts with)",
+                              std::string(b.fence, '`')));
+      ok = false;
+      continue;
+    }
+    part.text.append(raw, line.begin, line.size);
+    part.text += '\n';
+  }
+  if (!part.text.empty()) lit.parts.push_back(std::move(part));
+  return ok;
+}
+
 bool decode_string(ast::StringLit& lit, Diagnostics& diags) {
+  if (raw_block_at(lit.raw, 0)) return decode_raw_block(lit, diags);
   FileId file = lit.range.file;
   std::vector<Char> chars = literal_chars(lit);
   bool ok = true;

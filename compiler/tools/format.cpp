@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "compiler/syntax/raw_block.hpp"
+
 namespace pipec::tools {
 
 namespace {
@@ -45,6 +47,12 @@ std::vector<Token> tokenize(std::string_view s) {
       while (end > begin && (s[end - 1] == ' ' || s[end - 1] == '\t' || s[end - 1] == '\r')) --end;
       out.push_back({Kind::Comment, s.substr(begin, end - begin), space});
       space = false;
+    } else if (syntax::raw_block_at(s, i)) {
+      // Kept as written, line for line, the closing fence's indentation too (it decides
+      // the text).
+      syntax::RawBlock b = syntax::scan_raw_block(s, i);
+      i = b.end == syntax::RawBlock::npos ? s.size() : b.end;
+      push(Kind::String, begin);
     } else if (s.compare(i, 3, "\"\"\"") == 0) {
       std::size_t end = s.find("\"\"\"", i + 3);
       i = end == std::string_view::npos ? s.size() : end + 3;

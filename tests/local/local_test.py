@@ -86,6 +86,42 @@ def container():
         fail(f"n=1 outcomes {got}")
 
 
+def python():
+    # Python function ops: typed values in (an int beyond 2^53, floats, a bool, hostile
+    # text, a list, a map), one and several outputs out, a file each way, exactly.
+    n = 9007199254740993
+    values = {"text": HOSTILE, "x": 0.1, "xs": [1, 2.5, 1e-300], "m": {"a": 1, "b": -n}}
+    run(os.path.join(HERE, "python.pipe"), "--params-file", params_file(values), "-p", f"n={n}",
+        "-p", "flag=true", expect=0)
+    got = outcomes()
+    if got != {"make": "succeeded", "total": "succeeded", "check": "succeeded"}:
+        fail(f"outcomes {got}")
+    total = n + 0.1
+    want = {"total": repr(total), "same": HOSTILE, "ok": "false", "count": str(len(HOSTILE)),
+            "items": json.dumps([1.0, 2.5, 1e-300, 0.1], separators=(",", ":")),
+            "both": json.dumps({"a": 1, "b": -n, "n": n}, separators=(",", ":"))}
+    for name, value in want.items():
+        if read(f"steps/make/outputs/{name}") != value:
+            fail(f"output {name}: {read(f'steps/make/outputs/{name}')!r}, expected {value!r}")
+    with open(os.path.join(RUN, "steps/make/outputs/data"), "rb") as f:
+        if f.read() != HOSTILE.encode() + b"\0\xff":
+            fail("file output changed")
+    if read("steps/total/outputs/doubled") != repr(float(repr(total)) * 2):
+        fail("one output: " + read("steps/total/outputs/doubled"))
+    if "checked " + repr(HOSTILE) not in read("steps/check/log"):
+        fail("the file, the text or the list did not arrive: " + read("steps/check/log"))
+    # A value never became code: $(touch /tmp/pwned) did not run.
+    if any(os.path.exists(os.path.join(RUN, f"steps/{s}/fs/tmp/pwned")) for s in want):
+        fail("a value ran as code")
+    # A package this host lacks fails its step, named, before the function runs.
+    run(os.path.join(HERE, "python_missing.pipe"), expect=1)
+    log = read("steps/needs/log")
+    if "'pipec-no-such-package'" not in log or "'numpy'" in log or "install it on this host" not in log:
+        fail("missing package not named: " + log)
+    if os.path.exists(os.path.join(RUN, "steps/needs/fs/tmp/ran")):
+        fail("the function ran without its package")
+
+
 def failure():
     run(os.path.join(HERE, "pipeline.pipe"), "-p", "fail_item=s1", expect=1)
     got = outcomes()
@@ -398,5 +434,5 @@ def files():
 
 os.makedirs(WORK, exist_ok=True)
 {"fanin": fanin, "files": files, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
- "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume}[SCENARIO]()
+ "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python}[SCENARIO]()
 print("ok")

@@ -94,6 +94,40 @@ TEST(Parser, DecodesEscapesAndInterpolation) {
   EXPECT_FALSE(s.is_plain());
 }
 
+TEST(Parser, RawBlockKeepsTextAsWritten) {
+  // Quotes, escapes, `${...}`, `#`, brackets and a shorter fence are text; the closing
+  // fence's indentation goes, deeper indentation and blank lines stay.
+  auto out = parse_string(
+      "pipeline p {\n"
+      "  step a = f(s: ````python3 \n"
+      "      def f(x):  # \"q\" \\n ${x} {{y}} }\n"
+      "\n"
+      "          return ```\n"
+      "      ````\n"
+      "  , t: 1)\n"
+      "}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  const auto& s = string_arg(first_step(*out.module), 0);
+  EXPECT_TRUE(s.is_plain());
+  EXPECT_EQ(s.text(), "def f(x):  # \"q\" \\n ${x} {{y}} }\n\n    return ```\n");
+  EXPECT_EQ(first_step(*out.module).args.size(), 2u);
+}
+
+TEST(Parser, RawBlockProblemsAreLocated) {
+  auto junk = parse_string("pipeline p {\n  step a = f(s: ``` x\n  ```)\n}\n");
+  EXPECT_FALSE(junk.module);
+  EXPECT_EQ(junk.diagnostics.substr(0, 99),
+            "input:2:21: error: expected a line end after the opening ``` (a raw block starts on the "
+            "next line)\n");
+  auto shallow = parse_string("pipeline p {\n  step a = f(s: ```\n  x\n    ```\n  )\n}\n");
+  EXPECT_FALSE(shallow.module);
+  EXPECT_EQ(shallow.diagnostics.substr(0, 33), "input:3:1: error: this line of th");
+  auto open = parse_string("pipeline p {\n  step a = f(s: ```\n  x ``` )\n}\n");
+  EXPECT_FALSE(open.module);
+  EXPECT_EQ(open.diagnostics.substr(0, 83),
+            "input:2:17: error: expected a line of only ``` to close this raw block\n  step a = f");
+}
+
 TEST(Parser, DollarWithoutBraceIsText) {
   auto out = parse_string("pipeline p {\n  step a = f(s: \"cost $5 $x\")\n}\n");
   ASSERT_TRUE(out.module) << out.diagnostics;
