@@ -782,6 +782,8 @@ J SpecWriter::op_word(const ir::Value& v, const ir::ContainerOp& op) {
     for (const auto& part : v.parts) {
       if (part.ref) {
         s += word(*part.ref);
+      } else if (!part.kfp_v2.empty()) {  // a component's placeholder (never a user's text)
+        s += part.kfp_v2;
       } else {
         literal_ok(part.text, v.range);
         s += part.text;
@@ -945,12 +947,17 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     argv = std::move(wrapped);
   }
 
-  if (!op.outputs.empty()) {
+  // Outputs the container writes where KFP says (a component's URI or executor input) are
+  // not copied.
+  auto copied = static_cast<std::size_t>(
+      std::count_if(op.outputs.begin(), op.outputs.end(), [](const ir::OpOutput& o) { return !o.kfp_writes; }));
+  if (copied > 0) {
     if (op.command.empty())
       error(op.range, "on the kfp-v2 target an op with outputs needs a command (its outputs are "
                       "copied to the files KFP names after it runs)");
-    std::vector<J> wrapped = {"sh", "-c", kOutputsWrapper, "pipec-outputs", std::to_string(op.outputs.size())};
+    std::vector<J> wrapped = {"sh", "-c", kOutputsWrapper, "pipec-outputs", std::to_string(copied)};
     for (const auto& out : op.outputs) {
+      if (out.kfp_writes) continue;
       wrapped.push_back(is_file(out.type) ? output_artifact_path(out.name) : output_placeholder(out.name));
       literal_ok(out.path, op.range);
       wrapped.push_back(out.path);
