@@ -251,9 +251,11 @@ bool export_component_of(SourceManager& sources, const std::string& file, const 
   bool library = !program && first.error_count() == 1 &&
                  first.all().front().message.find("declares no pipeline") != std::string::npos;
   if (library && file != "-") {
-    std::string path = std::filesystem::absolute(file).lexically_normal().string();
-    std::string text = "use " + nlohmann::json(path).dump() + "\npipeline component_export {}\n";
-    program = sema::check_program(sources, sources.add("<component export>", text), diags);
+    // A pipeline beside the file that uses it: diagnostics name the file as it was given.
+    std::filesystem::path path(file);
+    std::string text = "use " + nlohmann::json(path.filename().string()).dump() + "\npipeline component_export {}\n";
+    std::string name = (path.parent_path() / "<component export>").string();
+    program = sema::check_program(sources, sources.add(name, text), diags);
   } else {
     for (const auto& d : first.all()) diags.add(d);
   }
