@@ -159,6 +159,9 @@ struct OpParam {
   /// A `file` parameter of a container op: where the file is placed for the command
   /// (`inputs {name: "/path"}`, default /tmp/inputs/<name>/data); `${name}` is this path.
   std::string path;
+  /// A KFP component's file input, which its command reads where KFP says (its path, URI
+  /// or the executor input): the kfp-v2 writer places nothing at `path`.
+  bool kfp_reads = false;
 };
 
 struct OpOutput {

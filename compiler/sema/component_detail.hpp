@@ -63,10 +63,22 @@ ir::Type input_type(const std::string& kfp);
 ir::Type output_type(const std::string& kfp);
 /// kfp's _sanitize_file_name: the folder of an input's or output's file.
 std::string sanitize_file_name(const std::string& name);
+/// kfp's _generate_output_file_name and _generate_input_file_name: where the container
+/// writes an output (/tmp/outputs/NAME/data) and finds an input file (/tmp/inputs/NAME/data).
+std::string output_file(const std::string& kfp_name);
+std::string input_file(const std::string& kfp_name);
 /// The op's name for a component's name (python_name; a keyword gets `_`).
 std::string op_name_of(const std::string& kfp);
 /// kfp's generate_unique_name_conversion_table with _sanitize_python_function_name.
 std::vector<std::string> unique_names(const std::vector<std::string>& names);
+/// Names every input (or output) by unique_names of their KFP names.
+template <class T>
+void give_names(std::vector<T>& items) {
+  std::vector<std::string> kfp;
+  for (const auto& i : items) kfp.push_back(i.kfp_name);
+  auto names = unique_names(kfp);
+  for (std::size_t i = 0; i < items.size(); ++i) items[i].name = names[i];
+}
 
 /// kfp 2.17's type_utils.is_parameter_type: the KFP types that are values, not artifacts.
 bool is_parameter_type(const std::string& kfp);

@@ -14,7 +14,6 @@ namespace pipec::sema::component {
 namespace {
 
 using detail::lower;
-using detail::sanitize_file_name;
 using ir::Type;
 using ir::TypeKind;
 
@@ -88,15 +87,25 @@ class Resolver {
     switch (a.kind) {
       case Arg::Kind::Text:
         return std::vector<Word>{text(a.text)};
-      case Arg::Kind::InputValue:
-      case Arg::Kind::InputPath: {
+      case Arg::Kind::InputValue: {
         const Input& in = input(a.text);
         if (!present(in)) return std::nullopt;  // optional: left out (kfp raises otherwise)
         // A constant not given in the step (a default) is written as kfp writes it.
         return std::vector<Word>{ref(in)};
       }
-      case Arg::Kind::OutputPath:
-        return std::vector<Word>{text(output(a.text).path)};
+      case Arg::Kind::InputPath: {  // kfp-v2: the path KFP downloads the artifact to
+        const Input& in = input(a.text);
+        if (!present(in)) return std::nullopt;
+        return std::vector<Word>{kfp_v2(detail::input_file(in.kfp_name),
+                                        fmt::format("{{{{$.inputs.artifacts['{}'].path}}}}", in.name))};
+      }
+      case Arg::Kind::OutputPath: {  // kfp-v2: the file KFP collects the output from
+        const Output& o = output(a.text);
+        if (!o.kfp_writes) return std::vector<Word>{text(o.path)};
+        return std::vector<Word>{kfp_v2(o.path, o.type.kind == TypeKind::File
+                                                    ? fmt::format("{{{{$.outputs.artifacts['{}'].path}}}}", o.name)
+                                                    : fmt::format("{{{{$.outputs.parameters['{}'].output_file}}}}", o.name))};
+      }
       case Arg::Kind::InputUri: {
         const Input& in = input(a.text);
         if (!present(in)) return std::nullopt;
@@ -202,6 +211,12 @@ std::optional<ir::ContainerOp> instantiate(const Component& c,
                                            const std::map<std::string, Given>& given,
                                            SourceRange call, Diagnostics& diags,
                                            std::string& key) {
+  if (c.image.empty()) {  // kfp loads it (a component to be edited); nothing can run it
+    diags.error(call, fmt::format("component '{}' has an empty image: Kubernetes runs no container "
+                                  "without one; give the component an image",
+                                  c.kfp_name));
+    return std::nullopt;
+  }
   Resolver r(c, given, call, diags);
   ir::ContainerOp op;
   op.name = c.name;
@@ -217,8 +232,10 @@ std::optional<ir::ContainerOp> instantiate(const Component& c,
     p.type = in.type;
     p.default_value = in.default_value;
     p.doc = in.doc;
-    if (p.type.kind == TypeKind::File)
-      p.path = "/tmp/inputs/" + sanitize_file_name(in.kfp_name) + "/data";
+    if (p.type.kind == TypeKind::File) {
+      p.path = detail::input_file(in.kfp_name);
+      p.kfp_reads = true;  // through its placeholders, where KFP says
+    }
     op.params.push_back(std::move(p));
   }
   r.key += ':';

@@ -68,6 +68,14 @@ bool is_keyword(const std::string& s) {
 
 }  // namespace
 
+std::string output_file(const std::string& kfp_name) {
+  return "/tmp/outputs/" + sanitize_file_name(kfp_name) + "/data";
+}
+
+std::string input_file(const std::string& kfp_name) {
+  return "/tmp/inputs/" + sanitize_file_name(kfp_name) + "/data";
+}
+
 std::string op_name_of(const std::string& kfp) {
   std::string n = python_name(kfp);
   if (n.empty()) n = "component";
@@ -141,9 +149,11 @@ void settle_files(Component& c) {
     if (in.default_value) in.optional = true;
     in.default_value.reset();
   }
+  // On kfp-v2 the container writes every output where KFP says (its path or URI
+  // placeholder, or the executor input), except one at a fixed path (`fileOutputs`).
   for (auto& out : c.outputs)
-    out.kfp_writes = !output_paths.count(out.kfp_name) &&
-                     (output_uris.count(out.kfp_name) || c.executor_input);
+    out.kfp_writes = out.path == output_file(out.kfp_name) &&
+                     (output_paths.count(out.kfp_name) || output_uris.count(out.kfp_name) || c.executor_input);
 }
 
 namespace {
@@ -223,7 +233,6 @@ class Reader {
   void read_inputs(const YNode& root, Component& c) {
     const YNode* inputs = seq(root, "inputs");
     if (!inputs) return;
-    std::vector<std::string> kfp_names;
     for (const auto& item : inputs->items) {
       if (item.kind != YNode::Kind::Map) {
         fail(item.range, fmt::format("an input is a map with a 'name', got {}",
@@ -251,11 +260,9 @@ class Reader {
           in.default_value = default_literal(*d, in);
         }
       }
-      kfp_names.push_back(in.kfp_name);
       c.inputs.push_back(std::move(in));
     }
-    auto names = unique_names(kfp_names);
-    for (std::size_t i = 0; i < c.inputs.size(); ++i) c.inputs[i].name = names[i];
+    give_names(c.inputs);
   }
 
   // A default as the parameter's type reads it. One the type cannot hold makes the
@@ -295,7 +302,6 @@ class Reader {
   void read_outputs(const YNode& root, Component& c) {
     const YNode* outputs = seq(root, "outputs");
     if (!outputs) return;
-    std::vector<std::string> kfp_names;
     for (const auto& item : outputs->items) {
       if (item.kind != YNode::Kind::Map) {
         fail(item.range, fmt::format("an output is a map with a 'name', got {}",
@@ -315,19 +321,17 @@ class Reader {
       out.kfp_type = type_name(item.get("type"));
       out.type = output_type(out.kfp_type);
       if (const YNode* d = scalar(item, "description")) out.doc = d->text;
-      out.path = "/tmp/outputs/" + sanitize_file_name(out.kfp_name) + "/data";
-      kfp_names.push_back(out.kfp_name);
+      out.path = output_file(out.kfp_name);
       c.outputs.push_back(std::move(out));
     }
-    auto names = unique_names(kfp_names);
-    for (std::size_t i = 0; i < c.outputs.size(); ++i) c.outputs[i].name = names[i];
+    give_names(c.outputs);
   }
 
   void read_container(const YNode& container, Component& c) {
     if (const YNode* image = scalar(container, "image", true)) {
       c.image = image->text;
       // kfp loads an empty image (components meant to be edited before use); so does pipec,
-      // and a step of it is refused where the image is checked.
+      // and a step of it is an error (instantiate).
     }
     if (const YNode* command = seq(container, "command")) {
       c.has_command = true;

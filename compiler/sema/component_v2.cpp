@@ -165,7 +165,6 @@ class V2Reader {
   }
 
   void read_inputs(const YNode& defs, Component& c) {
-    std::vector<std::string> names;
     for (const char* group : {"parameters", "artifacts"}) {
       const YNode* g = defs.get(group);
       if (!g) continue;
@@ -194,12 +193,10 @@ class V2Reader {
         if (const YNode* d = def.get("defaultValue"); d && d->kind != YNode::Kind::Null && !artifact)
           in.default_value = default_literal(*d, in);
         in.optional = optional && !in.default_value;
-        names.push_back(in.kfp_name);
         c.inputs.push_back(std::move(in));
       }
     }
-    auto unique = unique_names(names);
-    for (std::size_t i = 0; i < c.inputs.size(); ++i) c.inputs[i].name = unique[i];
+    give_names(c.inputs);
   }
 
   // kfp 2.17 writes every number as a double (`defaultValue: 3.0` of an int).
@@ -231,7 +228,6 @@ class V2Reader {
   }
 
   void read_outputs(const YNode& defs, Component& c) {
-    std::vector<std::string> names;
     for (const char* group : {"parameters", "artifacts"}) {
       const YNode* g = defs.get(group);
       if (!g || g->kind != YNode::Kind::Map) continue;
@@ -247,13 +243,11 @@ class V2Reader {
         out.kfp_type = kind_of(def, artifact);
         out.type = artifact ? Type::scalar(TypeKind::File) : output_type(out.kfp_type);
         if (const YNode* d = scalar(def, "description")) out.doc = d->text;
-        out.path = "/tmp/outputs/" + sanitize_file_name(out.kfp_name) + "/data";
-        names.push_back(out.kfp_name);
+        out.path = output_file(out.kfp_name);
         c.outputs.push_back(std::move(out));
       }
     }
-    auto unique = unique_names(names);
-    for (std::size_t i = 0; i < c.outputs.size(); ++i) c.outputs[i].name = unique[i];
+    give_names(c.outputs);
   }
 
   void read_container(const YNode& container, Component& c) {
@@ -426,16 +420,19 @@ class V2Reader {
 std::optional<V2Ref> parse_v2_ref(const std::string& inner) {
   V2Ref ref;
   if (inner.empty()) return ref;
-  // PREFIX['name'] (or ["name"]) and what follows it.
-  auto named = [&](const std::string& prefix, std::string& name, std::string& rest) {
-    if (inner.rfind(prefix, 0) != 0) return false;
+  // In `text`, PREFIX['name'] (or ["name"]) and what follows it.
+  auto named_in = [](const std::string& text, const std::string& prefix, std::string& name, std::string& rest) {
+    if (text.rfind(prefix, 0) != 0) return false;
     std::size_t q = prefix.size();
-    if (q >= inner.size() || (inner[q] != '\'' && inner[q] != '"')) return false;
-    std::size_t end = inner.find(std::string(1, inner[q]) + "]", q + 1);
+    if (q >= text.size() || (text[q] != '\'' && text[q] != '"')) return false;
+    std::size_t end = text.find(std::string(1, text[q]) + "]", q + 1);
     if (end == std::string::npos) return false;
-    name = inner.substr(q + 1, end - q - 1);
-    rest = inner.substr(end + 2);
+    name = text.substr(q + 1, end - q - 1);
+    rest = text.substr(end + 2);
     return true;
+  };
+  auto named = [&](const std::string& prefix, std::string& name, std::string& rest) {
+    return named_in(inner, prefix, name, rest);
   };
   std::string rest, key;
   using K = V2Ref::Kind;
@@ -444,7 +441,7 @@ std::optional<V2Ref> parse_v2_ref(const std::string& inner) {
   } else if (named(".inputs.artifacts[", ref.name, rest) && (rest == ".path" || rest == ".uri")) {
     ref.kind = rest == ".path" ? K::InputPath : K::InputUri;
   } else if (named(".inputs.artifacts[", ref.name, rest) && rest.rfind(".metadata[", 0) == 0 &&
-             (rest = rest.substr(9), named("[", key, rest)) && rest.empty()) {
+             named_in(rest.substr(9), "[", key, rest) && rest.empty()) {
     ref.kind = K::InputMetadata;
     ref.key = key;
   } else if (named(".outputs.parameters[", ref.name, rest) && rest == ".output_file") {

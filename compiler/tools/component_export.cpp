@@ -69,22 +69,16 @@ class Exporter {
     if (op_.shell) {
       // The script is pipec's own (emit/shell): each `${p}` an environment variable that the
       // prologue exports from the parameter's value.
-      std::vector<ir::Part> parts;
       SourceRange whole = op_.range;
-      for (const auto& cmd : op_.command) {
-        whole = cmd.range.valid() ? cmd.range : whole;
-        if (cmd.kind == ir::Value::Kind::Literal) parts.push_back(ir::Part{ir::literal_text(cmd.literal), {}});
-        else if (cmd.kind == ir::Value::Kind::Ref) parts.push_back(ir::Part{{}, cmd.ref});
-        else parts.insert(parts.end(), cmd.parts.begin(), cmd.parts.end());
-      }
+      std::vector<ir::Part> parts = emit::shell::command_parts(op_.command, whole);
       std::vector<std::string> vars;
       auto variable = [&](const ir::Ref& r) {
         if (std::find(vars.begin(), vars.end(), r.name) == vars.end()) vars.push_back(r.name);
-        return "PIPEC_" + r.name;
+        return emit::shell::script_variable(r.name);
       };
       std::string script;
       if (!emit::shell::write_script(parts, variable, whole, script, diags_)) ok_ = false;
-      for (const auto& v : vars) env_values.emplace_back("PIPEC_" + v, ref_word(v));
+      for (const auto& v : vars) env_values.emplace_back(emit::shell::script_variable(v), ref_word(v));
       argv = Json::array({"sh", "-c", script, op_.name});
       for (const auto& a : op_.args) argv.push_back(word(a));
     } else {
