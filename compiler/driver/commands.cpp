@@ -27,6 +27,7 @@
 #include "compiler/driver/summary.hpp"
 #include "compiler/package/package.hpp"
 #include "compiler/sema/component.hpp"
+#include "compiler/tools/component_export.hpp"
 #include "compiler/syntax/ast_printer.hpp"
 #include "compiler/syntax/parser.hpp"
 
@@ -372,12 +373,34 @@ int run_component_show(const std::string& file, const CommonOptions& common) {
   return kExitOk;
 }
 
+// `pipec component export FILE.pipe OP`: the op as a KFP v1 ComponentSpec.
+int run_component_export(const std::string& file, const std::string& op, const std::string& output,
+                         const CommonOptions& common) {
+  SourceManager sources;
+  Diagnostics diags;
+  std::string yaml;
+  bool ok = tools::export_component_of(sources, file, op, yaml, diags);
+  print_diagnostics(diags, sources, common);
+  if (!ok) return kExitErrors;
+  if (output == "-") {
+    std::cout << yaml;
+    std::cout.flush();
+    return std::cout ? kExitOk : kExitErrors;
+  }
+  if (Status status = write_file_atomically(output, yaml); !status) {
+    std::cerr << "pipec: error: " << status.message() << '\n';
+    return kExitErrors;
+  }
+  return kExitOk;
+}
+
 void add_component_command(CLI::App& app, int& exit_code) {
   struct ShowOptions {
-    std::string file;
+    std::string file, op, output = "-";
     CommonOptions common;
   };
   auto options = std::make_shared<ShowOptions>();
+  auto exported = std::make_shared<ShowOptions>();
   CLI::App* cmd = app.add_subcommand("component", "KFP components (component.yaml) as ops");
   cmd->require_subcommand(1);
   CLI::App* show = cmd->add_subcommand(
@@ -385,6 +408,15 @@ void add_component_command(CLI::App& app, int& exit_code) {
   show->add_option("file", options->file, "The component.yaml")->required();
   add_common_options(*show, options->common);
   show->callback([options, &exit_code] { exit_code = run_component_show(options->file, options->common); });
+  CLI::App* exp = cmd->add_subcommand(
+      "export", "Write a container op of a .pipe file as a KFP v1 component.yaml (kfp 1.8 and 2.x load it)");
+  exp->add_option("file", exported->file, "The .pipe file that declares (or uses) the op")->required();
+  exp->add_option("op", exported->op, "The op's name")->required();
+  exp->add_option("-o,--output", exported->output, "Where to write it (default: standard output)");
+  add_common_options(*exp, exported->common);
+  exp->callback([exported, &exit_code] {
+    exit_code = run_component_export(exported->file, exported->op, exported->output, exported->common);
+  });
 }
 
 void add_lsp_command(CLI::App& app, int& exit_code) {

@@ -84,6 +84,10 @@ struct Value;
 struct Part {
   std::string text;        // used when ref is empty
   std::optional<Ref> ref;  // `${...}`
+  /// A KFP component's placeholder that only KFP v2's launcher resolves (`{{$}}`, an
+  /// artifact's `.uri`): the kfp-v2 writer prints this instead of `text`, which is what
+  /// kfp 1.8.22 writes on Argo. Never set from a user's text.
+  std::string kfp_v2;
 };
 
 /// The value of an op argument or body field after checking.
@@ -155,6 +159,9 @@ struct OpParam {
   /// A `file` parameter of a container op: where the file is placed for the command
   /// (`inputs {name: "/path"}`, default /tmp/inputs/<name>/data); `${name}` is this path.
   std::string path;
+  /// A KFP component's file input, which its command reads where KFP says (its path, URI
+  /// or the executor input): the kfp-v2 writer places nothing at `path`.
+  bool kfp_reads = false;
 };
 
 struct OpOutput {
@@ -162,6 +169,9 @@ struct OpOutput {
   Type type;
   std::string path;  // where the container writes it (container ops)
   std::string doc;
+  /// A KFP component's output the container writes where KFP v2 says (its URI or the
+  /// executor input): the kfp-v2 writer copies nothing from `path`.
+  bool kfp_writes = false;
 };
 
 /// A container op (`op NAME(...) -> (...) { image ...; command ... }`).

@@ -17,6 +17,10 @@
 #include "compiler/base/source_manager.hpp"
 #include "compiler/ir/ir.hpp"
 
+namespace pipec::sema {
+struct Program;
+}
+
 namespace pipec::sema::component {
 
 /// The largest component file read (bytes); checked before reading.
@@ -26,7 +30,17 @@ inline constexpr int kMaxDepth = 64;
 
 /// A command-line item: text or a placeholder.
 struct Arg {
-  enum class Kind { Text, InputValue, InputPath, OutputPath, Concat, If, IsPresent };
+  enum class Kind {
+    Text, InputValue, InputPath, OutputPath, Concat, If, IsPresent,
+    // KFP's artifact URIs and executor input: real placeholders on the kfp-v2 target, the
+    // text kfp 1.8.22 writes elsewhere (docs/language.md "Placeholders").
+    InputUri, OutputUri, ExecutorInput, OutputMetadata,
+    // Text of a v1 component holding KFP v2 placeholders (`{{$}}`, ...): `text` on the Argo
+    // target, as kfp 1.8.22 writes it; the first item's text (names as the op's) on kfp-v2,
+    // as kfp 2.17 passes it to KFP's launcher. Further items: InputPath markers of the inputs
+    // it uses as artifacts (they are files).
+    V2Text,
+  };
   Kind kind = Kind::Text;
   std::string text;          // Text: the word; placeholders: the input or output (KFP name)
   std::vector<Arg> items;    // Concat: the parts; If: the condition (one item)
@@ -49,6 +63,9 @@ struct Output {
   ir::Type type;
   std::string path;  // where the container writes it
   std::string doc;
+  /// Written by the container where KFP says (through its URI or the executor input), not
+  /// at `path`: on the kfp-v2 target nothing is copied from `path`.
+  bool kfp_writes = false;
   SourceRange range;
 };
 
@@ -60,6 +77,7 @@ struct Component {
   bool has_command = false;
   std::vector<Arg> command, args;
   std::vector<std::pair<std::string, std::string>> env;
+  bool executor_input = false;  // some word is the executor input ({executorInput}, {{$}})
   SourceRange range;  // of the component's name (or the document)
 };
 
@@ -96,5 +114,10 @@ std::optional<ir::ContainerOp> instantiate(const Component& c,
                                            const std::map<std::string, Given>& given,
                                            SourceRange call, Diagnostics& diags,
                                            std::string& key);
+
+/// The container of op `name` in a checked program, for `pipec component export`. nullptr,
+/// with `why` set, when there is no such op or it has no container of its own (a training
+/// op; a KFP component, whose container each step resolves).
+const ir::ContainerOp* container_op(const Program& program, const std::string& name, std::string& why);
 
 }  // namespace pipec::sema::component

@@ -114,7 +114,7 @@ constexpr const char* kMetricsDir = "/.pipec";
 constexpr const char* kMetricsTool = "/.pipec/pipec-metrics";
 
 /// The environment variable that carries op parameter `name` into a shell script.
-std::string script_var(const std::string& name) { return "PIPEC_" + name; }
+std::string script_var(const std::string& name) { return shell::script_variable(name); }
 
 // --- scopes ----------------------------------------------------------------------------
 
@@ -515,18 +515,8 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   if (op.shell) {
     // Shell form: the script is the op's own text; each `${p}` is an environment
     // variable placed by the quoting context it stands in (emit/shell).
-    std::vector<ir::Part> parts;
     SourceRange whole = op.range;
-    for (const auto& cmd : op.command) {
-      whole = cmd.range.valid() ? cmd.range : whole;
-      if (cmd.kind == ir::Value::Kind::Literal) {
-        parts.push_back(ir::Part{ir::literal_text(cmd.literal), {}});
-      } else if (cmd.kind == ir::Value::Kind::Ref) {
-        parts.push_back(ir::Part{{}, cmd.ref});
-      } else {
-        parts.insert(parts.end(), cmd.parts.begin(), cmd.parts.end());
-      }
-    }
+    std::vector<ir::Part> parts = shell::command_parts(op.command, whole);
     std::string script;
     if (!shell::write_script(parts, use_var, whole, script, diags_)) ok_ = false;
     command = Json::array({"sh", "-c", argo_text(script), to_dns1123(op.name)});

@@ -784,6 +784,8 @@ J SpecWriter::op_word(const ir::Value& v, const ir::ContainerOp& op) {
     for (const auto& part : v.parts) {
       if (part.ref) {
         s += word(*part.ref);
+      } else if (!part.kfp_v2.empty()) {  // a component's placeholder (never a user's text)
+        s += part.kfp_v2;
       } else {
         literal_ok(part.text, v.range);
         s += part.text;
@@ -852,18 +854,12 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   if (op.shell) {
     // The script is the op's text; each `${p}` is a variable placed by its quoting context
     // (emit/shell), set by a prologue from the positional arguments that follow.
-    std::vector<ir::Part> parts;
     SourceRange whole = op.range;
-    for (const auto& cmd : op.command) {
-      whole = cmd.range.valid() ? cmd.range : whole;
-      if (cmd.kind == ir::Value::Kind::Literal) parts.push_back(ir::Part{ir::literal_text(cmd.literal), {}});
-      else if (cmd.kind == ir::Value::Kind::Ref) parts.push_back(ir::Part{{}, cmd.ref});
-      else parts.insert(parts.end(), cmd.parts.begin(), cmd.parts.end());
-    }
+    std::vector<ir::Part> parts = shell::command_parts(op.command, whole);
     std::vector<std::string> vars;
     auto use_var = [&](const ir::Ref& r) {
       if (std::find(vars.begin(), vars.end(), r.name) == vars.end()) vars.push_back(r.name);
-      return "PIPEC_" + r.name;
+      return shell::script_variable(r.name);
     };
     std::string script;
     if (!shell::write_script(parts, use_var, whole, script, diags_)) ok_ = false;
@@ -947,12 +943,17 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     argv = std::move(wrapped);
   }
 
-  if (!op.outputs.empty()) {
+  // Outputs the container writes where KFP says (a component's URI or executor input) are
+  // not copied.
+  auto copied = static_cast<std::size_t>(
+      std::count_if(op.outputs.begin(), op.outputs.end(), [](const ir::OpOutput& o) { return !o.kfp_writes; }));
+  if (copied > 0) {
     if (op.command.empty())
       error(op.range, "on the kfp-v2 target an op with outputs needs a command (its outputs are "
                       "copied to the files KFP names after it runs)");
-    std::vector<J> wrapped = {"sh", "-c", kOutputsWrapper, "pipec-outputs", std::to_string(op.outputs.size())};
+    std::vector<J> wrapped = {"sh", "-c", kOutputsWrapper, "pipec-outputs", std::to_string(copied)};
     for (const auto& out : op.outputs) {
+      if (out.kfp_writes) continue;
       wrapped.push_back(is_file(out.type) ? output_artifact_path(out.name) : output_placeholder(out.name));
       literal_ok(out.path, op.range);
       wrapped.push_back(out.path);
@@ -962,13 +963,17 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   }
   // File inputs: KFP v2 downloads each to a path of its own; the op reads it at its
   // parameter's path, where a prologue copies it (paths are arguments, not script text).
-  if (!file_inputs.empty()) {
+  // A KFP component's inputs are read where KFP says: nothing is placed for them.
+  auto placed = static_cast<std::size_t>(std::count_if(op.params.begin(), op.params.end(), [](const ir::OpParam& p) {
+    return is_file(p.type) && !p.kfp_reads;
+  }));
+  if (placed > 0) {
     if (op.command.empty())
       error(op.range, "on the kfp-v2 target an op with file parameters needs a command (the files are "
                       "placed before the command runs)");
-    std::vector<J> wrapped = {"sh", "-c", kInputsWrapper, "pipec-inputs", std::to_string(file_inputs.size())};
+    std::vector<J> wrapped = {"sh", "-c", kInputsWrapper, "pipec-inputs", std::to_string(placed)};
     for (const auto& param : op.params)
-      if (is_file(param.type)) {
+      if (is_file(param.type) && !param.kfp_reads) {
         literal_ok(param.path, op.range);
         wrapped.push_back(input_artifact_path(param.name));
         wrapped.push_back(param.path);

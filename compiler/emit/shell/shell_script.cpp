@@ -351,4 +351,15 @@ bool write_script(const std::vector<ir::Part>& parts,
   return ok;
 }
 
+std::vector<ir::Part> command_parts(const std::vector<ir::Value>& command, SourceRange& whole) {
+  std::vector<ir::Part> parts;
+  for (const auto& cmd : command) {
+    whole = cmd.range.valid() ? cmd.range : whole;
+    if (cmd.kind == ir::Value::Kind::Literal) parts.push_back(ir::Part{ir::literal_text(cmd.literal), {}});
+    else if (cmd.kind == ir::Value::Kind::Ref) parts.push_back(ir::Part{{}, cmd.ref});
+    else parts.insert(parts.end(), cmd.parts.begin(), cmd.parts.end());
+  }
+  return parts;
+}
+
 }  // namespace pipec::emit::shell

@@ -31,4 +31,11 @@ namespace pipec::emit::shell {
                                 const std::function<std::string(const ir::Ref&)>& variable,
                                 SourceRange whole, std::string& script, Diagnostics& diags);
 
+/// The text and references of a shell-form command (`op.command` when `op.shell`), in
+/// order, for write_script; `whole` is set to the range of the command.
+std::vector<ir::Part> command_parts(const std::vector<ir::Value>& command, SourceRange& whole);
+
+/// The environment variable that carries op parameter `name` into a shell-form script.
+inline std::string script_variable(const std::string& name) { return "PIPEC_" + name; }
+
 }  // namespace pipec::emit::shell
