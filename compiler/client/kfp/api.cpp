@@ -198,17 +198,7 @@ HttpRequest KfpApi::make_request(std::string method, const std::string& path) co
 }
 
 std::string KfpApi::redact_secrets(std::string text) const {
-  text = redact(std::move(text), connection_.token);
-  if (connection_.cookie.empty()) return text;
-  text = redact(std::move(text), connection_.cookie);
-  std::string_view rest = connection_.cookie;
-  while (!rest.empty()) {
-    std::string_view part = rest.substr(0, rest.find(';'));
-    rest.remove_prefix(std::min(rest.size(), part.size() + 1));
-    if (auto eq = part.find('='); eq != std::string_view::npos && part.size() - eq - 1 >= 8)
-      text = redact(std::move(text), std::string(part.substr(eq + 1)));
-  }
-  return text;
+  return kfp::redact_secrets(connection_, std::move(text));
 }
 
 ApiStatus KfpApi::failure(const std::string& what, const HttpRequest& request,

@@ -80,8 +80,10 @@ bool check(const Signature& signature, const std::vector<Override>& overrides,
 }  // namespace
 
 int upload_command(const LocalPackage& package, const UploadArgs& args,
-                   const Connection& connection, HttpTransport& transport, std::ostream& out,
-                   std::ostream& err, const RetryPolicy& retry) {
+                   const Connection& connection, HttpTransport& transport, std::ostream& shown_out,
+                   std::ostream& shown_err, const RetryPolicy& retry) {
+  // Whatever a server answers, the connection's secrets are never printed.
+  RedactedStream out(shown_out, connection), err(shown_err, connection);
   KfpApi api(transport, connection, retry);
   if (package.v2) api.set_api_version(ApiVersion::V2beta1);
   UploadResult result;
@@ -207,7 +209,9 @@ bool prepare(KfpApi& api, const std::optional<LocalPackage>& package, const std:
 
 int run_command(const std::optional<LocalPackage>& package, const std::string& pipeline_id,
                 const RunArgs& args, const Connection& connection, HttpTransport& transport,
-                std::ostream& out, std::ostream& err) {
+                std::ostream& shown_out, std::ostream& shown_err) {
+  // Whatever a server answers, the connection's secrets are never printed.
+  RedactedStream out(shown_out, connection), err(shown_err, connection);
   KfpApi api(transport, connection, args.retry);
   Prepared prepared;
   if (!prepare(api, package, pipeline_id, args, connection, out, err, prepared)) return kExitErrors;
@@ -262,7 +266,9 @@ int follow_run(KfpApi& api, const std::string& run_id, const std::string& shown_
 int schedule_create_command(const std::optional<LocalPackage>& package,
                             const std::string& pipeline_id, const ScheduleArgs& args,
                             const Connection& connection, HttpTransport& transport,
-                            std::ostream& out, std::ostream& err) {
+                            std::ostream& shown_out, std::ostream& shown_err) {
+  // Whatever a server answers, the connection's secrets are never printed.
+  RedactedStream out(shown_out, connection), err(shown_err, connection);
   KfpApi api(transport, connection, args.run.retry);
   Prepared prepared;
   if (!prepare(api, package, pipeline_id, args.run, connection, out, err, prepared))

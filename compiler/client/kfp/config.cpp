@@ -107,4 +107,56 @@ std::string redact(std::string text, const std::string& secret) {
   return text;
 }
 
+std::string redact_secrets(const Connection& connection, std::string text) {
+  text = redact(std::move(text), connection.token);
+  if (connection.cookie.empty()) return text;
+  text = redact(std::move(text), connection.cookie);
+  std::string_view rest = connection.cookie;
+  while (!rest.empty()) {
+    std::string_view part = rest.substr(0, rest.find(';'));
+    rest.remove_prefix(std::min(rest.size(), part.size() + 1));
+    if (auto eq = part.find('='); eq != std::string_view::npos && part.size() - eq - 1 >= 8)
+      text = redact(std::move(text), std::string(part.substr(eq + 1)));
+  }
+  return text;
+}
+
+RedactedStream::RedactedStream(std::ostream& to, const Connection& connection)
+    : std::ostream(nullptr), buffer_(to, connection) {
+  rdbuf(&buffer_);
+}
+
+RedactedStream::~RedactedStream() { buffer_.flush_line(); }
+
+void RedactedStream::Buffer::flush_line() {
+  if (line_.empty()) return;
+  to_ << redact_secrets(connection_, std::move(line_));
+  line_.clear();
+}
+
+RedactedStream::Buffer::int_type RedactedStream::Buffer::overflow(int_type c) {
+  if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+  line_.push_back(traits_type::to_char_type(c));
+  if (c == '\n') flush_line();
+  return c;
+}
+
+std::streamsize RedactedStream::Buffer::xsputn(const char* s, std::streamsize n) {
+  std::string_view text(s, static_cast<std::size_t>(n));
+  while (!text.empty()) {
+    std::size_t nl = text.find('\n');
+    std::size_t take = nl == std::string_view::npos ? text.size() : nl + 1;
+    line_.append(text.substr(0, take));
+    text.remove_prefix(take);
+    if (nl != std::string_view::npos) flush_line();
+  }
+  return n;
+}
+
+int RedactedStream::Buffer::sync() {
+  flush_line();
+  to_.flush();
+  return 0;
+}
+
 }  // namespace pipec::client::kfp

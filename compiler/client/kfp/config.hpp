@@ -4,6 +4,7 @@
 // and a session cookie for installs behind an auth proxy (KF_PIPELINES_COOKIE).
 
 #include <functional>
+#include <ostream>
 #include <string>
 
 #include "compiler/base/status.hpp"
@@ -54,5 +55,36 @@ Status resolve_connection(const ConnectionFlags& flags, const GetEnv& getenv, Co
 
 /// Replaces every occurrence of `secret` in `text` with "[redacted]" (no-op for "").
 std::string redact(std::string text, const std::string& secret);
+
+/// `text` with the connection's secrets redacted: the token, the cookie, and each cookie
+/// value of 8 characters or more (in case a server quotes just the value).
+std::string redact_secrets(const Connection& connection, std::string text);
+
+/// What a command prints, with the connection's secrets redacted whatever a server put in
+/// its answers (an id, a name, an error text may quote them). Lines are passed on as they
+/// end; the rest when it is destroyed.
+class RedactedStream : public std::ostream {
+ public:
+  RedactedStream(std::ostream& to, const Connection& connection);
+  ~RedactedStream() override;
+
+ private:
+  class Buffer : public std::streambuf {
+   public:
+    Buffer(std::ostream& to, const Connection& connection) : to_(to), connection_(connection) {}
+    void flush_line();
+
+   protected:
+    int_type overflow(int_type c) override;
+    std::streamsize xsputn(const char* s, std::streamsize n) override;
+    int sync() override;
+
+   private:
+    std::ostream& to_;
+    const Connection& connection_;
+    std::string line_;
+  };
+  Buffer buffer_;
+};
 
 }  // namespace pipec::client::kfp

@@ -53,7 +53,9 @@ bool from_ui(const LogsArgs& logs, const Connection& connection, HttpTransport& 
 }  // namespace
 
 int logs_command(const LogsArgs& logs, const OperateArgs& args, const Connection& connection,
-                 HttpTransport& transport, std::ostream& out, std::ostream& err) {
+                 HttpTransport& transport, std::ostream& shown_out, std::ostream& shown_err) {
+  // Whatever a server answers, the connection's secrets are never printed.
+  RedactedStream out(shown_out, connection), err(shown_err, connection);
   KfpApi api(transport, connection, args.retry);
   if (args.v2) api.set_api_version(ApiVersion::V2beta1);
   Record run;

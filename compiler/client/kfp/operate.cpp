@@ -150,8 +150,10 @@ std::string duration_between(const std::string& start, const std::string& end) {
 }
 
 int list_command(Kind kind, const ListArgs& list, const OperateArgs& args,
-                 const Connection& connection, HttpTransport& transport, std::ostream& out,
-                 std::ostream& err) {
+                 const Connection& connection, HttpTransport& transport, std::ostream& shown_out,
+                 std::ostream& shown_err) {
+  // Whatever a server answers, the connection's secrets are never printed.
+  RedactedStream out(shown_out, connection), err(shown_err, connection);
   KfpApi api = make_api(transport, connection, args);
   ListOptions options;
   options.page_size = list.page_size;
@@ -213,8 +215,10 @@ int list_command(Kind kind, const ListArgs& list, const OperateArgs& args,
 }
 
 int get_command(Kind kind, const std::string& id, const OperateArgs& args,
-                const Connection& connection, HttpTransport& transport, std::ostream& out,
-                std::ostream& err) {
+                const Connection& connection, HttpTransport& transport, std::ostream& shown_out,
+                std::ostream& shown_err) {
+  // Whatever a server answers, the connection's secrets are never printed.
+  RedactedStream out(shown_out, connection), err(shown_err, connection);
   KfpApi api = make_api(transport, connection, args);
   std::string resolved = id;
   if (kind == Kind::Pipeline) {
@@ -242,7 +246,9 @@ int get_command(Kind kind, const std::string& id, const OperateArgs& args,
 
 int act_command(Kind kind, Action action, const std::string& id, const std::string& version,
                 const OperateArgs& args, const Connection& connection, HttpTransport& transport,
-                std::ostream& out, std::ostream& err) {
+                std::ostream& shown_out, std::ostream& shown_err) {
+  // Whatever a server answers, the connection's secrets are never printed.
+  RedactedStream out(shown_out, connection), err(shown_err, connection);
   KfpApi api = make_api(transport, connection, args);
   std::string resolved = id;
   std::string pipeline_id;
@@ -302,7 +308,9 @@ int act_command(Kind kind, Action action, const std::string& id, const std::stri
 
 int experiment_create_command(const std::string& name, const std::string& description,
                               const OperateArgs& args, const Connection& connection,
-                              HttpTransport& transport, std::ostream& out, std::ostream& err) {
+                              HttpTransport& transport, std::ostream& shown_out, std::ostream& shown_err) {
+  // Whatever a server answers, the connection's secrets are never printed.
+  RedactedStream out(shown_out, connection), err(shown_err, connection);
   KfpApi api = make_api(transport, connection, args);
   std::optional<ExperimentInfo> found;
   if (ApiStatus status = api.find_experiment(name, found); !status) {
@@ -323,8 +331,10 @@ int experiment_create_command(const std::string& name, const std::string& descri
 }
 
 int wait_command(const std::string& run_id, const WaitOptions& wait, const OperateArgs& args,
-                 const Connection& connection, HttpTransport& transport, std::ostream& out,
-                 std::ostream& err) {
+                 const Connection& connection, HttpTransport& transport, std::ostream& shown_out,
+                 std::ostream& shown_err) {
+  // Whatever a server answers, the connection's secrets are never printed.
+  RedactedStream out(shown_out, connection), err(shown_err, connection);
   KfpApi api = make_api(transport, connection, args);
   return follow_run(api, run_id, "", wait, connection, out, err);
 }
