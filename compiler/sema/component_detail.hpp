@@ -108,4 +108,20 @@ std::optional<std::string> v2_text_for(const std::string& text, const Component&
 bool read_v1(const YNode& root, Diagnostics& diags, Component& out);
 bool read_v2(const YNode& root, Diagnostics& diags, Component& out);
 
+/// What the v1 and v2 component readers share: where their errors go, and whether any was
+/// reported.
+class ReaderBase {
+ protected:
+  explicit ReaderBase(Diagnostics& diags) : diags_(diags) {}
+  /// Reports an error at `at`; returns false, for `return fail(...)`.
+  bool fail(SourceRange at, std::string message) {
+    diags_.error(at, std::move(message));
+    ok_ = false;
+    return false;
+  }
+
+  Diagnostics& diags_;
+  bool ok_ = true;
+};
+
 }  // namespace pipec::sema::component::detail

@@ -166,9 +166,9 @@ std::string type_name(const YNode* t) {
   return "";
 }
 
-class Reader {
+class Reader : ReaderBase {
  public:
-  Reader(Diagnostics& diags) : diags_(diags) {}
+  Reader(Diagnostics& diags) : ReaderBase(diags) {}
 
   bool read(const YNode& root, Component& c) {
     c.range = root.range;
@@ -202,11 +202,6 @@ class Reader {
   }
 
  private:
-  bool fail(SourceRange at, std::string message) {
-    diags_.error(at, std::move(message));
-    ok_ = false;
-    return false;
-  }
   const YNode* field(const YNode& m, const char* key, YNode::Kind kind, bool required,
                      const char* what) {
     const YNode* n = m.get(key);
@@ -537,8 +532,6 @@ class Reader {
     return std::nullopt;
   }
 
-  Diagnostics& diags_;
-  bool ok_ = true;
   bool in_condition_ = false;
 };
 

@@ -69,9 +69,9 @@ bool names_own(const V2Ref& ref, const Component& c) {
   return std::any_of(c.outputs.begin(), c.outputs.end(), [&](const Output& o) { return o.kfp_name == ref.name; });
 }
 
-class V2Reader {
+class V2Reader : ReaderBase {
  public:
-  explicit V2Reader(Diagnostics& diags) : diags_(diags) {}
+  explicit V2Reader(Diagnostics& diags) : ReaderBase(diags) {}
 
   bool read(const YNode& root, Component& c) {
     c.range = root.range;
@@ -120,11 +120,6 @@ class V2Reader {
   }
 
  private:
-  bool fail(SourceRange at, std::string message) {
-    diags_.error(at, std::move(message));
-    ok_ = false;
-    return false;
-  }
   const YNode* map(const YNode& m, const char* key) {
     const YNode* n = m.get(key);
     if (!n) {
@@ -410,8 +405,6 @@ class V2Reader {
     return std::nullopt;
   }
 
-  Diagnostics& diags_;
-  bool ok_ = true;
   std::set<std::string> artifact_inputs_;
 };
 
