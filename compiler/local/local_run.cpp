@@ -39,7 +39,6 @@
 
 #include "rules/names.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
-#include "compiler/emit/shell/shell_script.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
 #include "runtime/job_render.hpp"
@@ -248,8 +247,8 @@ class Runner {
 
  private:
   // Values.
-  std::string ref_text(const ir::Ref& r, const Scope& s, const std::map<std::string, std::string>* op_args);
-  std::string text(const ir::Value& v, const Scope& s, const std::map<std::string, std::string>* op_args = nullptr);
+  std::string ref_text(const ir::Ref& r, const Scope& s);
+  std::string text(const ir::Value& v, const Scope& s);
   bool condition(const ir::Condition& c, const Scope& s);
 
   // DAGs.
@@ -302,21 +301,15 @@ class Runner {
 
 // --- values ----------------------------------------------------------------------------
 
-std::string Runner::ref_text(const ir::Ref& r, const Scope& s,
-                             const std::map<std::string, std::string>* op_args) {
+std::string Runner::ref_text(const ir::Ref& r, const Scope& s) {
   switch (r.kind) {
     case ir::Ref::Kind::Param: {
       auto it = o_.params.find(r.name);
       if (it == o_.params.end()) throw EvalError{"parameter '" + r.name + "' has no value"};
       return it->second;
     }
-    case ir::Ref::Kind::OpParam: {
-      if (op_args) {
-        auto it = op_args->find(r.name);
-        if (it != op_args->end()) return it->second;
-      }
+    case ir::Ref::Kind::OpParam:  // only in an op's body: ir::Invocation's words (word_text)
       throw EvalError{"op parameter '" + r.name + "' has no value"};
-    }
     case ir::Ref::Kind::LoopItem:
       for (const Scope* sc = &s; sc; sc = sc->parent) {
         if (sc->var != r.name) continue;
@@ -341,12 +334,12 @@ std::string Runner::ref_text(const ir::Ref& r, const Scope& s,
   return "";
 }
 
-std::string Runner::text(const ir::Value& v, const Scope& s, const std::map<std::string, std::string>* op_args) {
-  return value_text(v, [&](const ir::Ref& r) { return ref_text(r, s, op_args); });
+std::string Runner::text(const ir::Value& v, const Scope& s) {
+  return value_text(v, [&](const ir::Ref& r) { return ref_text(r, s); });
 }
 
 bool Runner::condition(const ir::Condition& c, const Scope& s) {
-  return condition_holds(c, [&](const ir::Ref& r) { return ref_text(r, s, nullptr); });
+  return condition_holds(c, [&](const ir::Ref& r) { return ref_text(r, s); });
 }
 
 // --- output ----------------------------------------------------------------------------
@@ -585,37 +578,20 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   proc->dir = o_.run_dir + "/steps/" + name;
   proc->working_dir = op->working_dir;
   proc->env = base_env(op->working_dir.empty() ? proc->dir + "/work" : op->working_dir);
-  std::vector<std::string> script_vars;
-  if (op->shell) {
-    // The script the Argo writer gives `sh -c` (one rule: emit/shell), each value in an
-    // environment variable PIPEC_<param>.
-    std::vector<ir::Part> parts;
-    for (const auto& cmd : op->command) {
-      if (cmd.kind == ir::Value::Kind::Literal) parts.push_back(ir::Part{ir::literal_text(cmd.literal), {}});
-      else if (cmd.kind == ir::Value::Kind::Ref) parts.push_back(ir::Part{{}, cmd.ref});
-      else parts.insert(parts.end(), cmd.parts.begin(), cmd.parts.end());
-    }
-    std::string script;
-    Diagnostics diags;
-    if (!emit::shell::write_script(
-            parts,
-            [&](const ir::Ref& r) {
-              if (std::find(script_vars.begin(), script_vars.end(), r.name) == script_vars.end())
-                script_vars.push_back(r.name);
-              return "PIPEC_" + r.name;
-            },
-            op->range, script, diags))
-      throw EvalError{"the op's script cannot be written"};
-    proc->argv = {"sh", "-c", script, to_dns1123(op->name)};
-    for (const auto& a : op->args) proc->argv.push_back(text(a, scope, &args));
+  // What the container receives (ir::Invocation), with this run's values.
+  const ir::Invocation& call = p_.plan.container(op->name);
+  auto word = [&](const ir::Word& w) { return word_text(w, args); };
+  if (call.shell) {
+    proc->argv = {"sh", "-c", call.script, call.name};
   } else {
-    for (const auto& w : op->command) proc->argv.push_back(text(w, scope, &args));
-    for (const auto& w : op->args) proc->argv.push_back(text(w, scope, &args));
+    for (const auto& w : call.command) proc->argv.push_back(word(w));
   }
-  for (const auto& [k, v] : op->env) set_env(proc->env, k, text(v, scope, &args));
-  for (const auto& var : script_vars) set_env(proc->env, "PIPEC_" + var, args.count(var) ? args[var] : "");
+  for (const auto& w : call.args) proc->argv.push_back(word(w));
+  for (const auto& [k, v] : call.env) set_env(proc->env, k, word(v));
+  for (const auto& value : call.script_values)
+    set_env(proc->env, ir::script_variable(value.name), args.count(value.name) ? args[value.name] : "");
   std::vector<std::string> written;  // files the step writes for pipec: outputs, metrics
-  for (const auto& out : op->outputs) written.push_back(out.path);
+  for (const auto& out : call.outputs) written.push_back(out.path);
   for (const auto& [host, path] : input_files) {
     written.push_back(path);
     proc->own_files.push_back(path);
@@ -645,13 +621,13 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   std::error_code ec;
   fs::create_directories(proc->dir, ec);
   {
-    Json info = {{"step", name}, {"op", op->name}, {"image", text(op->image, scope, &args)},
+    Json info = {{"step", name}, {"op", op->name}, {"image", word(call.image)},
                  {"argv", proc->argv}, {"env", proc->env}};
     std::ofstream(proc->dir + "/process.json") << info.dump(2) << '\n';
   }
   print_line(name, fmt::format("image {} (not pulled: runs on this host; the image is assumed to have the "
                                "host's programs and top-level directories)",
-                               text(op->image, scope, &args)));
+                               word(call.image)));
   // A program only the image has: say so instead of bwrap's execvp error.
   if (!proc->argv.empty() && proc->argv[0].find('/') == std::string::npos) {
     bool found = false;
@@ -660,16 +636,16 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
     if (!found) {
       rec.message = fmt::format("'{}' is not installed on this host (it would come from the image {}, "
                                 "which a local run does not pull)",
-                                proc->argv[0], text(op->image, scope, &args));
+                                proc->argv[0], word(call.image));
       return Outcome::Failed;
     }
   }
   // Metrics, as pipec-metrics collects them on a cluster (the launcher's scraper): from
   // the step's log (each attempt anew), or from the op's `metrics_from` file.
   std::vector<runtime::MetricSpec> specs;
-  for (const auto& m : op->metrics) {
+  for (const auto& m : call.metrics) {
     std::string why;
-    auto spec = runtime::parse_metric_spec(text(m, scope, &args), why);
+    auto spec = runtime::parse_metric_spec(word(m), why);
     if (!spec) throw EvalError{why};
     specs.push_back(std::move(*spec));
   }
@@ -791,28 +767,6 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
 // Where an MPI replica finds its hostfile (the mpi-operator's and Trainer's path).
 constexpr const char* kHostfilePath = "/etc/mpi/hostfile";
 
-// A word of the launcher's call with `{{inputs.parameters.X}}` replaced by X's text.
-std::string fill_inputs(const std::string& word, const std::map<std::string, std::string>& inputs) {
-  std::string out;
-  for (std::size_t i = 0; i < word.size();) {
-    static const std::string open = "{{inputs.parameters.";
-    if (word.compare(i, open.size(), open) == 0) {
-      std::size_t end = word.find("}}", i);
-      if (end != std::string::npos) {
-        std::string name = word.substr(i + open.size(), end - i - open.size());
-        auto it = inputs.find(name);
-        if (it != inputs.end()) {
-          out += it->second;
-          i = end + 2;
-          continue;
-        }
-      }
-    }
-    out += word[i++];
-  }
-  return out;
-}
-
 Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Record& rec) {
   // The launcher's own call and rendering (one implementation): the job the operator
   // would get, with this run's values.
@@ -828,17 +782,26 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
   std::vector<std::string> binds, values, metric_specs;
   long long timeout_s = 0;
   bool tf_master_form = false;
+  // Each word with this run's values (the run and pod names are not needed here).
+  auto word_at = [&](std::size_t i) {
+    const emit::kubeflow::LauncherWord& w = call.args[i];
+    switch (w.kind) {
+      case emit::kubeflow::LauncherWord::Kind::Input: return inputs[w.text];
+      case emit::kubeflow::LauncherWord::Kind::Binding: return w.text + "=" + inputs[w.text];
+      default: return w.text;
+    }
+  };
   for (std::size_t i = 0; i + 1 < call.args.size(); ++i) {
-    const std::string& flag = call.args[i];
-    std::string word = fill_inputs(call.args[i + 1], inputs);
+    const std::string& flag = call.args[i].text;
+    std::string word = word_at(i + 1);
     if (flag == "--manifest") manifest = word, ++i;
     else if (flag == "--bind") binds.push_back(word), ++i;
     else if (flag == "--value") values.push_back(word), ++i;
     else if (flag == "--metric") metric_specs.push_back(word), ++i;
     else if (flag == "--tf-chief-role") tf_master_form = word == "master", ++i;
-    else if (flag == "--metric-value") metric_specs.push_back(inputs[call.args[i + 1]]), ++i;
+    else if (flag == "--metric-value") metric_specs.push_back(inputs[word]), ++i;
     else if (flag == "--metric-list-value") {
-      Json list = Json::parse(inputs[call.args[i + 1]], nullptr, false);
+      Json list = Json::parse(inputs[word], nullptr, false);
       if (!list.is_array()) throw EvalError{"the metrics value is not a JSON list"};
       for (const auto& m : list) metric_specs.push_back(m.is_string() ? m.get<std::string>() : m.dump());
       ++i;
@@ -1068,15 +1031,18 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
   for (auto& t : threads) t.join();
   for (Outcome o : results)
     if (o != Outcome::Succeeded && o != Outcome::Skipped) return o == Outcome::Stopped ? o : Outcome::Failed;
-  // Fan-in: each output of the body's steps (and of its loops') as the list of every
-  // iteration's value, for the steps after the loop.
+  // Fan-in: each output the plan says the loop gives out of its body (a step's, or an
+  // inner loop's list) as the list of every iteration's value, for the steps after it.
+  auto exports = p_.plan.exports.find(loop.name);
+  if (exports == p_.plan.exports.end()) return Outcome::Succeeded;
   std::lock_guard lock(mu_);
-  std::map<std::string, std::map<std::string, std::vector<std::string>>> values;
-  for (const auto& s : scopes)
-    for (const auto& [step, outputs] : s->outputs)
-      for (const auto& [field, value] : outputs) values[step][field].push_back(value);
-  for (const auto& [step, fields] : values)
-    for (const auto& [field, list] : fields) scope.outputs[step][field] = collected_text(list);
+  for (const auto& e : exports->second) {
+    std::vector<std::string> list;
+    for (const auto& s : scopes)
+      if (auto step = s->outputs.find(e.step); step != s->outputs.end())
+        if (auto value = step->second.find(e.field); value != step->second.end()) list.push_back(value->second);
+    if (!list.empty()) scope.outputs[e.step][e.field] = collected_text(list);
+  }
   return Outcome::Succeeded;
 }
 

@@ -20,7 +20,6 @@
 #include <cstdio>
 #include <map>
 #include <set>
-#include <unordered_set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -32,7 +31,6 @@
 #include "rules/quantities.hpp"
 #include "compiler/emit/yaml/yaml_writer.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
-#include "compiler/emit/shell/shell_script.hpp"
 #include "runtime/job_render.hpp"
 
 namespace pipec::emit::argo {
@@ -113,67 +111,28 @@ constexpr const char* kMetricsVolume = "pipec-metrics";
 constexpr const char* kMetricsDir = "/.pipec";
 constexpr const char* kMetricsTool = "/.pipec/pipec-metrics";
 
-/// The environment variable that carries op parameter `name` into a shell script.
-std::string script_var(const std::string& name) { return "PIPEC_" + name; }
-
 // --- scopes ----------------------------------------------------------------------------
 
-/// One DAG template being written: the pipeline's, the exit handler's, or a loop body's.
-/// Values from outside a loop body arrive as the body template's inputs.
+/// One DAG template being written: the pipeline's, the exit handler's, or a loop body's
+/// (`dag`, whose nodes are its tasks: ir::Plan says where each value comes from). Values
+/// from outside arrive as the template's inputs.
 struct Scope {
-  // Source names of the steps that are tasks here (views into the IR, which outlives
-  // the writer).
-  std::unordered_set<std::string_view> steps;
-  /// Steps inside the loops of this DAG (at any depth): step -> the loop task here that
-  /// holds it. Their outputs are read from the loop's outputs (fan-in).
-  std::unordered_map<std::string_view, const ir::Loop*> in_loops;
+  ir::Plan::DagId dag = ir::Plan::kNoDag;  // kNoDag: a template of no DAG of the plan
+                                           // (a loop's limit): every value is an input
   /// Values imported from outside: key -> (input name, the ref as the parent renders it).
   std::map<std::string, std::pair<std::string, ir::Ref>> imports;
   std::vector<std::string> import_order;  // keys, in first-use order
-  /// In a container op's body: the op (a `file` parameter stands for its path).
-  const ir::ContainerOp* op = nullptr;
 };
 
 bool is_file(const ir::Ref& r) { return r.type.kind == ir::TypeKind::File; }
-
-/// The path a container op's `file` parameter is placed at.
-std::string file_path(const ir::ContainerOp& op, const std::string& param) {
-  for (const auto& p : op.params)
-    if (p.name == param) return p.path;
-  return "";
-}
 
 std::string ref_key(const ir::Ref& r) {
   return fmt::format("{}/{}/{}", static_cast<int>(r.kind), r.name, r.field);
 }
 
-void add_loop_steps(const std::vector<ir::Node>& nodes, const ir::Loop& loop, Scope& scope) {
-  for (const auto& node : nodes) {
-    if (const auto* s = std::get_if<ir::Step>(&node)) {
-      scope.in_loops.emplace(s->name, &loop);
-    } else {
-      add_loop_steps(std::get<ir::Loop>(node).body, loop, scope);
-    }
-  }
-}
-
-/// The scope of a DAG of `nodes`: its steps, and the steps inside its loops.
-Scope scope_of(const std::vector<ir::Node>& nodes) {
-  Scope s;
-  for (const auto& node : nodes) {
-    if (const auto* st = std::get_if<ir::Step>(&node)) {
-      s.steps.insert(st->name);
-    } else {
-      const auto& loop = std::get<ir::Loop>(node);
-      add_loop_steps(loop.body, loop, s);
-    }
-  }
-  return s;
-}
-
 /// The output of a loop's template that carries a step output from inside it: the
 /// list of its values, one per iteration.
-std::string export_name(const ir::Ref& r) { return r.name + "-" + r.field; }
+std::string export_name(const std::string& step, const std::string& field) { return step + "-" + field; }
 
 // --- the writer ------------------------------------------------------------------------
 
@@ -198,6 +157,7 @@ class WorkflowWriter {
   RefPath resolve(const ir::Ref& r, Scope& scope);
   std::string argo_ref(const ir::Ref& r, Scope& scope);
   std::string argo_value(const ir::Value& v, Scope& scope);
+  std::string argo_word(const ir::Word& w);
   std::string expr_ref(const ir::Ref& r, Scope& scope);
   /// `as_number`: "asInt" or "asFloat" to compare numerically, nullptr for text.
   std::string expr_value(const ir::Value& v, Scope& scope, const char* as_number);
@@ -250,9 +210,7 @@ class WorkflowWriter {
   };
   std::map<std::string, OpText, std::less<>> op_text_;
   std::set<std::string> reserved_names_;  // names other templates will take
-  // Fan-in: loop name -> (output name -> the step output it carries out of the loop).
-  std::map<std::string, std::map<std::string, ir::Ref>> exports_;
-  std::map<std::string, std::pair<const ir::Loop*, Scope>> loop_scopes_;  // bodies, by loop
+  std::map<std::string, const ir::Loop*, std::less<>> loops_;  // written, by name
 };
 
 std::string WorkflowWriter::k8s_name(const std::string& source, SourceRange range,
@@ -287,12 +245,12 @@ WorkflowWriter::RefPath WorkflowWriter::resolve(const ir::Ref& r, Scope& scope) 
     case ir::Ref::Kind::Param: return {"workflow", r.name, {}};
     case ir::Ref::Kind::OpParam: return {"inputs", r.name, {}};
     case ir::Ref::Kind::StepOutput: {
-      if (scope.steps.count(r.name)) return {"tasks", to_dns1123(r.name), r.field};
-      auto in = scope.in_loops.find(r.name);
-      if (in == scope.in_loops.end()) break;
-      std::string output = export_name(r);
-      exports_[in->second->name].emplace(output, r);
-      return {"tasks", in->second->name, std::move(output)};
+      if (scope.dag == ir::Plan::kNoDag) break;
+      ir::Plan::Route route = p_.plan.route(scope.dag, r.name);
+      if (route.kind == ir::Plan::Route::Kind::Sibling) return {"tasks", to_dns1123(r.name), r.field};
+      if (route.kind == ir::Plan::Route::Kind::FanIn)
+        return {"tasks", route.through.front(), export_name(r.name, r.field)};
+      break;
     }
     case ir::Ref::Kind::LoopItem: break;
   }
@@ -310,7 +268,6 @@ WorkflowWriter::RefPath WorkflowWriter::resolve(const ir::Ref& r, Scope& scope) 
 // A file is an artifact: `{{tasks.T.outputs.artifacts.O}}` or `{{inputs.artifacts.I}}`
 // (for a task's `from`); inside its op's body, its path.
 std::string WorkflowWriter::argo_ref(const ir::Ref& r, Scope& scope) {
-  if (r.kind == ir::Ref::Kind::OpParam && is_file(r) && scope.op) return file_path(*scope.op, r.name);
   RefPath path = resolve(r, scope);
   const char* kind = is_file(r) ? "artifacts" : "parameters";
   if (path.output.empty()) return "{{" + std::string(path.root) + "." + kind + "." + path.name + "}}";
@@ -383,40 +340,19 @@ std::string WorkflowWriter::expr_bool(const ir::Value& v, Scope& scope) {
 }
 
 std::string WorkflowWriter::expr_condition(const ir::Condition& c, Scope& scope) {
-  using Op = ir::Condition::Op;
-  auto binary = [&] {
-    return "(" + expr_condition(c.operands[0], scope) + " " + ir::op_symbol(c.op) + " " +
-           expr_condition(c.operands[1], scope) + ")";
-  };
-  switch (c.op) {
-    case Op::Leaf: return expr_bool(*c.value, scope);
-    case Op::And:
-    case Op::Or: return binary();
-    case Op::Not: return "!" + expr_condition(c.operands[0], scope);
-    default: break;
-  }
-  // A comparison: both operands are leaves holding values, compared as ir::comparison_of says.
-  const ir::Value& a = *c.operands[0].value;
-  const ir::Value& b = *c.operands[1].value;
-  std::string left, right;
-  switch (ir::comparison_of(c)) {
-    case ir::Comparison::Int:
-    case ir::Comparison::Float: {
-      const char* as = ir::comparison_of(c) == ir::Comparison::Int ? "asInt" : "asFloat";
-      left = expr_value(a, scope, as);
-      right = expr_value(b, scope, as);
-      break;
+  // Argo's expr: numbers through asInt/asFloat, truth values as the text "true".
+  struct Expr : ir::ConditionSyntax {
+    WorkflowWriter& w;
+    Scope& scope;
+    Expr(WorkflowWriter& writer, Scope& s) : w(writer), scope(s) {}
+    std::string truth(const ir::Value& v) override { return w.expr_bool(v, scope); }
+    std::string operand(const ir::Value& v, ir::Comparison how) override {
+      return w.expr_value(v, scope, how == ir::Comparison::Int     ? "asInt"
+                                    : how == ir::Comparison::Float ? "asFloat"
+                                                                   : nullptr);
     }
-    case ir::Comparison::Bool:
-      left = expr_bool(a, scope);
-      right = expr_bool(b, scope);
-      break;
-    case ir::Comparison::Text:
-      left = expr_value(a, scope, nullptr);
-      right = expr_value(b, scope, nullptr);
-      break;
-  }
-  return "(" + left + " " + ir::op_symbol(c.op) + " " + right + ")";
+  } expr(*this, scope);
+  return ir::print_condition(c, expr);
 }
 
 std::string WorkflowWriter::when_of(const Box<ir::Condition>& when, Scope& scope) {
@@ -465,56 +401,56 @@ void WorkflowWriter::add_dag_template(const std::string& name, const std::vector
 
 // --- container ops ----------------------------------------------------------------------
 
+// A word of the container as the plan gives it: an op parameter as the template's input,
+// a `file` parameter as its path.
+std::string WorkflowWriter::argo_word(const ir::Word& w) {
+  if (w.invalid) {
+    // Sema lets run-time values into lists and maps only where an op takes them apart
+    // (training ops' env and data); a container op's argument is one value.
+    error(w.range, "a list or map built from run-time values cannot be passed to a "
+                   "container op; pass a list parameter or a literal list");
+    return "";
+  }
+  std::string s;
+  for (std::size_t i = 0; i < w.pieces.size(); ++i) {
+    const ir::Piece& piece = w.pieces[i];
+    switch (piece.kind) {
+      case ir::Piece::Kind::Text:
+        s += argo_text(piece.text, i + 1 < w.pieces.size() && w.pieces[i + 1].kind != ir::Piece::Kind::Text);
+        break;
+      case ir::Piece::Kind::Param: s += "{{inputs.parameters." + piece.name + "}}"; break;
+      case ir::Piece::Kind::File: s += piece.text; break;
+    }
+  }
+  return s;
+}
+
 Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch) {
   Scope op_scope;  // refs here are the op's own parameters
-  op_scope.op = &op;
-  std::vector<std::string> script_vars;  // op parameters a shell script reads, first-use order
-  auto use_var = [&](const ir::Ref& r) {
-    if (std::find(script_vars.begin(), script_vars.end(), r.name) == script_vars.end())
-      script_vars.push_back(r.name);
-    return script_var(r.name);
-  };
-
+  const ir::Invocation& call = p_.plan.container(op.name);
   Json c = Json::object();
-  c["image"] = argo_value(op.image, op_scope);
+  c["image"] = argo_word(call.image);
   Json command = Json::array();
   Json args = Json::array();
-  if (op.shell) {
-    // Shell form: the script is the op's own text; each `${p}` is an environment
-    // variable placed by the quoting context it stands in (emit/shell).
-    std::vector<ir::Part> parts;
-    SourceRange whole = op.range;
-    for (const auto& cmd : op.command) {
-      whole = cmd.range.valid() ? cmd.range : whole;
-      if (cmd.kind == ir::Value::Kind::Literal) {
-        parts.push_back(ir::Part{ir::literal_text(cmd.literal), {}});
-      } else if (cmd.kind == ir::Value::Kind::Ref) {
-        parts.push_back(ir::Part{{}, cmd.ref});
-      } else {
-        parts.insert(parts.end(), cmd.parts.begin(), cmd.parts.end());
-      }
-    }
-    std::string script;
-    if (!shell::write_script(parts, use_var, whole, script, diags_)) ok_ = false;
-    command = Json::array({"sh", "-c", argo_text(script), to_dns1123(op.name)});
-    for (const auto& a : op.args) args.push_back(argo_value(a, op_scope));
+  if (call.shell) {
+    // Shell form: each `${p}` of the script is an environment variable (ir::Invocation);
     // `args` become the script's "$1", "$2", ...: whole words either way.
-    for (auto& a : args) command.push_back(std::move(a));
-    args = Json::array();
+    command = Json::array({"sh", "-c", argo_text(call.script), call.name});
+    for (const auto& a : call.args) command.push_back(argo_word(a));
   } else {
     // Exec form: no shell. A word that mixes text and values is one argv word that Argo
     // fills in; an op with only `args` keeps the image's ENTRYPOINT.
-    for (const auto& w : op.command) command.push_back(argo_value(w, op_scope));
-    for (const auto& w : op.args) args.push_back(argo_value(w, op_scope));
+    for (const auto& w : call.command) command.push_back(argo_word(w));
+    for (const auto& w : call.args) args.push_back(argo_word(w));
   }
   // Metrics: pipec-metrics (copied into the pod by an init container, container_template)
   // runs the command and writes KFP's metrics file from its output, with the launcher's
   // scraper; a spec from a parameter is one whole argv word it checks at run time.
-  if (!op.metrics.empty() && !command.empty()) {
+  if (!call.metrics.empty() && !command.empty()) {
     Json wrapped = Json::array({std::string(kMetricsTool)});
-    for (const auto& m : op.metrics) {
+    for (const auto& m : call.metrics) {
       wrapped.push_back("--metric");
-      wrapped.push_back(argo_value(m, op_scope));
+      wrapped.push_back(argo_word(m));
     }
     if (!op.metrics_from.empty()) {
       wrapped.push_back("--from");
@@ -528,12 +464,10 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   if (!args.empty()) c["args"] = std::move(args);
 
   Json env = Json::array();
-  for (const auto& [name, value] : op.env) env.push_back({{"name", name}, {"value", argo_value(value, op_scope)}});
-  for (const auto& var : script_vars)
-    env.push_back({{"name", script_var(var)},
-                   {"value", op.params.end() != std::find_if(op.params.begin(), op.params.end(), [&](const auto& p) {
-                      return p.name == var && p.type.kind == ir::TypeKind::File;
-                    }) ? file_path(op, var) : "{{inputs.parameters." + var + "}}"}});
+  for (const auto& [name, value] : call.env) env.push_back({{"name", name}, {"value", argo_word(value)}});
+  for (const auto& value : call.script_values)
+    env.push_back({{"name", ir::script_variable(value.name)},
+                   {"value", argo_word(ir::Word{{value}, {}, false})}});
   // A Secret's key: only the names reach the workflow, never the value.
   for (const auto& s : op.secret_env)
     env.push_back({{"name", s.var}, {"valueFrom", {{"secretKeyRef", {{"name", s.secret}, {"key", s.key}}}}}});
@@ -797,10 +731,23 @@ std::string WorkflowWriter::launcher_template(const ir::Step& step, kubeflow::La
                          {"path", "/tmp/outputs/mlpipeline-ui-metadata.json"},
                          {"optional", true}});
   if (!artifacts.empty()) t["outputs"] = {{"artifacts", std::move(artifacts)}};
+  // The launcher's words, its values as the template's inputs.
+  Json args = Json::array();
+  for (const auto& w : call.args) {
+    switch (w.kind) {
+      case kubeflow::LauncherWord::Kind::Text: args.push_back(w.text); break;
+      case kubeflow::LauncherWord::Kind::Input: args.push_back("{{inputs.parameters." + w.text + "}}"); break;
+      case kubeflow::LauncherWord::Kind::Binding:
+        args.push_back(w.text + "={{inputs.parameters." + w.text + "}}");
+        break;
+      case kubeflow::LauncherWord::Kind::WorkflowName: args.push_back("{{workflow.name}}"); break;
+      case kubeflow::LauncherWord::Kind::PodName: args.push_back("{{pod.name}}"); break;
+    }
+  }
   t["container"] = {
       {"image", options_.launcher_image},
       {"command", Json::array({"pipec-launcher"})},
-      {"args", call.args},
+      {"args", std::move(args)},
       {"env", Json::array({{{"name", "POD_UID"},
                             {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.uid"}}}}}}})}};
   t["metadata"] = {{"annotations", {{"pipelines.kubeflow.org/task_display_name", argo_text(step.name)}}},
@@ -883,9 +830,9 @@ void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& o
 }
 
 void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& out) {
-  auto& [loop_ptr, body] = loop_scopes_[loop.name];
-  loop_ptr = &loop;
-  body = scope_of(loop.body);
+  loops_[loop.name] = &loop;
+  Scope body;
+  body.dag = p_.plan.place(loop.name)->body;
   claim_template(loop.name, loop.range, "the loop over '" + loop.var + "'");
   std::string tasks;
   dag_tasks(loop.body, body, tasks);
@@ -949,24 +896,9 @@ void WorkflowWriter::loop_task(const ir::Loop& loop, const std::string& tmpl, Sc
 }
 
 // Fan-in: each loop whose steps' outputs are read from outside it gives them as outputs
-// of its template (and of the template holding its limit); Argo makes each a JSON list,
-// one value per iteration in item order. Reading one from a loop nested inside exports
-// it from that loop in turn, so this runs until nothing new is asked for.
+// of its template (and of the template holding its limit), as the plan lists them; Argo
+// makes each a JSON list, one value per iteration in item order.
 void WorkflowWriter::add_loop_outputs() {
-  std::map<std::string, std::map<std::string, std::string>> outputs;  // loop -> name -> value
-  for (bool changed = true; changed;) {
-    changed = false;
-    auto asked = exports_;  // resolving may ask inner loops for more
-    for (const auto& [loop_name, refs] : asked) {
-      auto& done = outputs[loop_name];
-      auto& [loop, body] = loop_scopes_.at(loop_name);
-      for (const auto& [name, ref] : refs) {
-        if (done.count(name)) continue;
-        done.emplace(name, argo_ref(ref, body));
-        changed = true;
-      }
-    }
-  }
   auto append_outputs = [&](const std::string& tmpl, const auto& values) {
     std::string& text = templates_.at(tmpl);
     new_line(text, 4);
@@ -982,9 +914,21 @@ void WorkflowWriter::add_loop_outputs() {
       append_scalar_entry(text, "parameter", value, 10);
     }
   };
-  for (const auto& [loop_name, values] : outputs) {
+  for (const auto& [loop_name, exports] : p_.plan.exports) {
+    auto written = loops_.find(loop_name);
+    if (written == loops_.end()) continue;
+    const ir::Loop& loop = *written->second;
+    Scope body;
+    body.dag = p_.plan.place(loop_name)->body;
+    std::map<std::string, std::string> values;  // output name -> value, in name order
+    for (const auto& e : exports) {
+      ir::Ref r;
+      r.kind = ir::Ref::Kind::StepOutput;
+      r.name = e.step;
+      r.field = e.field;
+      values.emplace(export_name(e.step, e.field), argo_ref(r, body));
+    }
     append_outputs(loop_name, values);
-    const ir::Loop& loop = *loop_scopes_.at(loop_name).first;
     if (loop.limit <= 0) continue;
     std::map<std::string, std::string> passed;
     for (const auto& [name, value] : values)
@@ -1106,13 +1050,15 @@ bool WorkflowWriter::run(std::string& out) {
   reserve_names(p_.dag);
   reserve_names(p_.exit_handler);
   // Task names: sema has already rejected two steps that give the same name.
-  Scope main = scope_of(p_.dag);
+  Scope main;
+  main.dag = ir::Plan::kMain;
   std::string tasks;
   tasks.reserve(p_.dag.size() * 512);
   dag_tasks(p_.dag, main, tasks);
   add_dag_template(entry, {}, std::move(tasks));
   if (!exit_name.empty()) {
-    Scope fin = scope_of(p_.exit_handler);
+    Scope fin;
+    fin.dag = ir::Plan::kFinally;
     std::string exit_tasks;
     dag_tasks(p_.exit_handler, fin, exit_tasks);
     add_dag_template(exit_name, {}, std::move(exit_tasks));

@@ -25,7 +25,6 @@
 
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -39,7 +38,6 @@
 #include "rules/quantities.hpp"
 #include "compiler/emit/yaml/yaml_writer.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
-#include "compiler/emit/shell/shell_script.hpp"
 #include "runtime/job_render.hpp"
 
 namespace pipec::emit::kfpv2 {
@@ -135,22 +133,15 @@ constexpr const char* kOutputsWrapper =
 
 // --- scopes ------------------------------------------------------------------------------
 
-/// A task of a DAG: its name, and whether it is wrapped in a condition DAG (then its
-/// outputs are the wrapper's, named `pipelinechannel--<task>-<output>`).
-struct TaskName {
-  std::string task;
-  bool wrapped = false;
-};
-
-/// One DAG component being written: the root, the exit handler's, a loop body or a
-/// condition wrapper. Values from outside arrive as inputs of the component.
+/// One DAG component being written: the root, the exit handler's, a loop body (`dag`,
+/// whose nodes are its tasks: ir::Plan says where each value comes from) or a condition
+/// wrapper (`wrapper`: it holds one task, and every value is an input). Values from
+/// outside arrive as inputs of the component.
 struct Scope {
   const Scope* parent = nullptr;
   bool root = false;
-  std::map<std::string, TaskName, std::less<>> steps;  // source step name -> task here (and loop name -> its task)
-  /// Steps inside the loops of this DAG (at any depth): step -> the loop holding it here.
-  /// Their outputs come out of the loop as lists (fan-in, kfp's dsl.Collected).
-  std::map<std::string, const ir::Loop*, std::less<>> in_loops;
+  ir::Plan::DagId dag = ir::Plan::kNoDag;  // kNoDag: the root around the exit handler
+  bool wrapper = false;
   std::string loop_var;    // the variable this DAG iterates, if a loop body
   std::string item_input;  // its input
   ir::Type item_type;
@@ -174,8 +165,6 @@ class SpecWriter {
  public:
   SpecWriter(const ir::Pipeline& p, const WriteOptions& o, Diagnostics& d) : p_(p), options_(o), diags_(d) {
     for (const auto& op : p_.ops) ops_[op.name] = &op;
-    index_steps(p_.dag);
-    index_steps(p_.exit_handler);
   }
 
   bool run(std::string& out);
@@ -185,15 +174,16 @@ class SpecWriter {
     diags_.error(range.valid() ? range : p_.range, std::move(message));
     ok_ = false;
   }
-  void index_steps(const std::vector<ir::Node>& nodes);
   std::string name_of(const std::string& source, SourceRange range, const char* what);
   void claim_component(const std::string& name, SourceRange range, const std::string& what);
   void claim_task(Scope& s, const std::string& name, SourceRange range);
 
   // Values.
-  std::string channel(const ir::Ref& r) const;
+  std::string channel(const ir::Ref& r, const Scope& s) const;
   ir::Type type_of(const ir::Ref& r) const;
-  ir::Type ref_type_in(const ir::Ref& r, const ir::Loop& loop) const;
+  /// A node's task in its DAG (in its condition wrapper's name when it has one), and the
+  /// key of its output `field` there.
+  std::string task_of(const std::string& node) const;
   J resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps);
   std::string import(const ir::Ref& r, Scope& s);
   void task_input(J& inputs, const std::string& name, const ir::Value& v, Scope& s,
@@ -206,19 +196,17 @@ class SpecWriter {
 
   // DAGs.
   void dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks);
-  void prefill(const std::vector<ir::Node>& nodes, Scope& s);
   J step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps);
   J loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps);
   void add_loop_outputs();
-  void add_dependencies(J& task, const std::vector<std::string>& depends, const Scope& s,
-                        std::set<std::string> deps);
+  void add_dependencies(J& task, const std::vector<std::string>& depends, std::set<std::string> deps) const;
   J component_inputs(const Scope& s) const;
   void pass_imports(const Scope& child, Scope& parent, J& task, std::set<std::string>& deps);
 
   // Components and executors.
   std::string container_component(const ir::Step& step);
   std::string training_component(const ir::Step& step, kubeflow::LauncherCall& call);
-  J op_word(const ir::Value& v, const ir::ContainerOp& op);
+  J op_word(const ir::Word& w);
   bool literal_ok(std::string_view text, SourceRange range);
 
   const ir::Pipeline& p_;
@@ -227,29 +215,13 @@ class SpecWriter {
   bool ok_ = true;
 
   std::map<std::string, const ir::ContainerOp*> ops_;
-  std::map<std::string, const ir::Step*> step_of_;        // source name -> step
-  std::map<std::string, const ir::Loop*> loop_of_var_;    // loop variable -> innermost loop (by name)
   std::map<std::string, std::string> component_owner_;
   std::map<std::string, std::string> op_component_;       // op name -> component written
   J components_ = J::object();
   J executors_ = J::object();
-  // Fan-in: loop name -> (output -> the step output it carries out as a list).
-  std::map<std::string, std::map<std::string, ir::Ref>> exports_;
-  std::map<std::string, std::pair<const ir::Loop*, std::unique_ptr<Scope>>> loop_bodies_;
+  std::map<std::string, const ir::Loop*, std::less<>> loops_;  // written, by name
   J platform_ = J::object();
 };
-
-void SpecWriter::index_steps(const std::vector<ir::Node>& nodes) {
-  for (const auto& node : nodes) {
-    if (const auto* s = std::get_if<ir::Step>(&node)) {
-      step_of_[s->name] = s;
-    } else {
-      const auto& l = std::get<ir::Loop>(node);
-      loop_of_var_[l.var] = &l;
-      index_steps(l.body);
-    }
-  }
-}
 
 std::string SpecWriter::name_of(const std::string& source, SourceRange range, const char* what) {
   std::string name = to_dns1123(source);
@@ -273,13 +245,13 @@ void SpecWriter::claim_task(Scope& s, const std::string& name, SourceRange range
 }
 
 // The name a value takes as an input of a DAG component (kfp's `pipelinechannel--…`).
-std::string SpecWriter::channel(const ir::Ref& r) const {
+std::string SpecWriter::channel(const ir::Ref& r, const Scope& s) const {
   switch (r.kind) {
     case ir::Ref::Kind::Param: return kChannel + r.name;
     case ir::Ref::Kind::StepOutput: return kChannel + to_dns1123(r.name) + "-" + r.field;
     case ir::Ref::Kind::LoopItem: {
-      auto it = loop_of_var_.find(r.name);
-      std::string base = kChannel + (it != loop_of_var_.end() ? it->second->name : r.name) + "-item";
+      std::string_view loop = p_.plan.loop_of_var(s.dag, r.name);
+      std::string base = kChannel + std::string(loop.empty() ? std::string_view(r.name) : loop) + "-item";
       return r.field.empty() ? base : base + "-" + r.field;
     }
     case ir::Ref::Kind::OpParam: break;
@@ -291,34 +263,17 @@ std::string SpecWriter::channel(const ir::Ref& r) const {
 // already the list over their iterations (fan-in).
 ir::Type SpecWriter::type_of(const ir::Ref& r) const { return r.type; }
 
-// How many loops, from `loop` inward, hold `step` (0: not inside).
-int loops_around(const std::vector<ir::Node>& nodes, const std::string& step) {
-  for (const auto& node : nodes) {
-    if (const auto* s = std::get_if<ir::Step>(&node)) {
-      if (s->name == step) return 1;
-    } else if (int n = loops_around(std::get<ir::Loop>(node).body, step); n > 0) {
-      return n + 1;
-    }
-  }
-  return 0;
-}
-
-// The type of step output `r` as it leaves `loop`: a list per loop it crosses.
-ir::Type SpecWriter::ref_type_in(const ir::Ref& r, const ir::Loop& loop) const {
-  ir::Type t = r.type;
-  if (auto s = step_of_.find(r.name); s != step_of_.end())
-    if (auto op = ops_.find(s->second->op); op != ops_.end())
-      for (const auto& out : op->second->outputs)
-        if (out.name == r.field) t = out.type;
-  for (int n = loops_around(loop.body, r.name); n > 0; --n) t = ir::Type::list_of(std::move(t));
-  return t;
+std::string SpecWriter::task_of(const std::string& node) const {
+  const ir::Plan::Place* place = p_.plan.place(node);
+  std::string task = place && place->loop ? node : to_dns1123(node);
+  return place && place->conditional ? "condition-" + task : task;
 }
 
 std::string SpecWriter::import(const ir::Ref& r, Scope& s) {
   std::string key = ref_key(r);
   if (auto it = s.import_index.find(key); it != s.import_index.end()) return s.imports[it->second].input;
   s.import_index.emplace(key, s.imports.size());
-  s.imports.push_back({channel(r), r, type_of(r)});
+  s.imports.push_back({channel(r, s), r, type_of(r)});
   return s.imports.back().input;
 }
 
@@ -329,20 +284,18 @@ J SpecWriter::resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps) {
     case ir::Ref::Kind::Param:
       if (s.root) return J{{"componentInputParameter", r.name}};
       break;
-    case ir::Ref::Kind::StepOutput:
-      if (auto it = s.steps.find(r.name); it != s.steps.end()) {
-        deps.insert(it->second.task);
-        std::string key = it->second.wrapped ? channel(r) : r.field;
-        return J{{"taskOutputParameter", {{"producerTask", it->second.task}, {"outputParameterKey", key}}}};
-      }
-      if (auto in = s.in_loops.find(r.name); in != s.in_loops.end()) {
-        // Fan-in: the loop (or its condition wrapper) gives the list under the channel name.
-        const TaskName& task = s.steps.at(in->second->name);
-        deps.insert(task.task);
-        exports_[in->second->name].emplace(channel(r), r);
-        return J{{"taskOutputParameter", {{"producerTask", task.task}, {"outputParameterKey", channel(r)}}}};
-      }
-      break;
+    case ir::Ref::Kind::StepOutput: {
+      if (s.wrapper || s.dag == ir::Plan::kNoDag) break;
+      ir::Plan::Route route = p_.plan.route(s.dag, r.name);
+      if (route.kind == ir::Plan::Route::Kind::Outside) break;
+      // A sibling's output (its condition wrapper's, under the channel name), or fan-in:
+      // the loop (or its condition wrapper) gives the list under the channel name.
+      bool sibling = route.kind == ir::Plan::Route::Kind::Sibling;
+      std::string task = task_of(sibling ? r.name : route.through.front());
+      deps.insert(task);
+      std::string key = sibling && !p_.plan.place(r.name)->conditional ? r.field : channel(r, s);
+      return J{{"taskOutputParameter", {{"producerTask", std::move(task)}, {"outputParameterKey", std::move(key)}}}};
+    }
     case ir::Ref::Kind::LoopItem:
       if (r.name == s.loop_var) {
         J j = {{"componentInputParameter", s.item_input}};
@@ -381,7 +334,7 @@ void SpecWriter::task_input(J& inputs, const std::string& name, const ir::Value&
           text += part.text;
           continue;
         }
-        std::string ch = channel(*part.ref);
+        std::string ch = channel(*part.ref, s);
         text += input_placeholder(ch);
         if (!inputs.contains(ch)) inputs[ch] = resolve(*part.ref, s, deps);
       }
@@ -489,105 +442,59 @@ std::string SpecWriter::cel_bool(const ir::Value& v, Scope& s) {
 }
 
 std::string SpecWriter::cel_condition(const ir::Condition& c, Scope& s) {
-  using Op = ir::Condition::Op;
-  auto binary = [&] {
-    return "(" + cel_condition(c.operands[0], s) + " " + ir::op_symbol(c.op) + " " + cel_condition(c.operands[1], s) + ")";
-  };
-  switch (c.op) {
-    case Op::Leaf: return cel_bool(*c.value, s);
-    case Op::And:
-    case Op::Or: return binary();
-    case Op::Not: return "!" + cel_condition(c.operands[0], s);
-    default: break;
-  }
-  // A comparison, compared as ir::comparison_of says. KFP holds every number as a double;
-  // two ints compare as ints (as kfp writes int(...)).
-  const ir::Value& a = *c.operands[0].value;
-  const ir::Value& b = *c.operands[1].value;
-  std::string left, right;
-  switch (ir::comparison_of(c)) {
-    case ir::Comparison::Int:
-    case ir::Comparison::Float: {
-      const char* as = ir::comparison_of(c) == ir::Comparison::Int ? "int" : "double";
-      left = cel_value(a, s, as);
-      right = cel_value(b, s, as);
-      break;
+  // CEL over the wrapper's inputs. KFP holds every number as a double; two ints compare
+  // as ints (as kfp writes int(...)).
+  struct Cel : ir::ConditionSyntax {
+    SpecWriter& w;
+    Scope& scope;
+    Cel(SpecWriter& writer, Scope& sc) : w(writer), scope(sc) {}
+    std::string truth(const ir::Value& v) override { return w.cel_bool(v, scope); }
+    std::string operand(const ir::Value& v, ir::Comparison how) override {
+      return w.cel_value(v, scope, how == ir::Comparison::Int     ? "int"
+                                   : how == ir::Comparison::Float ? "double"
+                                                                  : nullptr);
     }
-    case ir::Comparison::Bool:
-      left = cel_bool(a, s);
-      right = cel_bool(b, s);
-      break;
-    case ir::Comparison::Text:
-      left = cel_value(a, s, nullptr);
-      right = cel_value(b, s, nullptr);
-      break;
-  }
-  return "(" + left + " " + ir::op_symbol(c.op) + " " + right + ")";
+  } cel(*this, s);
+  return ir::print_condition(c, cel);
 }
 
 // --- DAGs ----------------------------------------------------------------------------------------
-
-void add_loop_steps(const std::vector<ir::Node>& nodes, const ir::Loop& loop, Scope& s) {
-  for (const auto& node : nodes) {
-    if (const auto* st = std::get_if<ir::Step>(&node)) {
-      s.in_loops[st->name] = &loop;
-    } else {
-      add_loop_steps(std::get<ir::Loop>(node).body, loop, s);
-    }
-  }
-}
-
-void SpecWriter::prefill(const std::vector<ir::Node>& nodes, Scope& s) {
-  for (const auto& node : nodes) {
-    if (const auto* st = std::get_if<ir::Step>(&node)) {
-      std::string task = to_dns1123(st->name);
-      bool wrapped = static_cast<bool>(st->when);
-      s.steps[st->name] = {wrapped ? "condition-" + task : task, wrapped};
-    } else {
-      const auto& l = std::get<ir::Loop>(node);
-      bool wrapped = static_cast<bool>(l.when);
-      s.steps[l.name] = {wrapped ? "condition-" + l.name : l.name, wrapped};
-      add_loop_steps(l.body, l, s);
-    }
-  }
-}
 
 // Fan-in: each loop whose steps' outputs are read after it gives them as LIST outputs of
 // its DAG (and of its condition wrapper), as kfp compiles dsl.Collected; reading one
 // from a loop nested inside asks that loop in turn, so this runs until nothing is new.
 void SpecWriter::add_loop_outputs() {
-  std::map<std::string, std::set<std::string>> done;
-  for (bool changed = true; changed;) {
-    changed = false;
-    auto asked = exports_;
-    for (const auto& [loop_name, refs] : asked) {
-      auto& [loop, body] = loop_bodies_.at(loop_name);
-      for (const auto& entry : refs) {
-        const std::string& key = entry.first;  // the lambda below uses it: no structured binding
-        const ir::Ref& ref = entry.second;
-        if (!done[loop_name].insert(key).second) continue;
-        changed = true;
-        std::set<std::string> deps;
-        J from = resolve(ref, *body, deps)["taskOutputParameter"];
-        J spec = {{"parameterType", parameter_type(ref_type_in(ref, *loop))}};
-        auto put = [&](const std::string& component, J value) {
-          J& c = components_[component];
-          c["dag"]["outputs"]["parameters"][key] = {{"valueFromParameter", std::move(value)}};
-          c["outputDefinitions"]["parameters"][key] = spec;
-        };
-        put("comp-" + loop_name, {{"outputParameterKey", from["outputParameterKey"]},
-                                  {"producerSubtask", from["producerTask"]}});
-        if (loop->when)
-          put("comp-condition-" + loop_name, {{"outputParameterKey", key}, {"producerSubtask", loop_name}});
-      }
+  for (const auto& [loop_name, exports] : p_.plan.exports) {
+    auto written = loops_.find(loop_name);
+    if (written == loops_.end()) continue;
+    const ir::Loop& loop = *written->second;
+    Scope body;
+    body.dag = p_.plan.place(loop_name)->body;
+    for (const auto& e : exports) {
+      ir::Ref ref;
+      ref.kind = ir::Ref::Kind::StepOutput;
+      ref.name = e.step;
+      ref.field = e.field;
+      std::string key = channel(ref, body);
+      std::set<std::string> deps;
+      J from = resolve(ref, body, deps)["taskOutputParameter"];
+      J spec = {{"parameterType", parameter_type(e.type)}};
+      auto put = [&](const std::string& component, J value) {
+        J& c = components_[component];
+        c["dag"]["outputs"]["parameters"][key] = {{"valueFromParameter", std::move(value)}};
+        c["outputDefinitions"]["parameters"][key] = spec;
+      };
+      put("comp-" + loop_name, {{"outputParameterKey", from["outputParameterKey"]},
+                                {"producerSubtask", from["producerTask"]}});
+      if (loop.when)
+        put("comp-condition-" + loop_name, {{"outputParameterKey", key}, {"producerSubtask", loop_name}});
     }
   }
 }
 
-void SpecWriter::add_dependencies(J& task, const std::vector<std::string>& depends, const Scope& s,
-                                  std::set<std::string> deps) {
-  for (const auto& d : depends)
-    if (auto it = s.steps.find(d); it != s.steps.end()) deps.insert(it->second.task);
+void SpecWriter::add_dependencies(J& task, const std::vector<std::string>& depends,
+                                  std::set<std::string> deps) const {
+  for (const auto& d : depends) deps.insert(task_of(d));
   if (!deps.empty()) task["dependentTasks"] = J(std::vector<std::string>(deps.begin(), deps.end()));
 }
 
@@ -657,15 +564,13 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
 }
 
 J SpecWriter::loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps) {
-  auto& [loop_ptr, body_ptr] = loop_bodies_[loop.name];
-  loop_ptr = &loop;
-  body_ptr = std::make_unique<Scope>();
-  Scope& body = *body_ptr;
+  loops_[loop.name] = &loop;
+  Scope body;
   body.parent = &s;
+  body.dag = p_.plan.place(loop.name)->body;
   body.loop_var = loop.var;
   body.item_input = kChannel + loop.name + "-item";
   body.item_type = loop.item_type;
-  prefill(loop.body, body);
   J tasks = J::object();
   dag(loop.body, body, tasks);
 
@@ -714,6 +619,8 @@ void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
       // The condition wrapper: one DAG holding the task, run when the condition holds.
       Scope w;
       w.parent = &s;
+      w.dag = s.dag;
+      w.wrapper = true;
       std::set<std::string> inner_deps;  // none: the wrapper holds one task
       J inner = step ? step_task(*step, w, inner_deps) : loop_task(*loop, w, inner_deps);
       std::string condition = cel_condition(*when, w);
@@ -751,46 +658,33 @@ void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
       pass_imports(w, s, task, deps);
     }
     claim_task(s, task_name, range);
-    add_dependencies(task, depends, s, std::move(deps));
+    add_dependencies(task, depends, std::move(deps));
     tasks[task_name] = std::move(task);
   }
 }
 
 // --- components and executors -------------------------------------------------------------------
 
-// A word of an op's command or args: text, and the op's parameters as placeholders.
-// A file parameter is the path the inputs prologue copies it to (kInputsWrapper).
-std::string file_param_path(const ir::ContainerOp& op, const std::string& name) {
-  for (const auto& p : op.params)
-    if (p.name == name && is_file(p.type)) return p.path;
-  return "";
-}
-
-J SpecWriter::op_word(const ir::Value& v, const ir::ContainerOp& op) {
-  auto word = [&](const ir::Ref& r) {
-    std::string path = file_param_path(op, r.name);
-    return path.empty() ? input_placeholder(r.name) : path;
-  };
-  if (const ir::Ref* r = ir::whole_ref(v)) return word(*r);
-  if (v.kind == ir::Value::Kind::Literal) {
-    std::string text = ir::literal_text(v.literal);
-    literal_ok(text, v.range);
-    return text;
+// A word of an op's container as the plan gives it: text, the op's parameters as
+// placeholders, a file parameter as the path the inputs prologue copies it to
+// (kInputsWrapper).
+J SpecWriter::op_word(const ir::Word& w) {
+  if (w.invalid) {
+    error(w.range, "a list or map built from run-time values cannot be an argv word");
+    return "";
   }
-  if (v.kind == ir::Value::Kind::Interpolation) {
-    std::string s;
-    for (const auto& part : v.parts) {
-      if (part.ref) {
-        s += word(*part.ref);
-      } else {
-        literal_ok(part.text, v.range);
-        s += part.text;
-      }
+  std::string s;
+  for (const auto& piece : w.pieces) {
+    switch (piece.kind) {
+      case ir::Piece::Kind::Text:
+        literal_ok(piece.text, w.range);
+        s += piece.text;
+        break;
+      case ir::Piece::Kind::Param: s += input_placeholder(piece.name); break;
+      case ir::Piece::Kind::File: s += piece.text; break;
     }
-    return s;
   }
-  error(v.range, "a list or map built from run-time values cannot be an argv word");
-  return "";
+  return s;
 }
 
 std::string SpecWriter::container_component(const ir::Step& step) {
@@ -833,13 +727,14 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   J& comp_inputs = inputs;  // resources built from text add inputs below
 
   // The container: the op's argv with placeholders.
+  const ir::Invocation& call = p_.plan.container(op.name);
   J container = J::object();
-  if (op.image.is_literal()) {
-    container["image"] = ir::literal_text(op.image.literal);
-  } else if (const ir::Ref* ref = ir::whole_ref(op.image); ref && file_param_path(op, ref->name).empty()) {
+  if (call.image.literal()) {
+    container["image"] = call.image.pieces[0].text;
+  } else if (call.image.pieces.size() == 1 && call.image.pieces[0].kind == ir::Piece::Kind::Param) {
     // A whole input parameter: the KFP v2 backend resolves it before it starts the task
     // (kubeflow/pipelines#11404). It resolves nothing else in an image.
-    container["image"] = input_placeholder(ref->name);
+    container["image"] = input_placeholder(call.image.pieces[0].name);
   } else {
     error(op.image.range,
           "on the kfp-v2 target an op's image is written in the op or is one whole parameter "
@@ -847,40 +742,23 @@ std::string SpecWriter::container_component(const ir::Step& step) {
           "built inside a string");
   }
   std::vector<J> argv;
-  if (op.shell) {
-    // The script is the op's text; each `${p}` is a variable placed by its quoting context
-    // (emit/shell), set by a prologue from the positional arguments that follow.
-    std::vector<ir::Part> parts;
-    SourceRange whole = op.range;
-    for (const auto& cmd : op.command) {
-      whole = cmd.range.valid() ? cmd.range : whole;
-      if (cmd.kind == ir::Value::Kind::Literal) parts.push_back(ir::Part{ir::literal_text(cmd.literal), {}});
-      else if (cmd.kind == ir::Value::Kind::Ref) parts.push_back(ir::Part{{}, cmd.ref});
-      else parts.insert(parts.end(), cmd.parts.begin(), cmd.parts.end());
-    }
-    std::vector<std::string> vars;
-    auto use_var = [&](const ir::Ref& r) {
-      if (std::find(vars.begin(), vars.end(), r.name) == vars.end()) vars.push_back(r.name);
-      return "PIPEC_" + r.name;
-    };
-    std::string script;
-    if (!shell::write_script(parts, use_var, whole, script, diags_)) ok_ = false;
-    literal_ok(script, whole);
+  if (call.shell) {
+    // The script is the op's text; each `${p}` a variable (ir::Invocation), set by a
+    // prologue from the positional arguments that follow.
+    literal_ok(call.script, call.script_range);
     std::string prologue;
-    if (!vars.empty()) {
+    if (!call.script_values.empty()) {
       prologue = "export";
-      for (std::size_t i = 0; i < vars.size(); ++i) prologue += fmt::format(" PIPEC_{}=\"${}\"", vars[i], i + 1);
-      prologue += fmt::format("; shift {}\n", vars.size());
+      for (std::size_t i = 0; i < call.script_values.size(); ++i)
+        prologue += fmt::format(" {}=\"${}\"", ir::script_variable(call.script_values[i].name), i + 1);
+      prologue += fmt::format("; shift {}\n", call.script_values.size());
     }
-    argv = {"sh", "-c", prologue + script, to_dns1123(op.name)};
-    for (const auto& var : vars) {
-      std::string path = file_param_path(op, var);
-      argv.push_back(path.empty() ? input_placeholder(var) : path);
-    }
-    for (const auto& a : op.args) argv.push_back(op_word(a, op));
+    argv = {"sh", "-c", prologue + call.script, call.name};
+    for (const auto& value : call.script_values) argv.push_back(op_word(ir::Word{{value}, {}, false}));
+    for (const auto& a : call.args) argv.push_back(op_word(a));
   } else {
-    for (const auto& w : op.command) argv.push_back(op_word(w, op));
-    for (const auto& w : op.args) argv.push_back(op_word(w, op));
+    for (const auto& w : call.command) argv.push_back(op_word(w));
+    for (const auto& w : call.args) argv.push_back(op_word(w));
   }
   // Environment: literal values in the container's `env`; KFP v2 substitutes placeholders
   // only in the command line, so a variable from a value is exported by a small `sh`
@@ -895,9 +773,9 @@ std::string SpecWriter::container_component(const ir::Step& step) {
                    "have no init container to bring it): COPY --from=" + options_.launcher_image +
                        " /usr/local/bin/pipec-metrics /usr/local/bin/");
     std::vector<J> wrapped = {"pipec-metrics"};
-    for (const auto& m : op.metrics) {
+    for (const auto& m : call.metrics) {
       wrapped.push_back("--metric");
-      wrapped.push_back(op_word(m, op));
+      wrapped.push_back(op_word(m));
     }
     if (!op.metrics_from.empty()) {
       literal_ok(op.metrics_from, op.range);
@@ -923,14 +801,13 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   J env = J::array();
   std::string exports;
   std::vector<J> values;
-  for (const auto& [name, value] : op.env) {
-    if (value.is_literal()) {
-      std::string text = ir::literal_text(value.literal);
-      literal_ok(text, value.range);
-      env.push_back({{"name", name}, {"value", text}});
+  for (const auto& [name, value] : call.env) {
+    if (value.literal()) {
+      literal_ok(value.pieces[0].text, value.range);
+      env.push_back({{"name", name}, {"value", value.pieces[0].text}});
       continue;
     }
-    values.push_back(op_word(value, op));
+    values.push_back(op_word(value));
     exports += fmt::format(" {}=\"${}\"", name, values.size());
   }
   if (!env.empty()) container["env"] = std::move(env);
@@ -949,9 +826,9 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     if (op.command.empty())
       error(op.range, "on the kfp-v2 target an op with outputs needs a command (its outputs are "
                       "copied to the files KFP names after it runs)");
-    std::vector<J> wrapped = {"sh", "-c", kOutputsWrapper, "pipec-outputs", std::to_string(op.outputs.size())};
-    for (const auto& out : op.outputs) {
-      wrapped.push_back(is_file(out.type) ? output_artifact_path(out.name) : output_placeholder(out.name));
+    std::vector<J> wrapped = {"sh", "-c", kOutputsWrapper, "pipec-outputs", std::to_string(call.outputs.size())};
+    for (const auto& out : call.outputs) {
+      wrapped.push_back(out.file ? output_artifact_path(out.name) : output_placeholder(out.name));
       literal_ok(out.path, op.range);
       wrapped.push_back(out.path);
     }
@@ -964,13 +841,12 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     if (op.command.empty())
       error(op.range, "on the kfp-v2 target an op with file parameters needs a command (the files are "
                       "placed before the command runs)");
-    std::vector<J> wrapped = {"sh", "-c", kInputsWrapper, "pipec-inputs", std::to_string(file_inputs.size())};
-    for (const auto& param : op.params)
-      if (is_file(param.type)) {
-        literal_ok(param.path, op.range);
-        wrapped.push_back(input_artifact_path(param.name));
-        wrapped.push_back(param.path);
-      }
+    std::vector<J> wrapped = {"sh", "-c", kInputsWrapper, "pipec-inputs", std::to_string(call.inputs.size())};
+    for (const auto& in : call.inputs) {
+      literal_ok(in.path, op.range);
+      wrapped.push_back(input_artifact_path(in.name));
+      wrapped.push_back(in.path);
+    }
     wrapped.insert(wrapped.end(), argv.begin(), argv.end());
     argv = std::move(wrapped);
   }
@@ -1090,46 +966,36 @@ std::string SpecWriter::training_component(const ir::Step& step, kubeflow::Launc
   std::string component = "comp-" + base, executor = "exec-" + base;
   claim_component(component, step.range, "training step '" + step.name + "'");
   J inputs = J::object();
-  std::set<std::string> names;
-  for (const auto& [input, value] : call.inputs) {
-    inputs[input] = {{"parameterType", parameter_type(value.type)}};
-    names.insert(input);
-  }
-  // The launcher's arguments with KFP v2's placeholders: each value a whole word (or the
-  // text after `NAME=` of a --value word), the job's name from the pod (POD_NAME).
+  for (const auto& [input, value] : call.inputs) inputs[input] = {{"parameterType", parameter_type(value.type)}};
+  // The launcher's words with KFP v2's placeholders: each value a whole word (or the text
+  // after `NAME=` of a --value word), the job's name from the pod (POD_NAME).
+  using Word = kubeflow::LauncherWord;
   J args = J::array();
   for (std::size_t i = 0; i < call.args.size(); ++i) {
-    const std::string& a = call.args[i];
-    if (a == "--step-name" && i + 1 < call.args.size() && call.args[i + 1] == "{{pod.name}}") {
-      ++i;
-      continue;
+    const Word& w = call.args[i];
+    switch (w.kind) {
+      case Word::Kind::Text:
+        if (w.text == "--step-name" && i + 1 < call.args.size() && call.args[i + 1].kind == Word::Kind::PodName) {
+          ++i;
+          continue;
+        }
+        literal_ok(w.text, step.range);
+        args.push_back(w.text);
+        break;
+      case Word::Kind::Input: args.push_back(input_placeholder(w.text)); break;
+      case Word::Kind::Binding: args.push_back(w.text + "=" + input_placeholder(w.text)); break;
+      case Word::Kind::WorkflowName: args.push_back("{{$.pipeline_job_name}}"); break;
+      case Word::Kind::PodName: args.push_back("{{pod.name}}"); break;
     }
-    if (a == "{{workflow.name}}") {
-      args.push_back("{{$.pipeline_job_name}}");
-      continue;
-    }
-    bool done = false;
-    for (const auto& n : names) {
-      if (a == "{{inputs.parameters." + n + "}}") {
-        args.push_back(input_placeholder(n));
-        done = true;
-      } else if (a == n + "={{inputs.parameters." + n + "}}") {
-        args.push_back(n + "=" + input_placeholder(n));
-        done = true;
-      }
-      if (done) break;
-    }
-    if (done) continue;
-    literal_ok(a, step.range);
-    args.push_back(a);
   }
   J comp = {{"executorLabel", executor}};
   if (!inputs.empty()) comp["inputDefinitions"] = {{"parameters", std::move(inputs)}};
   // Metrics the KFP v2 way: an output artifact `metrics` (system.Metrics) whose metadata
   // the launcher writes into the ExecutorOutput named in the executor input ({{$}}), as
   // kfp's Metrics.log_metric does; the artifact's file gets the metrics document.
-  bool has_metrics = std::any_of(call.args.begin(), call.args.end(), [](const std::string& a) {
-    return a == "--metric" || a == "--metric-value" || a == "--metric-list-value";
+  bool has_metrics = std::any_of(call.args.begin(), call.args.end(), [](const kubeflow::LauncherWord& w) {
+    return w.kind == kubeflow::LauncherWord::Kind::Text &&
+           (w.text == "--metric" || w.text == "--metric-value" || w.text == "--metric-list-value");
   });
   if (has_metrics) {
     comp["outputDefinitions"] = {
@@ -1156,12 +1022,12 @@ bool SpecWriter::run(std::string& out) {
   root.root = true;
   J tasks = J::object();
   if (p_.exit_handler.empty()) {
-    prefill(p_.dag, root);
+    root.dag = ir::Plan::kMain;
     dag(p_.dag, root, tasks);
   } else {
     Scope main;
     main.parent = &root;
-    prefill(p_.dag, main);
+    main.dag = ir::Plan::kMain;
     J main_tasks = J::object();
     dag(p_.dag, main, main_tasks);
     claim_component("comp-exit-handler-1", p_.range, "the pipeline's main DAG");
@@ -1179,7 +1045,7 @@ bool SpecWriter::run(std::string& out) {
     // onExit runs them.
     Scope fin;
     fin.parent = &root;
-    prefill(p_.exit_handler, fin);
+    fin.dag = ir::Plan::kFinally;
     J fin_tasks = J::object();
     dag(p_.exit_handler, fin, fin_tasks);
     claim_component("comp-finally", p_.range, "the 'finally' block");

@@ -1011,7 +1011,7 @@ bool Builder::run() {
   }
   for (const auto& [input, value] : call_.inputs) {
     a.push_back("--value");
-    a.push_back(input + "={{inputs.parameters." + input + "}}");
+    a.push_back({LauncherWord::Kind::Binding, input});
   }
   for (const auto& [name, text] : literal_values_) {
     a.push_back("--value");
@@ -1033,7 +1033,7 @@ bool Builder::run() {
     if (auto it = scalars_.find(arg_name); it != scalars_.end()) {
       if (!it->second.input.empty()) {
         a.push_back(flag);
-        a.push_back("{{inputs.parameters." + it->second.input + "}}");
+        a.push_back({LauncherWord::Kind::Input, it->second.input});
       } else if (std::string_view(arg_name) != "tensorboard" && !ir::literal_text(it->second.value).empty() &&
                  !(std::string_view(arg_name) == "chief_role" && ir::literal_text(it->second.value) == "chief")) {
         a.push_back(flag);
@@ -1054,9 +1054,9 @@ bool Builder::run() {
     }
   }
   a.push_back("--workflow-name");
-  a.push_back("{{workflow.name}}");
+  a.push_back({LauncherWord::Kind::WorkflowName, ""});
   a.push_back("--step-name");
-  a.push_back("{{pod.name}}");
+  a.push_back({LauncherWord::Kind::PodName, ""});
   return true;
 }
 

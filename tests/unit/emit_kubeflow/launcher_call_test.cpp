@@ -23,7 +23,7 @@ std::string pipeline_with(const std::string& params, const std::string& step) {
 // (PIPEC_UPDATE_GOLDEN=1 rewrites the files).
 void expect_golden(const std::string& name, const LauncherCall& call) {
   nlohmann::ordered_json doc;
-  doc["args"] = call.args;
+  doc["args"] = testing::args_of(call);
   nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
   for (const auto& [input, value] : call.inputs) inputs.push_back(input);
   doc["inputs"] = inputs;
@@ -137,7 +137,7 @@ TEST(Kubeflow, ManifestShapeAndRoles) {
 TEST(Kubeflow, RuntimeValuesAreWholeWordsAfterValue) {
   auto out = build_train(kMpiRun);
   ASSERT_TRUE(out.built) << out.diagnostics;
-  const auto& args = out.call.args;
+  const auto args = testing::args_of(out.call);
   for (std::size_t i = 0; i < args.size(); ++i) {
     auto pos = args[i].find("{{");
     if (pos == std::string::npos) continue;
