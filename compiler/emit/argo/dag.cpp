@@ -5,6 +5,7 @@
 #include <variant>
 #include "compiler/emit/yaml/yaml_writer.hpp"
 #include "rules/names.hpp"
+#include "compiler/ir/print.hpp"
 
 namespace pipec::emit::argo::detail {
 
@@ -208,20 +209,12 @@ void WorkflowWriter::add_loop_outputs() {
     }
   };
   for (const auto& [loop_name, exports] : p_.plan.exports) {
-    auto written = loops_.find(loop_name);
-    if (written == loops_.end()) continue;
-    const ir::Loop& loop = *written->second;
-    Scope body;
-    body.dag = p_.plan.place(loop_name)->body;
+    Scope body{p_.plan.place(loop_name)->body, {}, {}};
     std::map<std::string, std::string> values;  // output name -> value, in name order
-    for (const auto& e : exports) {
-      ir::Ref r;
-      r.kind = ir::Ref::Kind::StepOutput;
-      r.name = e.step;
-      r.field = e.field;
-      values.emplace(export_name(e.step, e.field), argo_ref(r, body));
-    }
+    for (const auto& e : exports)
+      values.emplace(export_name(e.step, e.field), argo_ref(ir::step_output(e.step, e.field), body));
     append_outputs(loop_name, values);
+    const ir::Loop& loop = *loops_.at(loop_name);
     if (loop.limit <= 0) continue;
     std::map<std::string, std::string> passed;
     for (const auto& [name, value] : values)

@@ -4,6 +4,7 @@
 
 #include "compiler/emit/yaml/yaml_writer.hpp"
 #include "rules/names.hpp"
+#include "compiler/ir/print.hpp"
 
 namespace pipec::emit::argo::detail {
 
@@ -165,18 +166,12 @@ std::string WorkflowWriter::expr_bool(const ir::Value& v, Scope& scope) {
 
 std::string WorkflowWriter::expr_condition(const ir::Condition& c, Scope& scope) {
   // Argo's expr: numbers through asInt/asFloat, truth values as the text "true".
-  struct Expr : ir::ConditionSyntax {
-    WorkflowWriter& w;
-    Scope& scope;
-    Expr(WorkflowWriter& writer, Scope& s) : w(writer), scope(s) {}
-    std::string truth(const ir::Value& v) override { return w.expr_bool(v, scope); }
-    std::string operand(const ir::Value& v, ir::Comparison how) override {
-      return w.expr_value(v, scope, how == ir::Comparison::Int     ? "asInt"
-                                    : how == ir::Comparison::Float ? "asFloat"
-                                                                   : nullptr);
-    }
-  } expr(*this, scope);
-  return ir::print_condition(c, expr);
+  return ir::print_condition(
+      c, [&](const ir::Value& v) { return expr_bool(v, scope); },
+      [&](const ir::Value& v, ir::Comparison how) {
+        const char* as = how == ir::Comparison::Int ? "asInt" : how == ir::Comparison::Float ? "asFloat" : nullptr;
+        return expr_value(v, scope, as);
+      });
 }
 
 std::string WorkflowWriter::when_of(const Box<ir::Condition>& when, Scope& scope) {

@@ -322,11 +322,7 @@ std::string SpecWriter::container_component(const ir::Step& step) {
 }
 
 std::string SpecWriter::training_component(const ir::Step& step, kubeflow::LauncherCall& call) {
-  kubeflow::JobOptions job;
-  job.mpi_v1 = options_.mpi_v1;
-  job.default_runtime = options_.training_runtime;
-  job.params = &p_.params;
-  if (!kubeflow::build_launcher_call(step, job, call, diags_)) {
+  if (!kubeflow::build_launcher_call(step, p_.params, options_.mpi_v1, options_.training_runtime, call, diags_)) {
     ok_ = false;
     return "";
   }

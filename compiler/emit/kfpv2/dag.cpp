@@ -4,26 +4,22 @@
 
 #include <variant>
 #include "rules/names.hpp"
+#include "compiler/ir/print.hpp"
 
 namespace pipec::emit::kfpv2::detail {
 
 // --- DAGs ----------------------------------------------------------------------------------------
 
 // Fan-in: each loop whose steps' outputs are read after it gives them as LIST outputs of
-// its DAG (and of its condition wrapper), as kfp compiles dsl.Collected; reading one
-// from a loop nested inside asks that loop in turn, so this runs until nothing is new.
+// its DAG (and of its condition wrapper), as kfp compiles dsl.Collected, as the plan
+// lists them (an inner loop's list goes out of each loop around it).
 void SpecWriter::add_loop_outputs() {
   for (const auto& [loop_name, exports] : p_.plan.exports) {
-    auto written = loops_.find(loop_name);
-    if (written == loops_.end()) continue;
-    const ir::Loop& loop = *written->second;
+    const ir::Plan::Place& place = *p_.plan.place(loop_name);
     Scope body;
-    body.dag = p_.plan.place(loop_name)->body;
+    body.dag = place.body;
     for (const auto& e : exports) {
-      ir::Ref ref;
-      ref.kind = ir::Ref::Kind::StepOutput;
-      ref.name = e.step;
-      ref.field = e.field;
+      ir::Ref ref = ir::step_output(e.step, e.field);
       std::string key = channel(ref, body);
       std::set<std::string> deps;
       J from = resolve(ref, body, deps)["taskOutputParameter"];
@@ -35,7 +31,7 @@ void SpecWriter::add_loop_outputs() {
       };
       put("comp-" + loop_name, {{"outputParameterKey", from["outputParameterKey"]},
                                 {"producerSubtask", from["producerTask"]}});
-      if (loop.when)
+      if (place.conditional)
         put("comp-condition-" + loop_name, {{"outputParameterKey", key}, {"producerSubtask", loop_name}});
     }
   }
@@ -113,7 +109,6 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
 }
 
 J SpecWriter::loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps) {
-  loops_[loop.name] = &loop;
   Scope body;
   body.parent = &s;
   body.dag = p_.plan.place(loop.name)->body;

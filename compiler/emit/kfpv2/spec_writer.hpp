@@ -162,7 +162,6 @@ class SpecWriter {
   std::map<std::string, std::string> op_component_;       // op name -> component written
   J components_ = J::object();
   J executors_ = J::object();
-  std::map<std::string, const ir::Loop*, std::less<>> loops_;  // written, by name
   J platform_ = J::object();
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include "rules/names.hpp"
+#include "compiler/ir/print.hpp"
 
 namespace pipec::emit::kfpv2::detail {
 
@@ -229,18 +230,13 @@ std::string SpecWriter::cel_bool(const ir::Value& v, Scope& s) {
 std::string SpecWriter::cel_condition(const ir::Condition& c, Scope& s) {
   // CEL over the wrapper's inputs. KFP holds every number as a double; two ints compare
   // as ints (as kfp writes int(...)).
-  struct Cel : ir::ConditionSyntax {
-    SpecWriter& w;
-    Scope& scope;
-    Cel(SpecWriter& writer, Scope& sc) : w(writer), scope(sc) {}
-    std::string truth(const ir::Value& v) override { return w.cel_bool(v, scope); }
-    std::string operand(const ir::Value& v, ir::Comparison how) override {
-      return w.cel_value(v, scope, how == ir::Comparison::Int     ? "int"
-                                   : how == ir::Comparison::Float ? "double"
-                                                                  : nullptr);
-    }
-  } cel(*this, s);
-  return ir::print_condition(c, cel);
+  auto number = [](ir::Comparison how) -> const char* {
+    if (how == ir::Comparison::Text) return nullptr;
+    return how == ir::Comparison::Int ? "int" : "double";
+  };
+  return ir::print_condition(
+      c, [&](const ir::Value& v) { return cel_bool(v, s); },
+      [&](const ir::Value& v, ir::Comparison how) { return cel_value(v, s, number(how)); });
 }
 
 }  // namespace pipec::emit::kfpv2::detail

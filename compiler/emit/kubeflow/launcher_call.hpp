@@ -63,6 +63,18 @@ struct LauncherCall {
 [[nodiscard]] bool build_launcher_call(const ir::Step& step, const JobOptions& options,
                                        LauncherCall& call, Diagnostics& diags);
 
+/// The same with a build's options (`pipec build --mpi-v1 --training-runtime`), as both
+/// writers call it: the pipeline's parameters give the manifest's defaults.
+[[nodiscard]] inline bool build_launcher_call(const ir::Step& step, const std::vector<ir::Param>& params,
+                                              bool mpi_v1, const std::string& default_runtime,
+                                              LauncherCall& call, Diagnostics& diags) {
+  JobOptions job;
+  job.mpi_v1 = mpi_v1;
+  job.default_runtime = default_runtime;
+  job.params = &params;
+  return build_launcher_call(step, job, call, diags);
+}
+
 /// A literal metric spec `NAME[:RAW|PERCENTAGE][:last|max|min]` split as the launcher
 /// splits it (docs/runtime.md): the options are the trailing known words.
 struct MetricSpecParts {
