@@ -33,6 +33,29 @@ const char* op_symbol(Condition::Op op) {
   }
 }
 
+std::string print_condition(const Condition& c, ConditionSyntax& syntax) {
+  using Op = Condition::Op;
+  std::string left, right;
+  switch (c.op) {
+    case Op::Leaf: return syntax.truth(*c.value);
+    case Op::Not: return "!" + print_condition(c.operands[0], syntax);
+    case Op::And:
+    case Op::Or:
+      left = print_condition(c.operands[0], syntax);
+      right = print_condition(c.operands[1], syntax);
+      break;
+    default: {
+      // A comparison: both operands are leaves holding values, compared as comparison_of says.
+      Comparison how = comparison_of(c);
+      const Value& a = *c.operands[0].value;
+      const Value& b = *c.operands[1].value;
+      left = how == Comparison::Bool ? syntax.truth(a) : syntax.operand(a, how);
+      right = how == Comparison::Bool ? syntax.truth(b) : syntax.operand(b, how);
+    }
+  }
+  return "(" + left + " " + op_symbol(c.op) + " " + right + ")";
+}
+
 const Ref* whole_ref(const Value& v) {
   if (v.kind == Value::Kind::Ref && v.ref) return &*v.ref;
   if (v.kind == Value::Kind::Interpolation && v.parts.size() == 1 && v.parts[0].ref)

@@ -20,30 +20,14 @@
 
 #include "compiler/base/box.hpp"
 #include "compiler/base/source_manager.hpp"
+#include "compiler/ir/plan.hpp"
+#include "compiler/ir/type.hpp"
 
 namespace pipec::ir {
 
 /// A literal value as JSON: string, integer, float, bool, array or object. Objects keep
 /// the source order of their keys.
 using Literal = nlohmann::ordered_json;
-
-/// `File`: a file passed between container steps (Argo artifacts), only as an op's
-/// parameter or output.
-enum class TypeKind { String, Int, Float, Bool, List, Map, File };
-
-/// A value type: a scalar, `list<T>` or `map<T>` (keys are strings).
-struct Type {
-  TypeKind kind = TypeKind::String;
-  std::vector<Type> element;  // one entry for List and Map, empty otherwise
-
-  static Type scalar(TypeKind k) { return Type{k, {}}; }
-  static Type list_of(Type t) { return Type{TypeKind::List, {std::move(t)}}; }
-  static Type map_of(Type t) { return Type{TypeKind::Map, {std::move(t)}}; }
-  bool is_scalar() const { return kind != TypeKind::List && kind != TypeKind::Map; }
-  /// The spelling in the language: "int", "list<string>", "map<string>".
-  std::string str() const;
-  friend bool operator==(const Type&, const Type&) = default;
-};
 
 /// Constraint on a parameter: a set of allowed values and/or an inclusive numeric range.
 struct Constraint {
@@ -149,6 +133,22 @@ Comparison comparison_of(const Condition& c);
 /// The operator of a comparison, `and` or `or` as both targets spell it: "==", "!=", "<",
 /// "<=", ">", ">=", "&&", "||".
 const char* op_symbol(Condition::Op op);
+
+/// The spelling of a condition's values in one target's expression language: each target
+/// gives one, and print_condition() writes the tree with it, so the targets print the one
+/// decision of comparison_of() alike.
+class ConditionSyntax {
+ public:
+  virtual ~ConditionSyntax() = default;
+  /// A value taken as a truth value: a bool literal, or a value whose text is "true".
+  virtual std::string truth(const Value& v) = 0;
+  /// An operand of a comparison that compares as `how` (Int, Float or Text).
+  virtual std::string operand(const Value& v, Comparison how) = 0;
+};
+
+/// `c` as an expression: `(a op b)` for comparisons, `and` and `or` (op_symbol), `!a`
+/// for `not`, operands left to right.
+std::string print_condition(const Condition& c, ConditionSyntax& syntax);
 
 /// A parameter or output in an op signature.
 struct OpParam {
@@ -303,7 +303,26 @@ struct Pipeline {
   std::vector<Node> dag;            // the main DAG, in source order
   std::vector<Node> exit_handler;   // `finally { ... }` steps, in source order
   Settings settings;
+  /// The lowering's decisions on the graph (scopes, reads, fan-in), made by ir::lower.
+  Plan plan;
   SourceRange range;
 };
+
+/// Calls `f` with every reference inside `v` (its parts, items and entries), in order.
+template <typename F>
+void for_each_ref(const Value& v, F&& f) {
+  if (v.ref) f(*v.ref);
+  for (const auto& part : v.parts)
+    if (part.ref) f(*part.ref);
+  for (const auto& item : v.items) for_each_ref(item, f);
+  for (const auto& [key, item] : v.entries) for_each_ref(item, f);
+}
+
+/// Calls `f` with every reference inside condition `c`, left to right.
+template <typename F>
+void for_each_ref(const Condition& c, F&& f) {
+  if (c.value) for_each_ref(*c.value, f);
+  for (const auto& o : c.operands) for_each_ref(o, f);
+}
 
 }  // namespace pipec::ir

@@ -72,6 +72,20 @@ std::string value_text(const ir::Value& v, const RefText& ref) {
   return "";
 }
 
+std::string word_text(const ir::Word& word, const std::map<std::string, std::string>& args) {
+  std::string t;
+  for (const auto& piece : word.pieces) {
+    if (piece.kind != ir::Piece::Kind::Param) {
+      t += piece.text;
+      continue;
+    }
+    auto it = args.find(piece.name);
+    if (it == args.end()) throw EvalError{"op parameter '" + piece.name + "' has no value"};
+    t += it->second;
+  }
+  return t;
+}
+
 bool condition_holds(const ir::Condition& c, const RefText& ref) {
   using Op = ir::Condition::Op;
   switch (c.op) {

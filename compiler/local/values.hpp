@@ -4,6 +4,7 @@
 // local run and a cluster run decide alike.
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,11 @@ using RefText = std::function<std::string(const ir::Ref&)>;
 /// reference as its text, an interpolation as its pieces put together (values are never
 /// re-read), lists and maps with run-time items as compact JSON with the items as strings.
 [[nodiscard]] std::string value_text(const ir::Value& value, const RefText& ref);
+
+/// The text of a word of a container (ir::Invocation): text as it is, an op parameter as
+/// its value in `args` (a `file` parameter: the path it is placed at). Throws EvalError for
+/// a parameter without a value.
+[[nodiscard]] std::string word_text(const ir::Word& word, const std::map<std::string, std::string>& args);
 
 /// Whether an `if` condition holds, as its Argo expression evaluates: two ints compare as
 /// 64-bit integers, other numbers as floats, bools and a bool value alone by the text

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "rules/names.hpp"
+#include "compiler/lower/plan.hpp"
 #include "compiler/sema/program.hpp"
 
 namespace pipec::ir {
@@ -31,7 +32,7 @@ using sema::Stmt;
 
 class Lowerer {
  public:
-  explicit Lowerer(const sema::Program& program) : program_(program) {}
+  Lowerer(const sema::Program& program, Diagnostics& diags) : program_(program), diags_(diags) {}
 
   Pipeline run() {
     Pipeline p;
@@ -49,6 +50,7 @@ class Lowerer {
       const auto& op = program_.ops.find(name)->second;
       if (op.container) p.ops.push_back(*op.container);
     }
+    p.plan = plan_of(p, diags_);
     return p;
   }
 
@@ -247,6 +249,7 @@ class Lowerer {
   }
 
   const sema::Program& program_;
+  Diagnostics& diags_;
   bool names_collected_ = false;
   std::unordered_set<std::string> taken_;  // dns names of steps and loops, once a loop needs them
   std::map<const Stmt*, std::string> loop_names_;
@@ -259,10 +262,15 @@ class Lowerer {
 
 }  // namespace
 
-std::optional<Pipeline> lower(const sema::Program& program, Diagnostics& /*diags*/) {
-  // Every error lowering could find (name collisions after sanitising, unknown ops)
-  // is already reported by check_program(), so lowering itself cannot fail.
-  return Lowerer(program).run();
+std::optional<Pipeline> lower(const sema::Program& program, Diagnostics& diags) {
+  // Every error of names and graph (name collisions after sanitising, unknown ops) is
+  // already reported by check_program(). What lowering itself finds is where a value
+  // stands in a shell-form script (emit/shell: inside backticks, `$((...))`, a quoted
+  // here-document), once for every target.
+  const std::size_t errors = diags.error_count();
+  Pipeline p = Lowerer(program, diags).run();
+  if (diags.error_count() > errors) return std::nullopt;
+  return p;
 }
 
 }  // namespace pipec::ir

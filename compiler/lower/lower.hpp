@@ -13,7 +13,8 @@ namespace pipec::ir {
 
 /// Turns a checked program into the IR: resolved references, defaults filled in,
 /// dependencies from `after` and from output uses, conditions attached to steps.
-/// Returns nullopt if it reported an error (e.g. a name collision after sanitising).
+/// Returns nullopt if it reported an error (a value where a shell-form script cannot
+/// hold it as text, emit/shell); it may warn (a script line that runs as a command).
 [[nodiscard]] std::optional<Pipeline> lower(const sema::Program& program, Diagnostics& diags);
 
 }  // namespace pipec::ir

@@ -4,6 +4,8 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -32,19 +34,6 @@ struct Graph {
   std::vector<Node> nodes;
   std::vector<Edge> edges;
 };
-
-void step_refs(const ir::Value& v, std::set<std::string>& out) {
-  if (v.ref && v.ref->kind == ir::Ref::Kind::StepOutput) out.insert(v.ref->name);
-  for (const auto& part : v.parts)
-    if (part.ref && part.ref->kind == ir::Ref::Kind::StepOutput) out.insert(part.ref->name);
-  for (const auto& item : v.items) step_refs(item, out);
-  for (const auto& [k, item] : v.entries) step_refs(item, out);
-}
-
-void condition_refs(const ir::Condition& c, std::set<std::string>& out) {
-  if (c.value) step_refs(*c.value, out);
-  for (const auto& o : c.operands) condition_refs(o, out);
-}
 
 std::string value_text(const ir::Value& v) {
   if (v.ref) {
@@ -78,51 +67,21 @@ std::string condition_text(const ir::Condition& c) {
   return "";
 }
 
-// Each step inside a loop, with the loops around it (fan-in reads it through them).
-void enclosing_loops(const std::vector<ir::Node>& nodes, std::vector<std::string>& around,
-                     std::map<std::string, std::vector<std::string>>& out) {
-  for (const auto& node : nodes) {
-    if (const auto* step = std::get_if<ir::Step>(&node)) {
-      if (!around.empty()) out[step->name] = around;
-    } else {
-      const auto& l = std::get<ir::Loop>(node);
-      around.push_back(l.name);
-      enclosing_loops(l.body, around, out);
-      around.pop_back();
-    }
-  }
-}
-
-// The steps whose outputs anything in `nodes` reads (a loop passes what its body reads).
-void body_refs(const std::vector<ir::Node>& nodes, std::set<std::string>& out) {
-  for (const auto& node : nodes) {
-    if (const auto* step = std::get_if<ir::Step>(&node)) {
-      for (const auto& [name, value] : step->args) step_refs(value, out);
-      if (step->when) condition_refs(*step->when, out);
-    } else {
-      const auto& l = std::get<ir::Loop>(node);
-      if (l.items) step_refs(*l.items, out);
-      if (l.when) condition_refs(*l.when, out);
-      body_refs(l.body, out);
-    }
-  }
-}
-
+// The nodes in DAG order, each after the loop that holds it; an edge per dependency, `data`
+// when the node reads the other's outputs (directly, or through the loop that holds the
+// producer: ir::Plan's reads), else `after`.
 void walk(const std::vector<ir::Node>& nodes, const std::string& loop, bool in_finally,
-          const std::map<std::string, std::vector<std::string>>& loops_of, Graph& g) {
+          const ir::Plan& plan, Graph& g) {
   for (const auto& node : nodes) {
     Node n;
     n.loop = loop;
     n.in_finally = in_finally;
-    std::set<std::string> data;
     const std::vector<std::string>* depends = nullptr;
     if (const auto* step = std::get_if<ir::Step>(&node)) {
       n.id = step->name;
       n.kind = step->kind == ir::OpKind::Container ? "step" : "training";
       n.op = step->op;
       if (step->when) n.condition = condition_text(*step->when);
-      for (const auto& [name, value] : step->args) step_refs(value, data);
-      if (step->when) condition_refs(*step->when, data);
       depends = &step->depends;
     } else {
       const auto& l = std::get<ir::Loop>(node);
@@ -130,29 +89,66 @@ void walk(const std::vector<ir::Node>& nodes, const std::string& loop, bool in_f
       n.kind = "loop";
       n.limit = l.limit;
       if (l.when) n.condition = condition_text(*l.when);
-      if (l.items) step_refs(*l.items, data);
-      if (l.when) condition_refs(*l.when, data);
-      body_refs(l.body, data);
       depends = &l.depends;
     }
-    // A step read from inside a loop is read through the loop (fan-in).
-    for (const auto& step : std::set<std::string>(data))
-      if (auto it = loops_of.find(step); it != loops_of.end()) data.insert(it->second.begin(), it->second.end());
+    std::set<std::string_view> data;  // the nodes of this DAG it reads from
+    if (auto reads = plan.reads.find(n.id); reads != plan.reads.end())
+      for (const auto& r : reads->second)
+        data.insert(r.route.kind == ir::Plan::Route::Kind::FanIn ? std::string_view(r.route.through.front())
+                                                                  : std::string_view(r.step));
     g.nodes.push_back(n);
     for (const auto& d : *depends) g.edges.push_back({d, n.id, data.count(d) ? "data" : "after"});
-    if (const auto* l = std::get_if<ir::Loop>(&node)) walk(l->body, l->name, in_finally, loops_of, g);
+    if (const auto* l = std::get_if<ir::Loop>(&node)) walk(l->body, l->name, in_finally, plan, g);
   }
 }
 
 Graph build(const ir::Pipeline& p) {
   Graph g;
-  std::map<std::string, std::vector<std::string>> loops_of;
-  std::vector<std::string> around;
-  enclosing_loops(p.dag, around, loops_of);
-  enclosing_loops(p.exit_handler, around, loops_of);
-  walk(p.dag, "", false, loops_of, g);
-  walk(p.exit_handler, "", true, loops_of, g);
+  walk(p.dag, "", false, p.plan, g);
+  walk(p.exit_handler, "", true, p.plan, g);
   return g;
+}
+
+/// How a drawing language writes the clusters of a graph: a box around the nodes of one
+/// condition (or of `finally`), a box around a loop's nodes, a node, a box's end.
+struct Drawing {
+  std::function<std::string(const std::string& indent, const std::string& label)> open_group;
+  std::function<std::string(const std::string& indent, const Node& loop)> open_loop;
+  std::function<std::string(const std::string& indent, const Node& node)> node;
+  std::string close;
+};
+
+// The nodes, each loop's inside its box, and those of one condition in a box of their
+// own: the one layout the DOT and Mermaid drawings share.
+std::string clusters(const Graph& g, const Drawing& d) {
+  std::map<std::string, std::vector<const Node*>> by_loop;
+  for (const auto& n : g.nodes) by_loop[n.loop].push_back(&n);
+  std::string out;
+  std::function<void(const std::string&, int)> emit = [&](const std::string& loop, int depth) {
+    std::string indent(2 * depth, ' ');
+    std::map<std::string, std::vector<const Node*>> by_condition;
+    for (const Node* n : by_loop[loop]) by_condition[n->in_finally ? "\x01finally" : n->condition].push_back(n);
+    for (const auto& [cond, list] : by_condition) {
+      bool boxed = !cond.empty();
+      std::string inner = indent;
+      if (boxed) {
+        out += d.open_group(indent, cond == "\x01finally" ? "finally" : "if " + cond);
+        inner += "  ";
+      }
+      for (const Node* n : list) {
+        if (n->kind == "loop") {
+          out += d.open_loop(inner, *n);
+          emit(n->id, static_cast<int>(inner.size() / 2) + 1);
+          out += inner + d.close;
+        } else {
+          out += d.node(inner, *n);
+        }
+      }
+      if (boxed) out += indent + d.close;
+    }
+  };
+  emit("", 1);
+  return out;
 }
 
 // A DOT string: a newline in the text is DOT's line break `\n` (not a backslash and an
@@ -194,37 +190,22 @@ std::string graph_dot(const ir::Pipeline& p) {
   Graph g = build(p);
   std::string out = fmt::format("digraph {} {{\n  rankdir=TB;\n  node [shape=box, style=rounded];\n", quote(p.name));
   // Clusters: a loop holds its nodes; a condition groups the nodes that run under it.
-  std::map<std::string, std::vector<const Node*>> by_loop;
-  for (const auto& n : g.nodes) by_loop[n.loop].push_back(&n);
   int cluster = 0;
-  std::function<void(const std::string&, int)> emit = [&](const std::string& loop, int depth) {
-    std::string indent(2 * depth, ' ');
-    std::map<std::string, std::vector<const Node*>> by_condition;
-    for (const Node* n : by_loop[loop]) by_condition[n->in_finally ? "\x01finally" : n->condition].push_back(n);
-    for (const auto& [cond, list] : by_condition) {
-      bool boxed = !cond.empty();
-      std::string inner = indent;
-      if (boxed) {
-        out += fmt::format("{}subgraph cluster_{} {{\n{}  label={}; style=dashed;\n", indent, cluster++, indent,
-                           quote(cond == "\x01finally" ? "finally" : "if " + cond));
-        inner += "  ";
-      }
-      for (const Node* n : list) {
-        if (n->kind == "loop") {
-          out += fmt::format("{}subgraph cluster_{} {{\n{}  label={};\n", inner, cluster++, inner, quote(n->label()));
-          out += fmt::format("{}  {} [shape=point];\n", inner, quote(n->id));
-          emit(n->id, static_cast<int>(inner.size() / 2) + 1);
-          out += inner + "}\n";
-        } else {
-          out += fmt::format("{}{} [label={}{}];\n", inner, quote(n->id),
-                             quote(n->id + (n->op.empty() ? "" : "\n" + n->op)),
-                             n->kind == "training" ? ", style=\"rounded,bold\", peripheries=2" : "");
-        }
-      }
-      if (boxed) out += indent + "}\n";
-    }
+  Drawing dot;
+  dot.open_group = [&](const std::string& indent, const std::string& label) {
+    return fmt::format("{}subgraph cluster_{} {{\n{}  label={}; style=dashed;\n", indent, cluster++, indent,
+                       quote(label));
   };
-  emit("", 1);
+  dot.open_loop = [&](const std::string& indent, const Node& n) {
+    return fmt::format("{}subgraph cluster_{} {{\n{}  label={};\n{}  {} [shape=point];\n", indent, cluster++,
+                       indent, quote(n.label()), indent, quote(n.id));
+  };
+  dot.node = [&](const std::string& indent, const Node& n) {
+    return fmt::format("{}{} [label={}{}];\n", indent, quote(n.id), quote(n.id + (n.op.empty() ? "" : "\n" + n.op)),
+                       n.kind == "training" ? ", style=\"rounded,bold\", peripheries=2" : "");
+  };
+  dot.close = "}\n";
+  out += clusters(g, dot);
   for (const auto& e : g.edges)
     out += fmt::format("  {} -> {}{};\n", quote(e.from), quote(e.to), e.kind == "after" ? " [style=dashed]" : "");
   return out + "}\n";
@@ -245,35 +226,21 @@ std::string graph_mermaid(const ir::Pipeline& p) {
   const auto& quote = mermaid_label;
   auto id = [](const std::string& name) { return "n_" + to_dns1123(name); };
   std::string out = "flowchart TD\n";
-  std::map<std::string, std::vector<const Node*>> by_loop;
-  for (const auto& n : g.nodes) by_loop[n.loop].push_back(&n);
   int sub = 0;
-  std::function<void(const std::string&, int)> emit = [&](const std::string& loop, int depth) {
-    std::string indent(2 * depth, ' ');
-    std::map<std::string, std::vector<const Node*>> by_condition;
-    for (const Node* n : by_loop[loop]) by_condition[n->in_finally ? "\x01finally" : n->condition].push_back(n);
-    for (const auto& [cond, list] : by_condition) {
-      bool boxed = !cond.empty();
-      std::string inner = indent;
-      if (boxed) {
-        out += fmt::format("{}subgraph s{}[{}]\n", indent, sub++, quote(cond == "\x01finally" ? "finally" : "if " + cond));
-        inner += "  ";
-      }
-      for (const Node* n : list) {
-        if (n->kind == "loop") {
-          out += fmt::format("{}subgraph {}[{}]\n", inner, id(n->id), quote(n->label()));
-          emit(n->id, static_cast<int>(inner.size() / 2) + 1);
-          out += inner + "end\n";
-        } else {
-          std::string label = quote(n->id + (n->op.empty() ? "" : " (" + n->op + ")"));
-          out += fmt::format("{}{}{}{}{}\n", inner, id(n->id), n->kind == "training" ? "[[" : "(", label,
-                             n->kind == "training" ? "]]" : ")");
-        }
-      }
-      if (boxed) out += indent + "end\n";
-    }
+  Drawing mermaid;
+  mermaid.open_group = [&](const std::string& indent, const std::string& label) {
+    return fmt::format("{}subgraph s{}[{}]\n", indent, sub++, quote(label));
   };
-  emit("", 1);
+  mermaid.open_loop = [&](const std::string& indent, const Node& n) {
+    return fmt::format("{}subgraph {}[{}]\n", indent, id(n.id), quote(n.label()));
+  };
+  mermaid.node = [&](const std::string& indent, const Node& n) {
+    std::string label = quote(n.id + (n.op.empty() ? "" : " (" + n.op + ")"));
+    bool training = n.kind == "training";
+    return fmt::format("{}{}{}{}{}\n", indent, id(n.id), training ? "[[" : "(", label, training ? "]]" : ")");
+  };
+  mermaid.close = "end\n";
+  out += clusters(g, mermaid);
   for (const auto& e : g.edges)
     out += fmt::format("  {} {} {}\n", id(e.from), e.kind == "after" ? "-.->" : "-->", id(e.to));
   return out;

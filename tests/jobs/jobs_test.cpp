@@ -231,7 +231,7 @@ TEST(Jobs, PyTorchOnTrainerV2) {
   for (const auto& [name, text] : docs)
     EXPECT_NE(v.output.find(name + ".json: ok"), std::string::npos) << name << "\n" << v.output;
   // The launcher passes the runtime on.
-  auto& args = out.call.args;
+  auto args = testing::args_of(out.call);
   auto flag = std::find(args.begin(), args.end(), "--runtime");
   ASSERT_NE(flag, args.end());
   EXPECT_EQ(*(flag + 1), "trainer-v2");
@@ -279,7 +279,7 @@ TEST(Jobs, MpiOnTrainerV2) {
   EXPECT_EQ(v.code, 0) << v.output;
   for (const auto& [name, text] : docs)
     EXPECT_NE(v.output.find(name + ".json: ok"), std::string::npos) << name << "\n" << v.output;
-  auto& args = out.call.args;
+  auto args = testing::args_of(out.call);
   auto flag = std::find(args.begin(), args.end(), "--runtime");
   ASSERT_NE(flag, args.end());
   EXPECT_EQ(*(flag + 1), "trainer-v2");
@@ -326,7 +326,7 @@ pipeline p {
 })";
   auto out = testing::build_train(program, {}, "pods.pipe");
   ASSERT_TRUE(out.built) << out.diagnostics;
-  auto& args = out.call.args;
+  auto args = testing::args_of(out.call);
   auto flag = std::find(args.begin(), args.end(), "--runtime");
   ASSERT_NE(flag, args.end());
   EXPECT_EQ(*(flag + 1), "pods");
@@ -504,7 +504,7 @@ TEST(Jobs, EveryArgumentFromARunTimeValue) {
   // The launcher's options from values are whole argv words.
   auto parts = testing::parts_of(out.call);
   std::string args;
-  for (const auto& a : out.call.args) args += a + "\n";
+  for (const auto& a : testing::args_of(out.call)) args += a + "\n";
   for (const char* want : {"--tensorboard\n{{inputs.parameters.tensorboard}}\n",
                            "--running-timeout\n{{inputs.parameters.timeout}}\n",
                            "--pending-timeout\n{{inputs.parameters.pending_timeout}}\n",
@@ -672,7 +672,7 @@ TEST(Jobs, LauncherArgsPassInjectCheck) {
         {"container",
          {{"image", "ghcr.io/pipec/pipec-launcher:0.1.0"},
           {"command", nlohmann::ordered_json::array({"pipec-launcher"})},
-          {"args", out.call.args}}}};
+          {"args", testing::args_of(out.call)}}}};
     wf["spec"]["templates"] = nlohmann::ordered_json::array({main_t, train_t});
     fs::path f = dir / (std::string(example) + ".yaml");
     std::ofstream(f) << wf.dump(2) << "\n";

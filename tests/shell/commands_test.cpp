@@ -427,12 +427,10 @@ TEST(Commands, UnsafePlacesAreLocatedErrors) {
     SourceManager sources;
     FileId file = sources.add("input.pipe", text);
     Diagnostics diags;
-    std::string yaml;
     auto program = sema::check_program(sources, file, diags);
     ASSERT_TRUE(program);
-    auto pipeline = ir::lower(*program, diags);
-    ASSERT_TRUE(pipeline);
-    EXPECT_FALSE(emit::argo::write_workflow(*pipeline, emit::argo::WriteOptions{}, yaml, diags));
+    // The lowering writes the script once for every target (ir::Invocation) and refuses it.
+    EXPECT_FALSE(ir::lower(*program, diags));
     std::ostringstream shown;
     render(diags, sources, shown, RenderOptions{});
     EXPECT_NE(shown.str().find(c.message), std::string::npos) << shown.str();

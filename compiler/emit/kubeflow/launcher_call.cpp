@@ -14,6 +14,19 @@
 namespace pipec::emit::kubeflow {
 namespace detail {
 
+namespace {
+
+// One option's words as the table gives them (rules::add_launcher_arg), its value a word
+// each target spells its own way.
+void add_arg(std::vector<LauncherWord>& argv, Option id, LauncherWord value) {
+  std::vector<std::string> words;
+  rules::add_launcher_arg(words, id, value.text);
+  argv.emplace_back(std::move(words.front()));
+  if (words.size() > 1) argv.push_back(std::move(value));
+}
+
+}  // namespace
+
 std::string Builder::replica_spec_key() const {
   switch (step_.kind) {
     case ir::OpKind::MpiJob: return "mpiReplicaSpecs";
@@ -320,13 +333,12 @@ bool Builder::run() {
 
   // The launcher's arguments (docs/runtime.md).
   auto& a = call_.args;
-  rules::add_launcher_arg(a, Option::Manifest, json_without_argo_tags(job.dump()));
-  for (const auto& b : binds_) rules::add_launcher_arg(a, Option::Bind, b);
-  for (const auto& [input, value] : call_.inputs)
-    rules::add_launcher_arg(a, Option::Value, rules::value_arg(input, "{{inputs.parameters." + input + "}}"));
-  for (const auto& [name, text] : literal_values_) rules::add_launcher_arg(a, Option::Value, rules::value_arg(name, text));
+  add_arg(a, Option::Manifest, json_without_argo_tags(job.dump()));
+  for (const auto& b : binds_) add_arg(a, Option::Bind, b);
+  for (const auto& [input, value] : call_.inputs) add_arg(a, Option::Value, {LauncherWord::Kind::Binding, input});
+  for (const auto& [name, text] : literal_values_) add_arg(a, Option::Value, rules::value_arg(name, text));
   a.insert(a.end(), metric_args_.begin(), metric_args_.end());
-  if (!tensorboard_.empty()) rules::add_launcher_arg(a, Option::Tensorboard, tensorboard_);
+  if (!tensorboard_.empty()) add_arg(a, Option::Tensorboard, tensorboard_);
   // Launcher options from run-time values: one whole argv word each, checked by the
   // launcher ("" means none).
   for (auto [arg_name, option] : {std::pair{"tensorboard", Option::Tensorboard},
@@ -337,10 +349,10 @@ bool Builder::run() {
                                   std::pair{"chief_role", Option::TfChiefRole}})
     if (auto it = scalars_.find(arg_name); it != scalars_.end()) {
       if (!it->second.input.empty()) {
-        rules::add_launcher_arg(a, option, "{{inputs.parameters." + it->second.input + "}}");
+        add_arg(a, option, {LauncherWord::Kind::Input, it->second.input});
       } else if (std::string_view(arg_name) != "tensorboard" && !ir::literal_text(it->second.value).empty() &&
                  !(std::string_view(arg_name) == "chief_role" && ir::literal_text(it->second.value) == "chief")) {
-        rules::add_launcher_arg(a, option, ir::literal_text(it->second.value));
+        add_arg(a, option, ir::literal_text(it->second.value));
       }
     }
   // The build's runtime for a step that names none: the first of the list that fits.
@@ -351,12 +363,12 @@ bool Builder::run() {
       std::string_view one = list.substr(0, list.find(','));
       list.remove_prefix(std::min(list.size(), one.size() + 1));
       if (one.empty() || one == "operator" || !runtime::is_training_runtime(job_kind(), one)) continue;
-      rules::add_launcher_arg(a, Option::Runtime, std::string(one));
+      add_arg(a, Option::Runtime, std::string(one));
       break;
     }
   }
-  rules::add_launcher_arg(a, Option::WorkflowName, "{{workflow.name}}");
-  rules::add_launcher_arg(a, Option::StepName, "{{pod.name}}");
+  add_arg(a, Option::WorkflowName, {LauncherWord::Kind::WorkflowName, ""});
+  add_arg(a, Option::StepName, {LauncherWord::Kind::PodName, ""});
   return true;
 }
 

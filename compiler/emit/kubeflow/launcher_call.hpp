@@ -25,12 +25,30 @@ struct JobOptions {
   std::string default_runtime;
 };
 
-/// What the Argo writer needs to emit a training step's container template: the
-/// launcher's argv (see docs/runtime.md) and the template inputs it refers to.
+/// One word of the launcher's argv: text, or a value each target spells its own way.
+struct LauncherWord {
+  enum class Kind {
+    Text,          // `text` as it is
+    Input,         // the value of input `text` (Argo `{{inputs.parameters.NAME}}`)
+    Binding,       // `text=` and the value of input `text`, after `--value`
+    WorkflowName,  // the run's name (Argo `{{workflow.name}}`)
+    PodName,       // the pod's name (Argo `{{pod.name}}`)
+  };
+  Kind kind = Kind::Text;
+  std::string text;
+
+  LauncherWord(std::string t) : text(std::move(t)) {}  // NOLINT: text words read as text
+  LauncherWord(const char* t) : text(t) {}             // NOLINT
+  LauncherWord(Kind k, std::string t) : kind(k), text(std::move(t)) {}
+  friend bool operator==(const LauncherWord&, const LauncherWord&) = default;
+};
+
+/// What the writers need to emit a training step's container: the launcher's argv (see
+/// docs/runtime.md) and the inputs it refers to. The local run reads the same call.
 struct LauncherCall {
-  /// Arguments after the `pipec-launcher` command. Run-time values appear only as
-  /// whole `NAME={{inputs.parameters.NAME}}` words after `--value` (never spliced).
-  std::vector<std::string> args;
+  /// Arguments after the `pipec-launcher` command. Run-time values appear only as whole
+  /// Input words, or as Binding words after `--value` (never spliced into text).
+  std::vector<LauncherWord> args;
   /// Template input parameters: the name used in `{{inputs.parameters.NAME}}`, and the
   /// IR value the DAG task passes for it (a Ref, or a value built from refs).
   std::vector<std::pair<std::string, ir::Value>> inputs;
@@ -44,5 +62,17 @@ struct LauncherCall {
 /// at the argument's range. Returns false if it reported an error.
 [[nodiscard]] bool build_launcher_call(const ir::Step& step, const JobOptions& options,
                                        LauncherCall& call, Diagnostics& diags);
+
+/// The same with a build's options (`pipec build --mpi-v1 --training-runtime`), as both
+/// writers call it: the pipeline's parameters give the manifest's defaults.
+[[nodiscard]] inline bool build_launcher_call(const ir::Step& step, const std::vector<ir::Param>& params,
+                                              bool mpi_v1, const std::string& default_runtime,
+                                              LauncherCall& call, Diagnostics& diags) {
+  JobOptions job;
+  job.mpi_v1 = mpi_v1;
+  job.default_runtime = default_runtime;
+  job.params = &params;
+  return build_launcher_call(step, job, call, diags);
+}
 
 }  // namespace pipec::emit::kubeflow

@@ -80,11 +80,29 @@ struct CallParts {
   std::map<std::string, std::string> flags;  // other options with their value
 };
 
+/// The launcher's words as the Argo template spells them (tests/golden holds the writer's
+/// own output): an input as `{{inputs.parameters.NAME}}`.
+inline std::vector<std::string> args_of(const emit::kubeflow::LauncherCall& call) {
+  using Kind = emit::kubeflow::LauncherWord::Kind;
+  std::vector<std::string> out;
+  for (const auto& w : call.args) {
+    switch (w.kind) {
+      case Kind::Text: out.push_back(w.text); break;
+      case Kind::Input: out.push_back("{{inputs.parameters." + w.text + "}}"); break;
+      case Kind::Binding: out.push_back(w.text + "={{inputs.parameters." + w.text + "}}"); break;
+      case Kind::WorkflowName: out.push_back("{{workflow.name}}"); break;
+      case Kind::PodName: out.push_back("{{pod.name}}"); break;
+    }
+  }
+  return out;
+}
+
 inline CallParts parts_of(const emit::kubeflow::LauncherCall& call) {
   CallParts p;
-  for (std::size_t i = 0; i + 1 < call.args.size(); i += 2) {
-    const auto& flag = call.args[i];
-    const auto& value = call.args[i + 1];
+  const std::vector<std::string> args = args_of(call);
+  for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
+    const auto& flag = args[i];
+    const auto& value = args[i + 1];
     if (flag == "--manifest") {
       p.manifest_text = value;
       p.manifest = nlohmann::json::parse(value);

@@ -26,7 +26,7 @@ std::string pipeline_with(const std::string& params, const std::string& step) {
 // (PIPEC_UPDATE_GOLDEN=1 rewrites the files).
 void expect_golden(const std::string& name, const LauncherCall& call) {
   nlohmann::ordered_json doc;
-  doc["args"] = call.args;
+  doc["args"] = testing::args_of(call);
   nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
   for (const auto& [input, value] : call.inputs) inputs.push_back(input);
   doc["inputs"] = inputs;
@@ -140,7 +140,7 @@ TEST(Kubeflow, ManifestShapeAndRoles) {
 TEST(Kubeflow, RuntimeValuesAreWholeWordsAfterValue) {
   auto out = build_train(kMpiRun);
   ASSERT_TRUE(out.built) << out.diagnostics;
-  const auto& args = out.call.args;
+  const auto args = testing::args_of(out.call);
   for (std::size_t i = 0; i < args.size(); ++i) {
     auto pos = args[i].find("{{");
     if (pos == std::string::npos) continue;
@@ -323,12 +323,13 @@ TEST(Kubeflow, EveryFlagIsTheLaunchersTable) {
   auto out = build_train(kMpiRun);
   ASSERT_TRUE(out.built) << out.diagnostics;
   std::string error;
-  auto split = rules::split_launcher_args(out.call.args, error);
+  const auto args = testing::args_of(out.call);
+  auto split = rules::split_launcher_args(args, error);
   ASSERT_TRUE(split) << error;
   std::size_t words = 0;
   for (const auto& a : *split)
     words += rules::launcher_option(a.id).shape == rules::OptionShape::Flag ? 1 : 2;
-  EXPECT_EQ(words, out.call.args.size());
+  EXPECT_EQ(words, args.size());
 }
 
 }  // namespace

@@ -1,0 +1,236 @@
+// DAG templates: the pipeline's, the exit handler's and loop bodies', with a task per node
+// and the fan-in outputs of loops.
+#include "compiler/emit/argo/writer.hpp"
+
+#include <variant>
+#include "compiler/emit/yaml/yaml_writer.hpp"
+#include "rules/names.hpp"
+#include "compiler/ir/print.hpp"
+
+namespace pipec::emit::argo::detail {
+
+using namespace yaml;  // the shared YAML writer (compiler/emit/yaml)
+
+// Templates are items of spec.templates (indent 2); their keys are at indent 4.
+void WorkflowWriter::add_template(const std::string& name, const Json& t) {
+  std::string text;
+  append_item(text, t, 2);
+  templates_[name] = TemplateText{std::move(text)};
+}
+
+// `tasks` becomes the template's text: the header goes in front of it, so the tasks of a
+// large DAG are not copied.
+void WorkflowWriter::add_dag_template(const std::string& name, const std::vector<std::string>& inputs,
+                                      std::string tasks, int parallelism,
+                                      const std::vector<std::string>& file_inputs) {
+  std::string text;
+  new_line(text, 2);
+  text += "- name: ";
+  append_scalar(text, name, 4);
+  if (!inputs.empty() || !file_inputs.empty()) {
+    new_line(text, 4);
+    text += "inputs:";
+  }
+  for (const auto* list : {&inputs, &file_inputs}) {
+    if (list->empty()) continue;
+    new_line(text, 6);
+    text += list == &inputs ? "parameters:" : "artifacts:";
+    for (const auto& input : *list) {
+      new_line(text, 6);
+      text += "- name: ";
+      append_scalar(text, input, 8);
+    }
+  }
+  if (parallelism > 0) append_entry(text, "parallelism", Json(parallelism), 4);
+  new_line(text, 4);
+  text += "dag:";
+  new_line(text, 6);
+  text += "tasks:";
+  tasks.insert(0, text);
+  templates_[name] = TemplateText{std::move(tasks)};
+}
+
+// --- DAGs --------------------------------------------------------------------------------
+
+// Tasks are items of dag.tasks (indent 6); their keys are at indent 8.
+namespace {
+void begin_task(std::string& out, const std::string& name, const std::string& tmpl) {
+  new_line(out, 6);
+  out += "- name: ";
+  append_scalar(out, name, 8);
+  append_scalar_entry(out, "template", tmpl, 8);
+}
+
+void task_dependencies(std::string& out, const std::vector<std::string>& depends) {
+  if (depends.empty()) return;
+  new_line(out, 8);
+  out += "dependencies:";
+  for (const auto& d : depends) {
+    new_line(out, 8);
+    out += "- ";
+    append_scalar(out, to_dns1123(d), 10);
+  }
+}
+
+using Arguments = std::vector<std::pair<std::string, std::string>>;
+
+/// A task's `arguments`: parameters (name, value) and artifacts (name, `from`).
+void task_arguments(std::string& out, const Arguments& params, const Arguments& artifacts = {}) {
+  if (params.empty() && artifacts.empty()) return;
+  new_line(out, 8);
+  out += "arguments:";
+  if (!params.empty()) {
+    new_line(out, 10);
+    out += "parameters:";
+  }
+  for (const auto& [name, value] : params) {
+    new_line(out, 10);
+    out += "- name: ";
+    append_scalar(out, name, 12);
+    append_scalar_entry(out, "value", value, 12);
+  }
+  if (!artifacts.empty()) {
+    new_line(out, 10);
+    out += "artifacts:";
+  }
+  for (const auto& [name, from] : artifacts) {
+    new_line(out, 10);
+    out += "- name: ";
+    append_scalar(out, name, 12);
+    append_scalar_entry(out, "from", from, 12);
+  }
+}
+}  // namespace
+
+void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& out) {
+  std::vector<std::pair<std::string, std::string>> params, artifacts;
+  std::string tmpl;
+  if (step.kind == ir::OpKind::Container) {
+    tmpl = container_template(step);
+    params.reserve(step.args.size());
+    for (const auto& [name, value] : step.args) {
+      const ir::Ref* r = ir::whole_ref(value);
+      (r && is_file(*r) ? artifacts : params).emplace_back(name, argo_value(value, scope));
+    }
+  } else {
+    kubeflow::LauncherCall call;
+    tmpl = launcher_template(step, call);
+    for (const auto& [name, value] : call.inputs) params.emplace_back(name, argo_value(value, scope));
+  }
+  begin_task(out, to_dns1123(step.name), tmpl);
+  task_dependencies(out, step.depends);
+  if (std::string when = when_of(step.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
+  task_arguments(out, params, artifacts);
+}
+
+void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& out) {
+  loops_[loop.name] = &loop;
+  Scope body;
+  body.dag = p_.plan.place(loop.name)->body;
+  claim_template(loop.name, loop.range, "the loop over '" + loop.var + "'");
+  std::string tasks;
+  dag_tasks(loop.body, body, tasks);
+  std::vector<std::string> inputs, files;
+  for (const auto& key : body.import_order) {
+    const auto& [input, ref] = body.imports.at(key);
+    (is_file(ref) ? files : inputs).push_back(input);
+  }
+  add_dag_template(loop.name, inputs, std::move(tasks), 0, files);
+  if (loop.limit <= 0) {
+    loop_task(loop, loop.name, body, scope, true, out);
+    return;
+  }
+  // Argo's `parallelism` counts the running tasks of one DAG template: a template that
+  // holds only the loop task bounds the loop's iterations and nothing else.
+  claim_template(loop.limit_name, loop.range, "the limit of the loop over '" + loop.var + "'");
+  Scope limit;
+  std::string limit_tasks;
+  loop_task(loop, loop.name, body, limit, false, limit_tasks);
+  std::vector<std::pair<std::string, std::string>> params, artifacts;
+  std::vector<std::string> limit_inputs, limit_files;
+  for (const auto& key : limit.import_order) {
+    const auto& [input, ref] = limit.imports.at(key);
+    (is_file(ref) ? artifacts : params).emplace_back(input, argo_ref(ref, scope));
+    (is_file(ref) ? limit_files : limit_inputs).push_back(input);
+  }
+  add_dag_template(loop.limit_name, limit_inputs, std::move(limit_tasks), loop.limit, limit_files);
+  begin_task(out, loop.name, loop.limit_name);
+  task_dependencies(out, loop.depends);
+  if (std::string when = when_of(loop.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
+  task_arguments(out, params, artifacts);
+}
+
+// The task that runs template `tmpl` (the body of `loop`, whose scope is `inner`) once per
+// item, written into the DAG of `scope`; `here`: with the loop's dependencies and `when`
+// (false inside the template that holds a limit, whose own task carries them).
+void WorkflowWriter::loop_task(const ir::Loop& loop, const std::string& tmpl, Scope& inner,
+                               Scope& scope, bool here, std::string& out) {
+  std::vector<std::pair<std::string, std::string>> params, artifacts;
+  for (const auto& key : inner.import_order) {
+    const auto& [input, ref] = inner.imports.at(key);
+    std::string value;
+    if (ref.kind == ir::Ref::Kind::LoopItem && ref.name == loop.var) {
+      value = ref.field.empty() ? "{{item}}" : "{{item." + ref.field + "}}";
+    } else {
+      value = argo_ref(ref, scope);
+    }
+    (is_file(ref) ? artifacts : params).emplace_back(input, std::move(value));
+  }
+  begin_task(out, loop.name, tmpl);
+  if (here) {
+    task_dependencies(out, loop.depends);
+    if (std::string when = when_of(loop.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
+  }
+  task_arguments(out, params, artifacts);
+  if (loop.items->is_literal()) {
+    append_entry(out, "withItems", Json(loop.items->literal), 8);
+  } else {
+    append_scalar_entry(out, "withParam", argo_value(*loop.items, scope), 8);
+  }
+}
+
+// Fan-in: each loop whose steps' outputs are read from outside it gives them as outputs
+// of its template (and of the template holding its limit), as the plan lists them; Argo
+// makes each a JSON list, one value per iteration in item order.
+void WorkflowWriter::add_loop_outputs() {
+  auto append_outputs = [&](const std::string& tmpl, const auto& values) {
+    std::string& text = templates_.at(tmpl).text;  // a loop's DAG template: text
+    new_line(text, 4);
+    text += "outputs:";
+    new_line(text, 6);
+    text += "parameters:";
+    for (const auto& [name, value] : values) {
+      new_line(text, 6);
+      text += "- name: ";
+      append_scalar(text, name, 8);
+      new_line(text, 8);
+      text += "valueFrom:";
+      append_scalar_entry(text, "parameter", value, 10);
+    }
+  };
+  for (const auto& [loop_name, exports] : p_.plan.exports) {
+    Scope body{p_.plan.place(loop_name)->body, {}, {}};
+    std::map<std::string, std::string> values;  // output name -> value, in name order
+    for (const auto& e : exports)
+      values.emplace(export_name(e.step, e.field), argo_ref(ir::step_output(e.step, e.field), body));
+    append_outputs(loop_name, values);
+    const ir::Loop& loop = *loops_.at(loop_name);
+    if (loop.limit <= 0) continue;
+    std::map<std::string, std::string> passed;
+    for (const auto& [name, value] : values)
+      passed.emplace(name, "{{tasks." + loop_name + ".outputs.parameters." + name + "}}");
+    append_outputs(loop.limit_name, passed);
+  }
+}
+
+void WorkflowWriter::dag_tasks(const std::vector<ir::Node>& nodes, Scope& scope, std::string& out) {
+  for (const auto& node : nodes) {
+    if (const auto* s = std::get_if<ir::Step>(&node)) {
+      task_for(*s, scope, out);
+    } else {
+      task_for(std::get<ir::Loop>(node), scope, out);
+    }
+  }
+}
+
+}  // namespace pipec::emit::argo::detail

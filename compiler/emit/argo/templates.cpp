@@ -1,0 +1,371 @@
+// The templates of steps: a container op's (one per step, printed once per op) and a
+// training step's, which runs pipec-launcher.
+#include "compiler/emit/argo/writer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include "compiler/emit/shell/shell_script.hpp"
+#include "compiler/emit/yaml/yaml_writer.hpp"
+#include "rules/launcher_cli.hpp"
+#include "rules/names.hpp"
+#include "rules/quantities.hpp"
+#include "runtime/job_render.hpp"
+
+namespace pipec::emit::argo::detail {
+
+using namespace yaml;  // the shared YAML writer (compiler/emit/yaml)
+
+// --- container ops ----------------------------------------------------------------------
+
+// A word of the container as the plan gives it: an op parameter as the template's input,
+// a `file` parameter as its path.
+std::string WorkflowWriter::argo_word(const ir::Word& w) {
+  if (w.invalid) {
+    // Sema lets run-time values into lists and maps only where an op takes them apart
+    // (training ops' env and data); a container op's argument is one value.
+    error(w.range, "a list or map built from run-time values cannot be passed to a "
+                   "container op; pass a list parameter or a literal list");
+    return "";
+  }
+  std::string s;
+  for (std::size_t i = 0; i < w.pieces.size(); ++i) {
+    const ir::Piece& piece = w.pieces[i];
+    switch (piece.kind) {
+      case ir::Piece::Kind::Text:
+        s += argo_text(piece.text, i + 1 < w.pieces.size() && w.pieces[i + 1].kind != ir::Piece::Kind::Text);
+        break;
+      case ir::Piece::Kind::Param: s += "{{inputs.parameters." + piece.name + "}}"; break;
+      case ir::Piece::Kind::File: s += piece.text; break;
+    }
+  }
+  return s;
+}
+
+Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch) {
+  Scope op_scope;  // refs here are the op's own parameters
+  const ir::Invocation& call = p_.plan.container(op.name);
+  Json c = Json::object();
+  c["image"] = argo_word(call.image);
+  Json command = Json::array();
+  Json args = Json::array();
+  if (call.shell) {
+    // Shell form: each `${p}` of the script is an environment variable (ir::Invocation);
+    // `args` become the script's "$1", "$2", ...: whole words either way.
+    command = Json::array({"sh", "-c", argo_text(call.script), call.name});
+    for (const auto& a : call.args) command.push_back(argo_word(a));
+  } else {
+    // Exec form: no shell. A word that mixes text and values is one argv word that Argo
+    // fills in; an op with only `args` keeps the image's ENTRYPOINT.
+    for (const auto& w : call.command) command.push_back(argo_word(w));
+    for (const auto& w : call.args) args.push_back(argo_word(w));
+  }
+  // Metrics: pipec-metrics (copied into the pod by an init container, container_template)
+  // runs the command and writes KFP's metrics file from its output, with the launcher's
+  // scraper; a spec from a parameter is one whole argv word it checks at run time.
+  if (!call.metrics.empty() && !command.empty()) {
+    Json wrapped = Json::array({std::string(kMetricsTool)});
+    for (const auto& m : call.metrics) {
+      wrapped.push_back("--metric");
+      wrapped.push_back(argo_word(m));
+    }
+    if (!op.metrics_from.empty()) {
+      wrapped.push_back("--from");
+      wrapped.push_back(op.metrics_from);
+    }
+    wrapped.push_back("--");
+    for (auto& w : command) wrapped.push_back(std::move(w));
+    command = std::move(wrapped);
+  }
+  if (!command.empty()) c["command"] = std::move(command);
+  if (!args.empty()) c["args"] = std::move(args);
+
+  Json env = Json::array();
+  for (const auto& [name, value] : call.env) env.push_back({{"name", name}, {"value", argo_word(value)}});
+  for (const auto& value : call.script_values)
+    env.push_back({{"name", shell::script_variable(value.name)},
+                   {"value", argo_word(ir::Word{{value}, {}, false})}});
+  // A Secret's key: only the names reach the workflow, never the value.
+  for (const auto& s : op.secret_env)
+    env.push_back({{"name", s.var}, {"valueFrom", {{"secretKeyRef", {{"name", s.secret}, {"key", s.key}}}}}});
+  if (!env.empty()) c["env"] = std::move(env);
+  if (!op.volumes.empty() || !op.metrics.empty()) {
+    Json mounts = Json::array();
+    for (std::size_t i = 0; i < op.volumes.size(); ++i)
+      mounts.push_back({{"name", "vol-" + std::to_string(i)}, {"mountPath", op.volumes[i].path}});
+    if (!op.metrics.empty()) mounts.push_back({{"name", kMetricsVolume}, {"mountPath", kMetricsDir}});
+    c["volumeMounts"] = std::move(mounts);
+  }
+  if (!op.image_pull_policy.empty()) c["imagePullPolicy"] = op.image_pull_policy;
+  if (!op.working_dir.empty()) c["workingDir"] = op.working_dir;
+  if (op.run_as_user || op.run_as_group || op.run_as_non_root) {
+    Json security = Json::object();
+    if (op.run_as_user) security["runAsUser"] = *op.run_as_user;
+    if (op.run_as_group) security["runAsGroup"] = *op.run_as_group;
+    if (op.run_as_non_root) security["runAsNonRoot"] = *op.run_as_non_root;
+    c["securityContext"] = std::move(security);
+  }
+
+  // Resources: requests = limits. Literal quantities go into the container; values known
+  // only at run time go through podSpecPatch, built as JSON by Argo's toJson.
+  Json limits = Json::object();
+  // podSpecPatch fields: (the key as JSON text, the value as a toJson tag).
+  std::vector<std::pair<std::string, std::string>> patch_limits;
+  // gpu_vendor: "nvidia" or "amd" (as KFP's set_gpu_limit) mean <vendor>.com/gpu; a name
+  // with '/' is the resource itself. From a value, Argo computes the key the same way.
+  std::string vendor = "nvidia.com/gpu";
+  std::string vendor_key;  // a run-time key: a toJson tag
+  for (const auto& [key, value] : op.resources) {
+    if (key != "gpu_vendor") continue;
+    if (value.is_literal()) {
+      std::string v = ir::literal_text(value.literal);
+      vendor = rules::gpu_resource_name(v);  // sema checked it
+    } else {
+      std::string v = expr_value(value, op_scope, nullptr);
+      vendor_key = "{{=toJson(sprig.ternary(" + v + ", " + v + " + '.com/gpu', sprig.contains('/', " + v + ")))}}";
+    }
+  }
+  for (const auto& [key, value] : op.resources) {
+    if (key == "gpu_vendor") continue;
+    std::string field = key == "gpus" ? vendor : key;
+    bool runtime_key = key == "gpus" && !vendor_key.empty();
+    if (value.is_literal() && !runtime_key) {
+      std::string text = ir::literal_text(value.literal);
+      if (key == "gpus" && text == "0") continue;
+      limits[field] = text;  // a quantity: sema checked it
+    } else {
+      std::string v = value.is_literal() ? Json(ir::literal_text(value.literal)).dump()
+                                         : "{{=toJson(" + expr_value(value, op_scope, nullptr) + ")}}";
+      patch_limits.emplace_back(runtime_key ? vendor_key : Json(field).dump(), v);
+    }
+  }
+  if (!limits.empty()) {
+    Json requests = limits;
+    c["resources"] = {{"limits", limits}, {"requests", requests}};
+  }
+  if (!patch_limits.empty()) {
+    // {"containers":[{"name":"main","resources":{"limits":{..},"requests":{..}}}]}, with each
+    // value a whole toJson(...) tag: the JSON around the values is fixed text.
+    std::string fields;
+    for (const auto& [k, v] : patch_limits) {
+      if (!fields.empty()) fields += ",";
+      fields += k + ":" + v;
+    }
+    // A key that is a tag must not follow the object's `{` directly: `{{{` is no tag.
+    if (fields.compare(0, 2, "{{") == 0) fields.insert(0, " ");
+    pod_spec_patch = R"({"containers":[{"name":"main","resources":{"limits":{)" + fields +
+                     R"(},"requests":{)" + fields + "}}}]}";
+  }
+  for (const auto& param : op.params)
+    if (param.type.kind != ir::TypeKind::File) inputs.push_back({{"name", param.name}});
+  return c;
+}
+
+// Every step's template carries the step's name as `pipelines.kubeflow.org/task_display_name`:
+// the Pipelines UI labels a DAG task with that annotation of its template (else the
+// template's name), so steps sharing an op would all read as the op. An op used by one
+// step keeps one template named after the op; the second and later steps of a shared op
+// get a copy named `<op>-2`, `<op>-3`, ... (skipping every name another template takes).
+std::string WorkflowWriter::container_template(const ir::Step& step) {
+  const ir::ContainerOp* op = nullptr;
+  for (const auto& o : p_.ops)
+    if (o.name == step.op) op = &o;
+  int& made = op_template_count_[step.op];
+  std::string base = k8s_name(step.op, op ? op->range : step.range, "op");
+  std::string name = base;
+  if (made == 0) {
+    claim_template(name, op ? op->range : step.range, "op '" + step.op + "'");
+  } else {
+    for (int k = made + 1;; ++k) {
+      std::string suffix = "-" + std::to_string(k);
+      name = base.substr(0, kMaxK8sNameLength - suffix.size()) + suffix;
+      if (!reserved_names_.count(name) && !template_owner_.count(name)) break;
+    }
+    template_owner_.emplace(name, std::make_pair("step '" + step.name + "'", step.range));
+  }
+  ++made;
+  std::string display = argo_text(step.name);
+  // The op's own template (its first step's, named after the op) carries the op's doc
+  // comment; the copies for its other steps leave it out rather than repeat it per step.
+  if (!op || made == 1 || scalar_style(name) == ScalarStyle::Literal ||
+      scalar_style(display) == ScalarStyle::Literal) {
+    add_template(name, container_template_json(op, name, display, made == 1));
+    return name;
+  }
+  // Every step of an op has the same template but for its name and display name (kept
+  // for the KFP UI): the op's is printed once, with markers where those two go.
+  static constexpr std::string_view kNameMark = "pipec-template-name-mark";
+  static constexpr std::string_view kDisplayMark = "pipec-display-name-mark";
+  auto [it, fresh] = op_text_.try_emplace(op->name);
+  OpText& cut = it->second;
+  if (fresh) {
+    std::string text;
+    append_item(text, container_template_json(op, std::string(kNameMark), std::string(kDisplayMark), false), 2);
+    std::size_t at_name = text.find(kNameMark);
+    std::size_t at_display = text.find(kDisplayMark);
+    cut.whole = at_name != std::string::npos && at_display != std::string::npos && at_name < at_display &&
+                text.find(kNameMark, at_name + 1) == std::string::npos &&
+                text.find(kDisplayMark, at_display + 1) == std::string::npos;
+    if (cut.whole) {
+      cut.head = text.substr(0, at_name);
+      cut.middle = text.substr(at_name + kNameMark.size(), at_display - at_name - kNameMark.size());
+      cut.tail = text.substr(at_display + kDisplayMark.size());
+    }
+  }
+  if (!cut.whole) {
+    add_template(name, container_template_json(op, name, display, false));
+    return name;
+  }
+  TemplateText& copy = templates_[name];
+  copy.op = &cut;
+  append_scalar(copy.name, name, 4);
+  append_scalar(copy.display, display, 8);
+  return name;
+}
+
+// The template of a container step: `name`, and `display` as the KFP UI's task name;
+// `with_doc`: with the op's doc comment (`pipec.dev/doc`).
+Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const std::string& name,
+                                             const std::string& display, bool with_doc) {
+  Json t = Json::object();
+  t["name"] = name;
+  Json annotations = {{"pipelines.kubeflow.org/task_display_name", display}};
+  if (op) {
+    Json inputs = Json::array();
+    Json patch = nullptr;
+    Json container = container_body(*op, inputs, patch);
+    if (!inputs.empty()) t["inputs"] = {{"parameters", std::move(inputs)}};
+    // A file parameter is an input artifact placed at its path.
+    for (const auto& param : op->params)
+      if (param.type.kind == ir::TypeKind::File)
+        t["inputs"]["artifacts"].push_back({{"name", param.name}, {"path", param.path}});
+    if (!op->outputs.empty()) {
+      Json params = Json::array();
+      Json artifacts = Json::array();
+      for (const auto& out : op->outputs) {
+        // A file is an artifact only: no parameter holds binary data or a large file.
+        if (out.type.kind != ir::TypeKind::File)
+          params.push_back({{"name", out.name}, {"valueFrom", {{"path", out.path}}}});
+        artifacts.push_back({{"name", out.name}, {"path", out.path}});
+      }
+      if (!params.empty()) t["outputs"]["parameters"] = std::move(params);
+      t["outputs"]["artifacts"] = std::move(artifacts);
+    }
+    if (!op->metrics.empty()) {
+      t["outputs"]["artifacts"].push_back({{"name", "mlpipeline-metrics"},
+                                           {"path", "/tmp/outputs/mlpipeline-metrics.json"},
+                                           {"optional", true}});
+      // pipec-metrics is static: the launcher image's copy runs in any image.
+      t["initContainers"] = Json::array(
+          {{{"name", "pipec-metrics"},
+            {"image", options_.launcher_image},
+            {"command", Json::array({"/usr/local/bin/pipec-metrics", "--install", std::string(kMetricsTool)})},
+            {"volumeMounts", Json::array({{{"name", kMetricsVolume}, {"mountPath", kMetricsDir}}})}}});
+    }
+    t["container"] = std::move(container);
+    if (!patch.is_null()) t["podSpecPatch"] = std::move(patch);
+    if (op->retries) {
+      Json retry = {{"limit", *op->retries}, {"retryPolicy", op->retry_policy}};
+      if (op->retry_backoff_seconds) {
+        Json backoff = {{"duration", fmt::format("{}s", *op->retry_backoff_seconds)}};
+        if (op->retry_factor) backoff["factor"] = *op->retry_factor;
+        if (op->retry_max_duration_seconds)
+          backoff["maxDuration"] = fmt::format("{}s", *op->retry_max_duration_seconds);
+        retry["backoff"] = std::move(backoff);
+      }
+      t["retryStrategy"] = std::move(retry);
+    }
+    if (op->timeout_seconds) t["activeDeadlineSeconds"] = *op->timeout_seconds;
+    if (with_doc && !op->doc.empty()) annotations["pipec.dev/doc"] = argo_text(op->doc);
+  }
+  Json labels = Json::object();
+  if (op) {
+    if (!op->node_selector.empty()) {
+      Json selector = Json::object();
+      for (const auto& [k, v] : op->node_selector) selector[k] = v;
+      t["nodeSelector"] = std::move(selector);
+    }
+    if (!op->volumes.empty() || !op->metrics.empty()) {
+      Json volumes = Json::array();
+      for (std::size_t i = 0; i < op->volumes.size(); ++i) {
+        const auto& v = op->volumes[i];
+        Json vol = {{"name", "vol-" + std::to_string(i)}};
+        if (v.kind == "pvc") vol["persistentVolumeClaim"] = {{"claimName", v.name}};
+        if (v.kind == "empty") vol["emptyDir"] = Json::object();
+        if (v.kind == "configmap") vol["configMap"] = {{"name", v.name}};
+        if (v.kind == "secret") vol["secret"] = {{"secretName", v.name}};
+        volumes.push_back(std::move(vol));
+      }
+      if (!op->metrics.empty()) volumes.push_back({{"name", kMetricsVolume}, {"emptyDir", Json::object()}});
+      t["volumes"] = std::move(volumes);
+    }
+    if (!op->tolerations.empty()) {
+      Json tolerations = Json::array();
+      for (const auto& text : op->tolerations) tolerations.push_back(Json::parse(text));
+      t["tolerations"] = std::move(tolerations);
+    }
+    for (const auto& [k, v] : op->labels) labels[k] = v;
+    for (const auto& [k, v] : op->annotations) annotations[k] = argo_text(v);
+    // KFP v1's cache server: a label turns caching off, max_cache_staleness bounds reuse.
+    if (op->cache && !*op->cache) {
+      labels["pipelines.kubeflow.org/enable_caching"] = "false";
+      annotations["pipelines.kubeflow.org/max_cache_staleness"] = "P0D";
+    } else if (op->cache_staleness_seconds) {
+      annotations["pipelines.kubeflow.org/max_cache_staleness"] =
+          runtime::iso8601_duration(std::chrono::seconds(*op->cache_staleness_seconds));
+    }
+  }
+  t["metadata"] = {{"annotations", std::move(annotations)}};
+  if (!labels.empty()) t["metadata"]["labels"] = std::move(labels);
+  return t;
+}
+
+std::string WorkflowWriter::launcher_template(const ir::Step& step, kubeflow::LauncherCall& call) {
+  if (!kubeflow::build_launcher_call(step, p_.params, options_.mpi_v1, options_.training_runtime, call, diags_)) {
+    ok_ = false;
+    return "";
+  }
+  std::string name = k8s_name(step.name, step.range, "step");
+  claim_template(name, step.range, "training step '" + step.name + "'");
+  Json t = Json::object();
+  t["name"] = name;
+  if (!call.inputs.empty()) {
+    Json params = Json::array();
+    for (const auto& [input, value] : call.inputs) params.push_back({{"name", input}});
+    t["inputs"] = {{"parameters", std::move(params)}};
+  }
+  Json artifacts = Json::array();
+  if (call.writes_metrics)
+    artifacts.push_back({{"name", "mlpipeline-metrics"},
+                         {"path", "/tmp/outputs/mlpipeline-metrics.json"},
+                         {"optional", true}});
+  if (call.writes_ui_metadata)
+    artifacts.push_back({{"name", "mlpipeline-ui-metadata"},
+                         {"path", "/tmp/outputs/mlpipeline-ui-metadata.json"},
+                         {"optional", true}});
+  if (!artifacts.empty()) t["outputs"] = {{"artifacts", std::move(artifacts)}};
+  // The launcher's words, its values as the template's inputs.
+  Json args = Json::array();
+  for (const auto& w : call.args) {
+    switch (w.kind) {
+      case kubeflow::LauncherWord::Kind::Text: args.push_back(w.text); break;
+      case kubeflow::LauncherWord::Kind::Input: args.push_back("{{inputs.parameters." + w.text + "}}"); break;
+      case kubeflow::LauncherWord::Kind::Binding:
+        args.push_back(rules::value_arg(w.text, "{{inputs.parameters." + w.text + "}}"));
+        break;
+      case kubeflow::LauncherWord::Kind::WorkflowName: args.push_back("{{workflow.name}}"); break;
+      case kubeflow::LauncherWord::Kind::PodName: args.push_back("{{pod.name}}"); break;
+    }
+  }
+  t["container"] = {
+      {"image", options_.launcher_image},
+      {"command", Json::array({"pipec-launcher"})},
+      {"args", std::move(args)},
+      {"env", Json::array({{{"name", "POD_UID"},
+                            {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.uid"}}}}}}})}};
+  t["metadata"] = {{"annotations", {{"pipelines.kubeflow.org/task_display_name", argo_text(step.name)}}},
+                   {"labels", {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}}}};
+  add_template(name, t);
+  return name;
+}
+
+}  // namespace pipec::emit::argo::detail

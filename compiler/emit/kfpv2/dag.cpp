@@ -1,0 +1,210 @@
+// DAG components: loop bodies, condition wrappers and the tasks of every DAG, with the
+// fan-in outputs of loops.
+#include "compiler/emit/kfpv2/spec_writer.hpp"
+
+#include <variant>
+#include "rules/names.hpp"
+#include "compiler/ir/print.hpp"
+
+namespace pipec::emit::kfpv2::detail {
+
+// --- DAGs ----------------------------------------------------------------------------------------
+
+// Fan-in: each loop whose steps' outputs are read after it gives them as LIST outputs of
+// its DAG (and of its condition wrapper), as kfp compiles dsl.Collected, as the plan
+// lists them (an inner loop's list goes out of each loop around it).
+void SpecWriter::add_loop_outputs() {
+  for (const auto& [loop_name, exports] : p_.plan.exports) {
+    const ir::Plan::Place& place = *p_.plan.place(loop_name);
+    Scope body;
+    body.dag = place.body;
+    for (const auto& e : exports) {
+      ir::Ref ref = ir::step_output(e.step, e.field);
+      std::string key = channel(ref, body);
+      std::set<std::string> deps;
+      J from = resolve(ref, body, deps)["taskOutputParameter"];
+      J spec = {{"parameterType", parameter_type(e.type)}};
+      auto put = [&](const std::string& component, J value) {
+        J& c = components_[component];
+        c["dag"]["outputs"]["parameters"][key] = {{"valueFromParameter", std::move(value)}};
+        c["outputDefinitions"]["parameters"][key] = spec;
+      };
+      put("comp-" + loop_name, {{"outputParameterKey", from["outputParameterKey"]},
+                                {"producerSubtask", from["producerTask"]}});
+      if (place.conditional)
+        put("comp-condition-" + loop_name, {{"outputParameterKey", key}, {"producerSubtask", loop_name}});
+    }
+  }
+}
+
+void SpecWriter::add_dependencies(J& task, const std::vector<std::string>& depends,
+                                  std::set<std::string> deps) const {
+  for (const auto& d : depends) deps.insert(task_of(d));
+  if (!deps.empty()) task["dependentTasks"] = J(std::vector<std::string>(deps.begin(), deps.end()));
+}
+
+J SpecWriter::component_inputs(const Scope& s) const {
+  J params = J::object();
+  if (!s.item_input.empty()) params[s.item_input] = {{"parameterType", parameter_type(s.item_type)}};
+  for (const auto& imp : s.imports)
+    if (!is_file(imp.type)) params[imp.input] = {{"parameterType", parameter_type(imp.type)}};
+  return params;
+}
+
+// The files a DAG component takes from outside, as its input artifacts.
+void add_artifact_inputs(J& component, const std::vector<Scope::Import>& imports) {
+  for (const auto& imp : imports)
+    if (is_file(imp.type)) component["inputDefinitions"]["artifacts"][imp.input] = artifact_type();
+}
+
+// The task that runs `child` in `parent` passes each value the child imported.
+void SpecWriter::pass_imports(const Scope& child, Scope& parent, J& task, std::set<std::string>& deps) {
+  if (child.imports.empty()) return;
+  for (const auto& imp : child.imports) {
+    if (is_file(imp.type)) task["inputs"]["artifacts"][imp.input] = as_artifact(resolve(imp.ref, parent, deps));
+    else task["inputs"]["parameters"][imp.input] = resolve(imp.ref, parent, deps);
+  }
+}
+
+J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps) {
+  J task = J::object();
+  J inputs = J::object();
+  std::string component;
+  if (step.kind == ir::OpKind::Container) {
+    component = container_component(step);
+    for (const auto& [name, value] : step.args) {
+      if (const ir::Ref* r = ir::whole_ref(value); r && is_file(r->type))
+        task["inputs"]["artifacts"][name] = as_artifact(resolve(*r, s, deps));
+      else
+        task_input(inputs, name, value, s, deps);
+    }
+    if (auto op = ops_.find(step.op); op != ops_.end()) {
+      if (const ir::ContainerOp& o = *op->second; o.retries) {
+        // KFP v2 retries a failed task whatever failed (no policy); backoff as kfp writes it.
+        J retry = {{"maxRetryCount", *o.retries}};
+        if (o.retry_backoff_seconds) retry["backoffDuration"] = fmt::format("{}s", *o.retry_backoff_seconds);
+        if (o.retry_factor) retry["backoffFactor"] = static_cast<double>(*o.retry_factor);
+        if (o.retry_max_duration_seconds) retry["backoffMaxDuration"] = fmt::format("{}s", *o.retry_max_duration_seconds);
+        task["retryPolicy"] = std::move(retry);
+      }
+      for (const auto& [key, value] : op->second->resources)
+        if (value.kind == ir::Value::Kind::Interpolation && !ir::whole_ref(value))
+          task_input(inputs, resource_input(key), at_call_site(value, step), s, deps);
+    }
+  } else {
+    kubeflow::LauncherCall call;
+    component = training_component(step, call);
+    for (const auto& [name, value] : call.inputs) task_input(inputs, name, value, s, deps);
+  }
+  task["componentRef"] = {{"name", component}};
+  // `cache false` turns KFP v2's caching off; v2 has no staleness bound (kfp's
+  // cachingOptions holds only enableCache and a key), so `cache "7d"` keeps it on.
+  bool cache = true;
+  if (step.kind == ir::OpKind::Container)
+    if (auto op = ops_.find(step.op); op != ops_.end() && op->second->cache) cache = *op->second->cache;
+  task["cachingOptions"] = {{"enableCache", cache}};
+  task["taskInfo"] = {{"name", step.name}};
+  if (!inputs.empty()) task["inputs"]["parameters"] = std::move(inputs);
+  return task;
+}
+
+J SpecWriter::loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps) {
+  Scope body;
+  body.parent = &s;
+  body.dag = p_.plan.place(loop.name)->body;
+  body.loop_var = loop.var;
+  body.item_input = kChannel + loop.name + "-item";
+  body.item_type = loop.item_type;
+  J tasks = J::object();
+  dag(loop.body, body, tasks);
+
+  std::string component = "comp-" + loop.name;
+  claim_component(component, loop.range, "the loop over '" + loop.var + "'");
+  J inputs = component_inputs(body);
+  J task = J::object();
+  task["componentRef"] = {{"name", component}};
+  task["taskInfo"] = {{"name", loop.name}};
+  pass_imports(body, s, task, deps);
+  J iterator = {{"itemInput", body.item_input}};
+  if (loop.items->is_literal()) {
+    iterator["items"] = {{"raw", literal_json(loop.items->literal).dump()}};
+  } else {
+    std::string items = kChannel + loop.name + "-items";
+    J params = task.contains("inputs") ? task["inputs"]["parameters"] : J::object();
+    task_input(params, items, *loop.items, s, deps);
+    task["inputs"]["parameters"] = std::move(params);
+    inputs[items] = {{"parameterType", "LIST"}};
+    iterator["items"] = {{"inputParameter", items}};
+  }
+  task["parameterIterator"] = std::move(iterator);
+  if (loop.limit > 0) task["iteratorPolicy"] = {{"parallelismLimit", loop.limit}};
+  components_[component] = {{"dag", {{"tasks", std::move(tasks)}}},
+                            {"inputDefinitions", {{"parameters", std::move(inputs)}}}};
+  add_artifact_inputs(components_[component], body.imports);
+  return task;
+}
+
+// Writes each node as a task of `s` (a conditional one inside its condition wrapper).
+void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
+  for (const auto& node : nodes) {
+    const auto* step = std::get_if<ir::Step>(&node);
+    const auto* loop = std::get_if<ir::Loop>(&node);
+    const Box<ir::Condition>& when = step ? step->when : loop->when;
+    const std::vector<std::string>& depends = step ? step->depends : loop->depends;
+    SourceRange range = step ? step->range : loop->range;
+    std::string name = step ? name_of(step->name, step->range, "step") : loop->name;
+
+    std::set<std::string> deps;
+    J task;
+    std::string task_name = name;
+    if (!when) {
+      task = step ? step_task(*step, s, deps) : loop_task(*loop, s, deps);
+    } else {
+      // The condition wrapper: one DAG holding the task, run when the condition holds.
+      Scope w;
+      w.parent = &s;
+      w.dag = s.dag;
+      w.wrapper = true;
+      std::set<std::string> inner_deps;  // none: the wrapper holds one task
+      J inner = step ? step_task(*step, w, inner_deps) : loop_task(*loop, w, inner_deps);
+      std::string condition = cel_condition(*when, w);
+      task_name = "condition-" + name;
+      std::string component = "comp-" + task_name;
+      claim_component(component, range, "the condition of '" + (step ? step->name : loop->var) + "'");
+      J dag_spec = {{"tasks", {{name, std::move(inner)}}}};
+      J outputs = J::object();
+      J artifact_outputs = J::object();
+      if (step && step->kind == ir::OpKind::Container)
+        if (auto op = ops_.find(step->op); op != ops_.end())
+          for (const auto& out : op->second->outputs) {
+            std::string key = kChannel + name + "-" + out.name;
+            if (is_file(out.type)) {
+              dag_spec["outputs"]["artifacts"][key] = {
+                  {"artifactSelectors", J::array({{{"producerSubtask", name}, {"outputArtifactKey", out.name}}})}};
+              artifact_outputs[key] = artifact_type();
+              continue;
+            }
+            dag_spec["outputs"]["parameters"][key] = {
+                {"valueFromParameter", {{"producerSubtask", name}, {"outputParameterKey", out.name}}}};
+            outputs[key] = {{"parameterType", parameter_type(out.type)}};
+          }
+      J component_spec = {{"dag", std::move(dag_spec)}};
+      J inputs = component_inputs(w);
+      if (!inputs.empty()) component_spec["inputDefinitions"] = {{"parameters", std::move(inputs)}};
+      if (!outputs.empty()) component_spec["outputDefinitions"]["parameters"] = std::move(outputs);
+      if (!artifact_outputs.empty()) component_spec["outputDefinitions"]["artifacts"] = std::move(artifact_outputs);
+      add_artifact_inputs(component_spec, w.imports);
+      components_[component] = std::move(component_spec);
+      task = J::object();
+      task["componentRef"] = {{"name", component}};
+      task["taskInfo"] = {{"name", task_name}};
+      task["triggerPolicy"] = {{"condition", condition}};
+      pass_imports(w, s, task, deps);
+    }
+    claim_task(s, task_name, range);
+    add_dependencies(task, depends, std::move(deps));
+    tasks[task_name] = std::move(task);
+  }
+}
+
+}  // namespace pipec::emit::kfpv2::detail

@@ -1,0 +1,168 @@
+#pragma once
+
+// The KFP v2 writer's parts (write_pipeline_spec(), pipeline_spec_writer.hpp), one concept
+// a file: values, task inputs and CEL conditions (values.cpp), DAG components and their
+// tasks (dag.cpp), container and training components with their executors
+// (components.cpp), the spec around them (pipeline_spec_writer.cpp). Private to
+// compiler/emit/kfpv2.
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "compiler/emit/kfpv2/pipeline_spec_writer.hpp"
+#include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "compiler/ir/ir.hpp"
+
+namespace pipec::emit::kfpv2::detail {
+
+using J = nlohmann::json;  // std::map objects: keys in sorted order, as kfp writes them
+
+inline constexpr const char* kChannel = "pipelinechannel--";
+
+inline const char* parameter_type(const ir::Type& t) {
+  switch (t.kind) {
+    case ir::TypeKind::String: return "STRING";
+    case ir::TypeKind::Int: return "NUMBER_INTEGER";
+    case ir::TypeKind::Float: return "NUMBER_DOUBLE";
+    case ir::TypeKind::Bool: return "BOOLEAN";
+    case ir::TypeKind::File: return "STRING";
+    case ir::TypeKind::List: return "LIST";
+    case ir::TypeKind::Map: return "STRUCT";
+  }
+  return "STRING";
+}
+
+inline J literal_json(const ir::Literal& l) { return J::parse(l.dump()); }
+
+/// The component input that carries a resource an op builds from text around values.
+inline std::string resource_input(std::string_view key) { return fmt::format("pipec-resource-{}", key); }
+
+inline std::string input_placeholder(std::string_view name) {
+  return fmt::format("{{{{$.inputs.parameters['{}']}}}}", name);
+}
+inline std::string output_placeholder(std::string_view name) {
+  return fmt::format("{{{{$.outputs.parameters['{}'].output_file}}}}", name);
+}
+inline std::string input_artifact_path(std::string_view name) {
+  return fmt::format("{{{{$.inputs.artifacts['{}'].path}}}}", name);
+}
+inline std::string output_artifact_path(std::string_view name) {
+  return fmt::format("{{{{$.outputs.artifacts['{}'].path}}}}", name);
+}
+
+inline bool is_file(const ir::Type& t) { return t.kind == ir::TypeKind::File; }
+
+/// A file passes as an artifact (system.Artifact, kfp's default type).
+inline J artifact_type() { return {{"artifactType", {{"schemaTitle", "system.Artifact"}, {"schemaVersion", "0.0.1"}}}}; }
+
+/// A task input's source as the artifact form of what resolve() gives for a parameter.
+inline J as_artifact(const J& source) {
+  if (source.contains("taskOutputParameter"))
+    return {{"taskOutputArtifact",
+             {{"producerTask", source["taskOutputParameter"]["producerTask"]},
+              {"outputArtifactKey", source["taskOutputParameter"]["outputParameterKey"]}}}};
+  if (source.contains("componentInputParameter"))
+    return {{"componentInputArtifact", source["componentInputParameter"]}};
+  return source;
+}
+
+// --- scopes ------------------------------------------------------------------------------
+
+/// One DAG component being written: the root, the exit handler's, a loop body (`dag`,
+/// whose nodes are its tasks: ir::Plan says where each value comes from) or a condition
+/// wrapper (`wrapper`: it holds one task, and every value is an input). Values from
+/// outside arrive as inputs of the component.
+struct Scope {
+  const Scope* parent = nullptr;
+  bool root = false;
+  ir::Plan::DagId dag = ir::Plan::kNoDag;  // kNoDag: the root around the exit handler
+  bool wrapper = false;
+  std::string loop_var;    // the variable this DAG iterates, if a loop body
+  std::string item_input;  // its input
+  ir::Type item_type;
+  struct Import {
+    std::string input;
+    ir::Ref ref;
+    ir::Type type;
+  };
+  std::map<std::string, std::size_t> import_index;  // ref key -> imports
+  std::vector<Import> imports;
+  std::set<std::string> task_names;
+};
+
+inline std::string ref_key(const ir::Ref& r) {
+  return fmt::format("{}/{}/{}", static_cast<int>(r.kind), r.name, r.field);
+}
+
+/// The files a DAG component takes from outside, as its input artifacts (dag.cpp).
+void add_artifact_inputs(J& component, const std::vector<Scope::Import>& imports);
+
+class SpecWriter {
+ public:
+  SpecWriter(const ir::Pipeline& p, const WriteOptions& o, Diagnostics& d) : p_(p), options_(o), diags_(d) {
+    for (const auto& op : p_.ops) ops_[op.name] = &op;
+  }
+
+  bool run(std::string& out);
+
+ private:
+  void error(SourceRange range, std::string message) {
+    diags_.error(range.valid() ? range : p_.range, std::move(message));
+    ok_ = false;
+  }
+  std::string name_of(const std::string& source, SourceRange range, const char* what);
+  void claim_component(const std::string& name, SourceRange range, const std::string& what);
+  void claim_task(Scope& s, const std::string& name, SourceRange range);
+
+  // Values.
+  std::string channel(const ir::Ref& r, const Scope& s) const;
+  ir::Type type_of(const ir::Ref& r) const;
+  /// A node's task in its DAG (in its condition wrapper's name when it has one), and the
+  /// key of its output `field` there.
+  std::string task_of(const std::string& node) const;
+  J resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps);
+  std::string import(const ir::Ref& r, Scope& s);
+  void task_input(J& inputs, const std::string& name, const ir::Value& v, Scope& s,
+                  std::set<std::string>& deps);
+  ir::Value at_call_site(const ir::Value& body, const ir::Step& step);
+  std::string cel_ref(const ir::Ref& r, Scope& s);
+  std::string cel_value(const ir::Value& v, Scope& s, const char* as);
+  std::string cel_bool(const ir::Value& v, Scope& s);
+  std::string cel_condition(const ir::Condition& c, Scope& s);
+
+  // DAGs.
+  void dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks);
+  J step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps);
+  J loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps);
+  void add_loop_outputs();
+  void add_dependencies(J& task, const std::vector<std::string>& depends, std::set<std::string> deps) const;
+  J component_inputs(const Scope& s) const;
+  void pass_imports(const Scope& child, Scope& parent, J& task, std::set<std::string>& deps);
+
+  // Components and executors.
+  std::string container_component(const ir::Step& step);
+  std::string training_component(const ir::Step& step, kubeflow::LauncherCall& call);
+  J op_word(const ir::Word& w);
+  bool literal_ok(std::string_view text, SourceRange range);
+
+  const ir::Pipeline& p_;
+  const WriteOptions& options_;
+  Diagnostics& diags_;
+  bool ok_ = true;
+
+  std::map<std::string, const ir::ContainerOp*> ops_;
+  std::map<std::string, std::string> component_owner_;
+  std::map<std::string, std::string> op_component_;       // op name -> component written
+  J components_ = J::object();
+  J executors_ = J::object();
+  J platform_ = J::object();
+};
+
+}  // namespace pipec::emit::kfpv2::detail

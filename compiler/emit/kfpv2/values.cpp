@@ -1,0 +1,242 @@
+// How values reach a KFP v2 task: component inputs, sibling outputs, fan-in lists, the
+// loop item, constants with placeholders; conditions as CEL over a wrapper's inputs.
+#include "compiler/emit/kfpv2/spec_writer.hpp"
+
+#include <algorithm>
+#include "rules/names.hpp"
+#include "compiler/ir/print.hpp"
+
+namespace pipec::emit::kfpv2::detail {
+
+namespace {
+
+/// A CEL string literal ('...') holding `text`.
+std::string cel_string(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    switch (c) {
+      case '\'': out += "\\'"; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
+        else out.push_back(c);
+    }
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+// The name a value takes as an input of a DAG component (kfp's `pipelinechannel--…`).
+std::string SpecWriter::channel(const ir::Ref& r, const Scope& s) const {
+  switch (r.kind) {
+    case ir::Ref::Kind::Param: return kChannel + r.name;
+    case ir::Ref::Kind::StepOutput: return kChannel + to_dns1123(r.name) + "-" + r.field;
+    case ir::Ref::Kind::LoopItem: {
+      std::string_view loop = p_.plan.loop_of_var(s.dag, r.name);
+      std::string base = kChannel + std::string(loop.empty() ? std::string_view(r.name) : loop) + "-item";
+      return r.field.empty() ? base : base + "-" + r.field;
+    }
+    case ir::Ref::Kind::OpParam: break;
+  }
+  return kChannel + r.name;
+}
+
+// A value's type where the ref was written; a step output read from outside its loops is
+// already the list over their iterations (fan-in).
+ir::Type SpecWriter::type_of(const ir::Ref& r) const { return r.type; }
+
+std::string SpecWriter::task_of(const std::string& node) const {
+  const ir::Plan::Place* place = p_.plan.place(node);
+  std::string task = place && place->loop ? node : to_dns1123(node);
+  return place && place->conditional ? "condition-" + task : task;
+}
+
+std::string SpecWriter::import(const ir::Ref& r, Scope& s) {
+  std::string key = ref_key(r);
+  if (auto it = s.import_index.find(key); it != s.import_index.end()) return s.imports[it->second].input;
+  s.import_index.emplace(key, s.imports.size());
+  s.imports.push_back({channel(r, s), r, type_of(r)});
+  return s.imports.back().input;
+}
+
+// How a value reaches a task of `s`: an input of the component `s` is, a sibling's
+// output, or the loop item. `deps` collects the sibling tasks it comes from.
+J SpecWriter::resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps) {
+  switch (r.kind) {
+    case ir::Ref::Kind::Param:
+      if (s.root) return J{{"componentInputParameter", r.name}};
+      break;
+    case ir::Ref::Kind::StepOutput: {
+      if (s.wrapper || s.dag == ir::Plan::kNoDag) break;
+      ir::Plan::Route route = p_.plan.route(s.dag, r.name);
+      if (route.kind == ir::Plan::Route::Kind::Outside) break;
+      // A sibling's output (its condition wrapper's, under the channel name), or fan-in:
+      // the loop (or its condition wrapper) gives the list under the channel name.
+      bool sibling = route.kind == ir::Plan::Route::Kind::Sibling;
+      std::string task = task_of(sibling ? r.name : route.through.front());
+      deps.insert(task);
+      std::string key = sibling && !p_.plan.place(r.name)->conditional ? r.field : channel(r, s);
+      return J{{"taskOutputParameter", {{"producerTask", std::move(task)}, {"outputParameterKey", std::move(key)}}}};
+    }
+    case ir::Ref::Kind::LoopItem:
+      if (r.name == s.loop_var) {
+        J j = {{"componentInputParameter", s.item_input}};
+        if (!r.field.empty()) j["parameterExpressionSelector"] = "parseJson(string_value)[" + J(r.field).dump() + "]";
+        return j;
+      }
+      break;
+    case ir::Ref::Kind::OpParam:
+      error(r.range, "an op's own parameter used outside its body");
+      return J::object();
+  }
+  return J{{"componentInputParameter", import(r, s)}};
+}
+
+// One input of a task: a constant, a value from `resolve`, or a string built from values
+// (a constant with placeholders, and the values as further inputs, as kfp's f-strings).
+void SpecWriter::task_input(J& inputs, const std::string& name, const ir::Value& v, Scope& s,
+                            std::set<std::string>& deps) {
+  const ir::Ref* whole = ir::whole_ref(v);
+  // "${n}" with an int n is a string: it goes the way of text built from values, so the
+  // input gets a STRING as declared (KFP checks parameter types).
+  bool as_text = whole && v.kind == ir::Value::Kind::Interpolation && type_of(*whole).kind != v.type.kind;
+  if (whole && !as_text) {
+    inputs[name] = resolve(*whole, s, deps);
+    return;
+  }
+  switch (v.kind) {
+    case ir::Value::Kind::Literal:
+      inputs[name] = J{{"runtimeValue", {{"constant", literal_json(v.literal)}}}};
+      return;
+    case ir::Value::Kind::Interpolation: {
+      std::string text;
+      for (const auto& part : v.parts) {
+        if (!part.ref) {
+          if (!literal_ok(part.text, v.range)) return;
+          text += part.text;
+          continue;
+        }
+        std::string ch = channel(*part.ref, s);
+        text += input_placeholder(ch);
+        if (!inputs.contains(ch)) inputs[ch] = resolve(*part.ref, s, deps);
+      }
+      inputs[name] = J{{"runtimeValue", {{"constant", text}}}};
+      return;
+    }
+    default:
+      error(v.range, "a list or map built from run-time values cannot be passed to a step; pass a "
+                     "list parameter or a literal list");
+  }
+}
+
+bool SpecWriter::literal_ok(std::string_view text, SourceRange range) {
+  if (text.find("{{$") == std::string_view::npos) return true;
+  error(range, "on the kfp-v2 target this text holds '{{$', which KFP's launcher would read as a "
+               "placeholder of its own (docs/kfp-v2.md); the Argo target passes it unchanged");
+  return false;
+}
+
+// An op body's string (its parameters as refs) as the step gives it: each parameter
+// replaced by the step's argument, literal text kept.
+ir::Value SpecWriter::at_call_site(const ir::Value& body, const ir::Step& step) {
+  ir::Value out;
+  out.kind = ir::Value::Kind::Interpolation;
+  out.type = body.type;
+  out.range = body.range;
+  auto add_text = [&](const std::string& text) {
+    if (!out.parts.empty() && !out.parts.back().ref) out.parts.back().text += text;
+    else out.parts.push_back(ir::Part{text, {}});
+  };
+  for (const auto& part : body.parts) {
+    if (!part.ref) {
+      add_text(part.text);
+      continue;
+    }
+    const ir::Value* arg = nullptr;
+    for (const auto& [n, v] : step.args)
+      if (n == part.ref->name) arg = &v;
+    if (!arg) {
+      error(body.range, fmt::format("op parameter '{}' has no value in step '{}'", part.ref->name, step.name));
+      continue;
+    }
+    if (arg->is_literal()) add_text(ir::literal_text(arg->literal));
+    else if (const ir::Ref* r = ir::whole_ref(*arg)) out.parts.push_back(ir::Part{{}, *r});
+    else if (arg->kind == ir::Value::Kind::Interpolation)
+      for (const auto& p : arg->parts) p.ref ? out.parts.push_back(p) : add_text(p.text);
+    else error(arg->range, "a list or map cannot be part of a resource");
+  }
+  if (std::none_of(out.parts.begin(), out.parts.end(), [](const ir::Part& p) { return p.ref.has_value(); })) {
+    out.kind = ir::Value::Kind::Literal;
+    out.literal = out.parts.empty() ? std::string() : out.parts.front().text;
+    out.parts.clear();
+  }
+  return out;
+}
+
+// --- conditions (CEL over the inputs of the wrapper task) -------------------------------------
+
+std::string SpecWriter::cel_ref(const ir::Ref& r, Scope& s) {
+  // In a condition wrapper every value is an input of the wrapper: `s` has no steps.
+  return "inputs.parameter_values[" + cel_string(import(r, s)) + "]";
+}
+
+std::string SpecWriter::cel_value(const ir::Value& v, Scope& s, const char* as) {
+  if (const ir::Ref* r = ir::whole_ref(v)) {
+    std::string x = cel_ref(*r, s);
+    return as ? std::string(as) + "(" + x + ")" : x;
+  }
+  if (v.kind == ir::Value::Kind::Literal) {
+    if (as && v.literal.is_number()) {
+      if (std::string_view(as) == "double") {
+        std::string t = v.literal.dump();
+        if (t.find_first_of(".eE") == std::string::npos) t += ".0";
+        return t;
+      }
+      return v.literal.dump();
+    }
+    if (v.literal.is_boolean()) return v.literal.get<bool>() ? "true" : "false";
+    return cel_string(ir::literal_text(v.literal));
+  }
+  if (v.kind == ir::Value::Kind::Interpolation) {
+    std::string text;
+    for (const auto& part : v.parts) {
+      if (!text.empty()) text += " + ";
+      if (!part.ref) {
+        text += cel_string(part.text);
+      } else if (part.ref->type.kind == ir::TypeKind::String) {
+        text += cel_ref(*part.ref, s);
+      } else if (part.ref->type.kind == ir::TypeKind::Int) {
+        text += "string(int(" + cel_ref(*part.ref, s) + "))";
+      } else {
+        error(v.range, "on the kfp-v2 target a condition can build a string only from string and "
+                       "int values");
+      }
+    }
+    return "(" + (text.empty() ? std::string("''") : text) + ")";
+  }
+  error(v.range, "lists and maps cannot be compared");
+  return "''";
+}
+
+std::string SpecWriter::cel_bool(const ir::Value& v, Scope& s) {
+  if (v.is_literal() && v.literal.is_boolean()) return v.literal.get<bool>() ? "true" : "false";
+  return "(" + cel_value(v, s, nullptr) + " == true)";
+}
+
+std::string SpecWriter::cel_condition(const ir::Condition& c, Scope& s) {
+  // CEL over the wrapper's inputs. KFP holds every number as a double; two ints compare
+  // as ints (as kfp writes int(...)).
+  auto number = [](ir::Comparison how) -> const char* {
+    if (how == ir::Comparison::Text) return nullptr;
+    return how == ir::Comparison::Int ? "int" : "double";
+  };
+  return ir::print_condition(
+      c, [&](const ir::Value& v) { return cel_bool(v, s); },
+      [&](const ir::Value& v, ir::Comparison how) { return cel_value(v, s, number(how)); });
+}
+
+}  // namespace pipec::emit::kfpv2::detail

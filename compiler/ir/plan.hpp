@@ -1,0 +1,92 @@
+#pragma once
+
+// The lowering's decisions about the shape of the graph, made once by ir::lower and read
+// by every back end (emit/argo, emit/kfpv2, local, graph): which DAG each step and loop is
+// a node of (the scopes of loops), which step outputs each node reads and how they reach
+// it (a task of the same DAG, or through the loops that hold it: fan-in), and what each
+// loop passes out of its body. It holds names and indices only, so a copied Pipeline keeps
+// a valid plan.
+//
+// A nested DAG (a pipeline called as a step) is one more Dag whose `owner` is that step: a
+// route crosses it as it crosses a loop, without a second derivation.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/invocation.hpp"
+#include "compiler/ir/type.hpp"
+
+namespace pipec::ir {
+
+struct Plan {
+  using DagId = std::uint32_t;
+  static constexpr DagId kNoDag = 0xffffffffu;
+  static constexpr DagId kMain = 0;     // the pipeline's DAG
+  static constexpr DagId kFinally = 1;  // its `finally` steps (the exit handler)
+
+  /// One DAG: the pipeline's, its exit handler's, or a loop's body.
+  struct Dag {
+    std::string owner;            // the loop whose body this is; "" for kMain and kFinally
+    std::string var;              // that loop's variable
+    DagId parent = kNoDag;        // the DAG `owner` is a node of
+    std::vector<std::string> nodes;  // names of its steps and loops, in source order
+  };
+  std::vector<Dag> dags;  // kMain, kFinally, then loop bodies in source order
+
+  /// Where a step or loop stands.
+  struct Place {
+    DagId dag = kNoDag;    // the DAG it is a node of
+    DagId body = kNoDag;   // a loop's body
+    bool loop = false;
+    bool conditional = false;  // it has a `when`
+  };
+  std::map<std::string, Place, std::less<>> places;  // every step and loop, by name
+
+  /// How a value of step `step` reaches a node of one DAG.
+  struct Route {
+    enum class Kind {
+      Sibling,  // `step` is a node of that DAG: its task's output
+      FanIn,    // `step` is inside loops of that DAG: `through[0]` (a node of the DAG)
+                // gives the list of its values, one per iteration (lists of lists when
+                // `through` holds more loops, outermost first)
+      Outside,  // from outside the DAG: an input of its template
+    };
+    Kind kind = Kind::Outside;
+    std::vector<std::string> through;  // FanIn: the loops crossed, outermost first
+  };
+  [[nodiscard]] Route route(DagId dag, std::string_view step) const;
+
+  /// One step output a node reads (in its arguments, condition or items; a loop also
+  /// what its body reads from outside the body), with its route to the node's DAG.
+  struct Read {
+    std::string step, field;
+    Route route;
+  };
+  std::map<std::string, std::vector<Read>, std::less<>> reads;  // by node name, first use first
+
+  /// One step output a loop gives as an output of its body (fan-in): the list of its
+  /// values, one per iteration, with the type it has there (a list per loop crossed).
+  struct Export {
+    std::string step, field;
+    Type type;
+  };
+  std::map<std::string, std::vector<Export>, std::less<>> exports;  // by loop name, by (step, field)
+
+  /// What each container op's container receives, by op name.
+  std::map<std::string, Invocation, std::less<>> containers;
+  [[nodiscard]] const Invocation& container(std::string_view op) const;
+
+  /// The loop whose variable `var` is, seen from a node of `dag`: the innermost loop
+  /// around the DAG that binds it. "" when none.
+  [[nodiscard]] std::string_view loop_of_var(DagId dag, std::string_view var) const;
+
+  [[nodiscard]] const Place* place(std::string_view name) const {
+    auto it = places.find(name);
+    return it == places.end() ? nullptr : &it->second;
+  }
+};
+
+}  // namespace pipec::ir

@@ -1,0 +1,132 @@
+// What a local run cannot do, found before anything starts (check_local()).
+#include "compiler/local/runner.hpp"
+
+namespace pipec::local::detail {
+
+// --- what cannot run locally ----------------------------------------------------------
+
+const ir::Value* arg_of(const ir::Step& step, const std::string& name) {
+  for (const auto& [n, v] : step.args)
+    if (n == name) return &v;
+  return nullptr;
+}
+
+bool empty_literal(const ir::Value& v) {
+  if (!v.is_literal()) return false;
+  const auto& l = v.literal;
+  return l.is_null() || (l.is_string() && l.get<std::string>().empty()) ||
+         (l.is_array() && l.empty()) || (l.is_object() && l.empty()) ||
+         (l.is_number() && l == 0) || (l.is_boolean() && !l.get<bool>());
+}
+
+void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
+                 const std::map<std::string, std::string>& volumes, Diagnostics& diags) {
+  for (const auto& node : nodes) {
+    if (const auto* loop = std::get_if<ir::Loop>(&node)) {
+      check_nodes(p, loop->body, volumes, diags);
+      continue;
+    }
+    const auto& step = std::get<ir::Step>(node);
+    auto at = [&](const ir::Value& v) { return v.range.valid() ? v.range : step.range; };
+    if (step.kind == ir::OpKind::Container) {
+      for (const auto& op : p.ops)
+        for (const auto& [key, value] : op.resources)
+          if (op.name == step.op && key == "gpus" && !empty_literal(value))
+            diags.note(step.range, fmt::format("step '{}': GPUs are ignored by a local run (op '{}' "
+                                               "asks for some)",
+                                               step.name, op.name));
+      for (const auto& op : p.ops) {
+        if (op.name != step.op) continue;
+        // A claim may be mapped to a host directory (--volume); an emptyDir is the step's
+        // own directory; ConfigMaps and Secrets exist only in the cluster.
+        for (const auto& v : op.volumes) {
+          if (v.kind == "pvc" && !volumes.count(v.name))
+            diags.error(op.range, fmt::format("step '{}' cannot run locally: op '{}' mounts the "
+                                              "PersistentVolumeClaim '{}', which exists only in the "
+                                              "cluster; map it to a directory with --volume {}=DIR",
+                                              step.name, op.name, v.name, v.name));
+          if (v.kind == "configmap" || v.kind == "secret")
+            diags.error(op.range, fmt::format("step '{}' cannot run locally: op '{}' mounts the {} "
+                                              "'{}', which exists only in the cluster",
+                                              step.name, op.name, v.kind == "secret" ? "Secret" : "ConfigMap",
+                                              v.name));
+        }
+        if (op.run_as_user || op.run_as_group || op.run_as_non_root)
+        diags.note(op.range, fmt::format("step '{}': run_as_user, run_as_group and run_as_non_root are "
+                                         "not applied by a local run (it runs as you)",
+                                         step.name));
+      if (!op.secret_env.empty())
+          diags.error(op.range, fmt::format("step '{}' cannot run locally: op '{}' reads '{}' from the "
+                                            "Secret '{}', which exists only in the cluster",
+                                            step.name, op.name, op.secret_env[0].var, op.secret_env[0].secret));
+      }
+      for (const auto& op : p.ops)
+        if (op.name == step.op && op.command.empty())
+          diags.error(step.range, fmt::format("step '{}' cannot run locally: op '{}' has no "
+                                              "command and relies on its image's ENTRYPOINT, "
+                                              "which a local run does not know (images are not "
+                                              "pulled); give the op a command",
+                                              step.name, op.name));
+      continue;
+    }
+    if (const ir::Value* v = arg_of(step, "data"); v && !empty_literal(*v)) {
+      // Claims named by literals must be mapped with --volume; those from run-time values
+      // are checked when the job is rendered.
+      std::vector<std::pair<std::string, const ir::Value*>> literal;
+      bool runtime_entries = false;
+      if (v->is_literal() && v->literal.is_array()) {
+        for (const auto& e : v->literal)
+          if (e.is_string()) literal.emplace_back(e.get<std::string>(), v);
+      } else if (v->kind == ir::Value::Kind::List) {
+        for (const auto& item : v->items) {
+          if (item.is_literal() && item.literal.is_string()) literal.emplace_back(item.literal.get<std::string>(), &item);
+          else runtime_entries = true;
+        }
+      } else {
+        runtime_entries = true;
+      }
+      for (const auto& [entry, where] : literal) {
+        auto parsed = runtime::parse_data_entry(entry);
+        if (parsed && !volumes.count(parsed->claim))
+          diags.error(at(*where), fmt::format("step '{}' cannot run locally: 'data' mounts "
+                                              "PersistentVolumeClaims, which exist only in the "
+                                              "cluster; map claim '{}' to a directory with --volume {}=DIR",
+                                              step.name, parsed->claim, parsed->claim));
+      }
+      if (runtime_entries && volumes.empty())
+        diags.error(at(*v), fmt::format("step '{}' cannot run locally: 'data' mounts "
+                                        "PersistentVolumeClaims, which exist only in the cluster; map "
+                                        "each claim it names to a directory with --volume CLAIM=DIR",
+                                        step.name));
+    }
+    if (const ir::Value* v = arg_of(step, "sync_source"); v && !empty_literal(*v))
+      diags.error(at(*v), fmt::format("step '{}' cannot run locally: 'sync_source' clones code "
+                                      "into the pods with git-sync, which only the cluster runs",
+                                      step.name));
+    if (const ir::Value* v = arg_of(step, "gpus"); v && !empty_literal(*v))
+      diags.note(at(*v), fmt::format("step '{}': GPUs are ignored by a local run", step.name));
+    if (const ir::Value* v = arg_of(step, "tensorboard"); v && !empty_literal(*v))
+      diags.note(at(*v), fmt::format("step '{}': no TensorBoard is started by a local run", step.name));
+  }
+}
+
+}  // namespace pipec::local::detail
+
+namespace pipec::local {
+
+long long effective_jobs(const ir::Pipeline& pipeline, int jobs) {
+  return pipeline.settings.parallelism ? std::min<long long>(jobs, *pipeline.settings.parallelism) : jobs;
+}
+
+bool check_local(const ir::Pipeline& pipeline, const std::map<std::string, std::string>& volumes,
+                 Diagnostics& diags) {
+  detail::check_nodes(pipeline, pipeline.dag, volumes, diags);
+  detail::check_nodes(pipeline, pipeline.exit_handler, volumes, diags);
+  // The pipeline's settings that concern a cluster only (parallelism bounds -j).
+  for (const char* name : {"timeout", "ttl", "pod_gc", "service_account", "image_pull_secrets"})
+    if (auto it = pipeline.settings.ranges.find(name); it != pipeline.settings.ranges.end())
+      diags.note(it->second, fmt::format("setting '{}' is not applied by a local run", name));
+  return !diags.has_errors();
+}
+
+}  // namespace pipec::local

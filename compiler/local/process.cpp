@@ -1,0 +1,237 @@
+// The processes of a local run: started under the sandbox, waited for, their output and
+// the progress line.
+#include "compiler/local/runner.hpp"
+
+#include "compiler/local/sandbox.hpp"
+
+namespace pipec::local::detail {
+
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  socklen_t len = sizeof a;
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  close(fd);
+  return port;
+}
+
+// --- output ----------------------------------------------------------------------------
+
+void Runner::progress_locked() {
+  if (!o_.progress) return;
+  int running, done, waiting;
+  {
+    std::lock_guard lock(mu_);
+    running = running_;
+    done = done_;
+    waiting = waiting_;
+  }
+  out_ << fmt::format("\r\033[K-- {} done, {} running, {} waiting", done, running, waiting) << std::flush;
+  progress_shown_ = true;
+}
+
+void Runner::print_line(const std::string& label, std::string_view line) {
+  std::lock_guard lock(out_mu_);
+  if (progress_shown_) out_ << "\r\033[K";
+  out_ << '[' << label << "] " << line << '\n';
+  progress_locked();
+  if (!o_.progress) out_.flush();
+}
+
+std::size_t Runner::new_record(Record rec) {
+  std::lock_guard lock(mu_);
+  records_.push_back(std::move(rec));
+  return records_.size() - 1;
+}
+
+void Runner::finish_record(std::size_t index, const Record& rec) {
+  std::lock_guard lock(mu_);
+  records_[index] = rec;
+}
+
+// --- processes -------------------------------------------------------------------------
+
+bool Runner::start(Proc& p, std::string& error) {
+  std::error_code ec;
+  // The step's root and /tmp, and its working directory; nothing else: a directory the
+  // step writes into is made by the step, as in a pod.
+  const std::string root = p.root.empty() ? p.dir + "/fs" : p.root;
+  fs::create_directories(root + "/tmp", ec);
+  fs::create_directories(p.dir + "/work", ec);
+  std::vector<std::string> writable = p.writable_dirs;
+  if (!p.working_dir.empty()) writable.push_back(p.working_dir);
+  for (const auto& [host, mount] : p.volume_binds) writable.push_back(mount);
+  for (const auto& [host, path] : p.file_binds) writable.push_back(fs::path(path).parent_path().string());
+  Sandbox box{o_.bwrap, p.dir, root, writable, p.volume_binds, p.file_binds, p.own_files, o_.visible_dirs, p.working_dir};
+  std::vector<std::string> argv = sandbox_argv(box, p.argv);
+  std::vector<char*> cargv, cenv;
+  for (auto& s : argv) cargv.push_back(s.data());
+  cargv.push_back(nullptr);
+  for (auto& s : p.env) cenv.push_back(s.data());
+  cenv.push_back(nullptr);
+  std::string log_path = p.dir + "/" + (p.label.find('/') == std::string::npos
+                                             ? std::string("log")
+                                             : p.label.substr(p.label.find('/') + 1) + ".log");
+  int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int fds[2];
+  if (log_fd < 0 || pipe2(fds, O_CLOEXEC) != 0) {
+    error = fmt::format("cannot create the log of {}: {}", p.label, std::strerror(errno));
+    if (log_fd >= 0) close(log_fd);
+    return false;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    error = fmt::format("cannot start {}: {}", p.label, std::strerror(errno));
+    close(fds[0]);
+    close(fds[1]);
+    close(log_fd);
+    return false;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    signal(SIGPIPE, SIG_DFL);
+    int null = open("/dev/null", O_RDONLY);
+    dup2(null, 0);
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    execvpe(cargv[0], cargv.data(), cenv.data());
+    dprintf(2, "pipec: cannot run %s: %s\n", cargv[0], std::strerror(errno));
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  close(fds[1]);
+  p.pid = pid;
+  // The log: raw bytes to the file, lines prefixed to the terminal, the leader's to the
+  // metric scraper; then the exit status.
+  std::thread([this, &p, in = fds[0], log_fd] {
+    std::string partial;
+    char buf[16384];
+    for (;;) {
+      ssize_t n = read(in, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      std::string_view chunk(buf, static_cast<std::size_t>(n));
+      for (std::size_t off = 0; off < chunk.size();) {
+        ssize_t w = write(log_fd, chunk.data() + off, chunk.size() - off);
+        if (w <= 0) break;
+        off += static_cast<std::size_t>(w);
+      }
+      if (p.scraper) {
+        std::lock_guard lock(mu_);
+        p.scraper->feed(chunk);
+      }
+      partial.append(chunk);
+      std::size_t start = 0, nl;
+      while ((nl = partial.find('\n', start)) != std::string::npos) {
+        print_line(p.label, std::string_view(partial).substr(start, nl - start));
+        start = nl + 1;
+      }
+      partial.erase(0, start);
+    }
+    if (!partial.empty()) print_line(p.label, partial);
+    if (p.scraper) {
+      std::lock_guard lock(mu_);
+      p.scraper->finish();
+    }
+    close(in);
+    close(log_fd);
+    int status = 0;
+    while (waitpid(p.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    std::lock_guard lock(mu_);
+    p.status = status;
+    p.done = true;
+    cv_.notify_all();
+  }).detach();
+  return true;
+}
+
+std::string exit_text(int status) {
+  if (WIFEXITED(status)) return fmt::format("exit code {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
+  return "ended";
+}
+
+bool exit_ok(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+Outcome Runner::wait_all(std::vector<std::unique_ptr<Proc>>& procs, int phase, long long timeout_s,
+                         std::string& message) {
+  auto started = Clock::now();
+  std::optional<Clock::time_point> term_sent;
+  bool stopped = false, timed_out = false, failed = false;
+  auto signal_all = [&](int sig, bool only_ps) {
+    for (auto& p : procs)
+      if (!p->done && p->pid > 0 && (!only_ps || p->stop_when_others_end)) kill(-p->pid, sig);
+  };
+  std::unique_lock lock(mu_);
+  for (;;) {
+    bool all_done = true, others_done = true;
+    for (auto& p : procs) {
+      if (!p->done) all_done = false;
+      if (!p->done && !p->stop_when_others_end) others_done = false;
+      if (p->done && !p->stop_when_others_end && !exit_ok(p->status) && !failed && !term_sent) {
+        failed = true;
+        message = fmt::format("{}: {}", p->label, exit_text(p->status));
+      }
+    }
+    if (all_done) break;
+    bool stop_now = g_stop.load() >= (phase == 0 ? 1 : 2);
+    if (!term_sent && (stop_now || failed || others_done ||
+                       (timeout_s > 0 && Clock::now() - started > std::chrono::seconds(timeout_s)))) {
+      if (stop_now) stopped = true;
+      else if (!failed && !others_done) timed_out = true;
+      lock.unlock();
+      signal_all(SIGTERM, others_done && !stop_now && !failed && !timed_out);
+      lock.lock();
+      term_sent = Clock::now();
+    } else if (term_sent && Clock::now() - *term_sent > std::chrono::seconds(5)) {
+      lock.unlock();
+      signal_all(SIGKILL, false);
+      lock.lock();
+      term_sent = Clock::now() + std::chrono::hours(1);
+    }
+    cv_.wait_for(lock, std::chrono::milliseconds(100));
+  }
+  if (stopped) {
+    message = "stopped";
+    return Outcome::Stopped;
+  }
+  if (timed_out) {
+    message = fmt::format("timed out after {} s", timeout_s);
+    return Outcome::Failed;
+  }
+  if (failed) return Outcome::Failed;
+  for (auto& p : procs)
+    if (!p->stop_when_others_end && !exit_ok(p->status)) {
+      message = fmt::format("{}: {}", p->label, exit_text(p->status));
+      return Outcome::Failed;
+    }
+  return Outcome::Succeeded;
+}
+
+// The environment of a container: only what it declares, with the PATH and HOME an image
+// usually has (the host's PATH, e.g. a pyenv shim, is not the container's).
+std::vector<std::string> base_env(const std::string& home) {
+  return {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + home};
+}
+
+void set_env(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  for (auto& e : env)
+    if (e.compare(0, name.size() + 1, name + "=") == 0) {
+      e = name + "=" + value;
+      return;
+    }
+  env.push_back(name + "=" + value);
+}
+
+}  // namespace pipec::local::detail

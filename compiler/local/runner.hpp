@@ -1,0 +1,188 @@
+#pragma once
+
+// The local run's parts (run_pipeline(), local_run.hpp), one concept a file: what cannot
+// run locally (check.cpp), scheduling DAGs, loops and steps (local_run.cpp), running a
+// step's processes (steps.cpp), processes and output (process.cpp). Private to
+// compiler/local.
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "rules/names.hpp"
+#include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "input/limits.hpp"
+#include "input/read.hpp"
+#include "runtime/job_render.hpp"
+#include "runtime/metrics.hpp"
+
+#include "compiler/local/local_run.hpp"
+#include "compiler/local/values.hpp"
+
+namespace pipec::local::detail {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+enum class Outcome { Pending, Running, Succeeded, Failed, Skipped, Omitted, Stopped };
+
+inline const char* outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::Pending: return "pending";
+    case Outcome::Running: return "running";
+    case Outcome::Succeeded: return "succeeded";
+    case Outcome::Failed: return "failed";
+    case Outcome::Skipped: return "skipped";
+    case Outcome::Omitted: return "not run";
+    case Outcome::Stopped: return "stopped";
+  }
+  return "?";
+}
+
+/// The values visible to a DAG: loop variables and the outputs of its steps, then its
+/// parent's.
+struct Scope {
+  const Scope* parent = nullptr;
+  std::string suffix;  // ".0", ".0.2": the loop items this scope is in
+  std::string var;     // the loop variable this scope binds, if any
+  ir::Literal item;
+  std::map<std::string, std::map<std::string, std::string>> outputs;  // guarded by Runner::mu_
+};
+
+/// One step's record for the table and summary.json.
+struct Record {
+  std::string name;  // with the loop suffix
+  std::string kind;
+  Outcome outcome = Outcome::Pending;
+  double seconds = 0;
+  std::string metrics;  // "loss=0.1 acc=0.9"
+  std::string message;
+};
+
+/// One process of a step: a container, or one replica of a training job.
+struct Proc {
+  std::string label;  // "[step]" prefix text: "step" or "step/worker-1"
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // NAME=VALUE
+  std::string dir;                // the step's directory (host)
+  std::string root;               // its root filesystem (host): dir/fs, or a replica's own
+  std::vector<std::string> writable_dirs;  // directories (in the sandbox) the step may make or write in
+  std::vector<std::pair<std::string, std::string>> volume_binds;  // host dir, mount path
+  std::vector<std::pair<std::string, std::string>> file_binds;    // host file, path (read-only)
+  std::vector<std::string> own_files;  // input files placed in the step's root before it starts
+  std::string working_dir;  // the op's working_dir, if any
+  bool stop_when_others_end = false;     // a TF parameter server
+  runtime::MetricScraper* scraper = nullptr;  // the leader's log is scraped
+  // Run-time state.
+  pid_t pid = -1;
+  bool done = false;
+  int status = 0;
+};
+
+inline std::atomic<int> g_stop{0};  // 1: stop the main DAG; 2: stop everything (second signal)
+
+inline std::string trim_one_newline(std::string s) {
+  if (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+/// A free TCP port on the loopback interface (0: none found).
+int free_port();
+
+/// The environment every process starts from, with HOME at `home` (process.cpp).
+std::vector<std::string> base_env(const std::string& home);
+/// Sets NAME=VALUE in `env`, replacing an earlier NAME.
+void set_env(std::vector<std::string>& env, const std::string& name, const std::string& value);
+
+class Runner {
+ public:
+  Runner(const ir::Pipeline& p, const RunOptions& o, std::ostream& out, std::ostream& err)
+      : p_(p), o_(o), out_(out), err_(err) {}
+
+  int run();
+
+ private:
+  // Values.
+  std::string ref_text(const ir::Ref& r, const Scope& s);
+  std::string text(const ir::Value& v, const Scope& s);
+  bool condition(const ir::Condition& c, const Scope& s);
+
+  // DAGs.
+  Outcome run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int phase);
+  Outcome run_step(const ir::Step& step, Scope& scope, int phase);
+  Outcome run_loop(const ir::Loop& loop, Scope& scope, int phase);
+  Outcome run_container(const ir::Step& step, Scope& scope, int phase, Record& rec);
+  Outcome run_training(const ir::Step& step, Scope& scope, int phase, Record& rec);
+
+  // Processes.
+  bool start(Proc& p, std::string& error);
+  /// Waits for the processes; stops the others when a needed one fails, stops parameter
+  /// servers when the rest have ended, and everything on a stop or a timeout.
+  Outcome wait_all(std::vector<std::unique_ptr<Proc>>& procs, int phase, long long timeout_s,
+                   std::string& message);
+  void print_line(const std::string& label, std::string_view line);
+  void progress_locked();
+  void finish_record(std::size_t index, const Record& rec);
+  std::size_t new_record(Record rec);
+
+  // Job slots (-j).
+  void acquire() {
+    std::unique_lock lock(mu_);
+    // The pipeline's `parallelism` setting bounds the steps at once, as Argo's does pods.
+    const long long slots = effective_jobs(p_, o_.jobs);
+    cv_.wait(lock, [&] { return slots_used_ < slots; });
+    ++slots_used_;
+  }
+  void release() {
+    {
+      std::lock_guard lock(mu_);
+      --slots_used_;
+    }
+    cv_.notify_all();
+  }
+
+  const ir::Pipeline& p_;
+  const RunOptions& o_;
+  std::ostream& out_;
+  std::ostream& err_;
+
+  std::mutex mu_;  // records, scope outputs, slots
+  std::condition_variable cv_;
+  int slots_used_ = 0;
+  std::vector<Record> records_;
+  int running_ = 0, done_ = 0, waiting_ = 0;  // steps; waiting: in a started DAG, not begun
+  std::mutex out_mu_;  // the terminal
+  bool progress_shown_ = false;
+};
+
+}  // namespace pipec::local::detail

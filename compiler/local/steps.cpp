@@ -1,0 +1,387 @@
+// A step's run: a container op's process, or a training job's replicas, with this run's
+// values; its outputs and metrics read back.
+#include "compiler/local/runner.hpp"
+
+#include "compiler/emit/shell/shell_script.hpp"
+#include "rules/launcher_cli.hpp"
+#include "compiler/local/replicas.hpp"
+
+namespace pipec::local::detail {
+
+// --- steps -----------------------------------------------------------------------------
+
+Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Record& rec) {
+  const ir::ContainerOp* op = nullptr;
+  for (const auto& o : p_.ops)
+    if (o.name == step.op) op = &o;
+  if (!op) throw EvalError{"op '" + step.op + "' is not known"};
+  std::map<std::string, std::string> args;
+  for (const auto& [name, value] : step.args) args[name] = text(value, scope);
+  // A file argument is the producer's copy on this host; the step sees it at the
+  // parameter's path (copied in before each attempt, as a pod gets its artifacts).
+  std::vector<std::pair<std::string, std::string>> input_files;  // host path, sandbox path
+  for (const auto& param : op->params)
+    if (param.type.kind == ir::TypeKind::File && args.count(param.name)) {
+      input_files.emplace_back(args[param.name], param.path);
+      args[param.name] = param.path;
+    }
+
+  std::string name = step.name + scope.suffix;
+  auto proc = std::make_unique<Proc>();
+  proc->label = name;
+  proc->dir = o_.run_dir + "/steps/" + name;
+  proc->working_dir = op->working_dir;
+  proc->env = base_env(op->working_dir.empty() ? proc->dir + "/work" : op->working_dir);
+  // What the container receives (ir::Invocation), with this run's values.
+  const ir::Invocation& call = p_.plan.container(op->name);
+  auto word = [&](const ir::Word& w) { return word_text(w, args); };
+  if (call.shell) {
+    proc->argv = {"sh", "-c", call.script, call.name};
+  } else {
+    for (const auto& w : call.command) proc->argv.push_back(word(w));
+  }
+  for (const auto& w : call.args) proc->argv.push_back(word(w));
+  for (const auto& [k, v] : call.env) set_env(proc->env, k, word(v));
+  for (const auto& value : call.script_values)
+    set_env(proc->env, emit::shell::script_variable(value.name), args.count(value.name) ? args[value.name] : "");
+  // A Python op runs on this host's Python, into which a local run installs nothing: its
+  // wrapper checks `packages` and names a missing one (docs/local.md).
+  if (op->python && !proc->argv.empty()) {
+    proc->argv[0] = "/usr/bin/python3";
+    set_env(proc->env, "PIPEC_PYTHON_INSTALL", "0");
+  }
+  std::vector<std::string> written;  // files the step writes for pipec: outputs, metrics
+  for (const auto& out : call.outputs) written.push_back(out.path);
+  for (const auto& [host, path] : input_files) {
+    written.push_back(path);
+    proc->own_files.push_back(path);
+  }
+  if (!op->metrics_from.empty()) written.push_back(op->metrics_from);
+  for (const auto& path : written) {
+    std::string d = fs::path(path).parent_path().string();
+    if (std::find(proc->writable_dirs.begin(), proc->writable_dirs.end(), d) == proc->writable_dirs.end())
+      proc->writable_dirs.push_back(d);
+  }
+  std::sort(proc->writable_dirs.begin(), proc->writable_dirs.end());
+  // `volumes`: a claim mapped with --volume is bound at its mount path (shared between
+  // steps, as on a cluster); an emptyDir is a directory of the step's own.
+  for (std::size_t i = 0; i < op->volumes.size(); ++i) {
+    const auto& v = op->volumes[i];
+    if (v.kind == "pvc")
+      if (auto it = o_.volumes.find(v.name); it != o_.volumes.end())
+        proc->volume_binds.emplace_back(it->second, v.path);
+    if (v.kind == "empty") {
+      std::string dir = proc->dir + "/empty-" + std::to_string(i);
+      std::error_code made;
+      fs::create_directories(dir, made);
+      proc->volume_binds.emplace_back(dir, v.path);
+    }
+  }
+
+  std::error_code ec;
+  fs::create_directories(proc->dir, ec);
+  {
+    Json info = {{"step", name}, {"op", op->name}, {"image", word(call.image)},
+                 {"argv", proc->argv}, {"env", proc->env}};
+    std::ofstream(proc->dir + "/process.json") << info.dump(2) << '\n';
+  }
+  print_line(name, fmt::format("image {} (not pulled: runs on this host; the image is assumed to have the "
+                               "host's programs and top-level directories)",
+                               word(call.image)));
+  // A program only the image has: say so instead of bwrap's execvp error.
+  if (!proc->argv.empty() && proc->argv[0].find('/') == std::string::npos) {
+    bool found = false;
+    for (const char* d : {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"})
+      found = found || access((std::string(d) + "/" + proc->argv[0]).c_str(), X_OK) == 0;
+    if (!found) {
+      rec.message = fmt::format("'{}' is not installed on this host (it would come from the image {}, "
+                                "which a local run does not pull)",
+                                proc->argv[0], word(call.image));
+      return Outcome::Failed;
+    }
+  }
+  // Metrics, as pipec-metrics collects them on a cluster (the launcher's scraper): from
+  // the step's log (each attempt anew), or from the op's `metrics_from` file.
+  std::vector<runtime::MetricSpec> specs;
+  for (const auto& m : call.metrics) {
+    std::string why;
+    auto spec = runtime::parse_metric_spec(word(m), why);
+    if (!spec) throw EvalError{why};
+    specs.push_back(std::move(*spec));
+  }
+  if (std::string why; !runtime::check_metric_specs(specs, why)) throw EvalError{why};
+  std::unique_ptr<runtime::MetricScraper> scraper;
+  int attempts = 1 + static_cast<int>(op->retries.value_or(0));
+  Outcome outcome = Outcome::Failed;
+  const auto first_start = std::chrono::steady_clock::now();
+  for (int attempt = 1; attempt <= attempts; ++attempt) {
+    if (attempt > 1) {
+      // Argo's backoff: the first wait, then each the last times the factor, at most max.
+      if (op->retry_backoff_seconds) {
+        double wait = static_cast<double>(*op->retry_backoff_seconds) *
+                      std::pow(static_cast<double>(op->retry_factor.value_or(1)), attempt - 2);
+        // Argo's maxDuration: no attempt starts later than this after the first one did.
+        if (op->retry_max_duration_seconds &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count() + wait >
+                static_cast<double>(*op->retry_max_duration_seconds)) {
+          print_line(name, fmt::format("no retry: the next would start after max_duration ({} s)",
+                                       *op->retry_max_duration_seconds));
+          break;
+        }
+        print_line(name, fmt::format("waiting {:.0f} s before the next attempt", wait));
+        for (auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait);
+             std::chrono::steady_clock::now() < until && g_stop.load() == 0;)
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (g_stop.load() != 0) return Outcome::Stopped;
+      }
+      print_line(name, fmt::format("retry {} of {}", attempt - 1, attempts - 1));
+      rec.message.clear();  // the earlier attempt's failure is in the log, not this attempt's record
+      proc->done = false;
+      proc->pid = -1;
+      // A new pod on a cluster: a fresh /tmp, output directories and working directory.
+      std::error_code rm;
+      fs::remove_all(proc->dir + "/fs", rm);
+      fs::remove_all(proc->dir + "/work", rm);
+    }
+    std::string error;
+    for (const auto& [host, path] : input_files) {
+      std::error_code copy_error;
+      fs::create_directories(fs::path(proc->dir + "/fs" + path).parent_path(), copy_error);
+      fs::copy_file(host, proc->dir + "/fs" + path, fs::copy_options::overwrite_existing, copy_error);
+      if (copy_error) {
+        rec.message = fmt::format("cannot place the file {} at {}: {}", host, path, copy_error.message());
+        return Outcome::Failed;
+      }
+    }
+    if (!start(*proc, error)) {
+      rec.message = error;
+      return Outcome::Failed;
+    }
+    if (!specs.empty()) {
+      scraper = std::make_unique<runtime::MetricScraper>(specs);
+      proc->scraper = op->metrics_from.empty() ? scraper.get() : nullptr;
+    }
+    std::vector<std::unique_ptr<Proc>> procs;
+    procs.push_back(std::move(proc));
+    outcome = wait_all(procs, phase, op->timeout_seconds.value_or(0), rec.message);
+    proc = std::move(procs[0]);
+    if (outcome != Outcome::Failed) break;
+  }
+  if (scraper) {
+    if (!op->metrics_from.empty()) {
+      // In pieces, as pipec-metrics --from reads it: any size, the same values.
+      std::string problem;
+      if (input::read_file_in_pieces(proc->dir + "/fs" + op->metrics_from,
+                                     [&](std::string_view piece) { scraper->feed(piece); }, problem))
+        scraper->finish();
+    }
+    std::lock_guard lock(mu_);
+    std::ofstream(proc->dir + "/mlpipeline-metrics.json") << scraper->metrics_json() << '\n';
+    for (std::size_t i = 0; i < specs.size(); ++i)
+      if (auto v = scraper->value(i)) {
+        if (!rec.metrics.empty()) rec.metrics += ' ';
+        rec.metrics += fmt::format("{}={}", specs[i].reported, *v);
+      }
+  }
+  if (outcome != Outcome::Succeeded) return outcome;
+  // Outputs: the files the op declares, one trailing newline dropped (as Argo does).
+  std::map<std::string, std::string> values;
+  fs::create_directories(proc->dir + "/outputs", ec);
+  for (const auto& out : op->outputs) {
+    std::ifstream in(proc->dir + "/fs" + out.path, std::ios::binary);
+    if (!in) {
+      rec.message = fmt::format("output '{}' was not written to {}", out.name, out.path);
+      // As in a pod, nothing makes an output's directory: the step must.
+      std::string parent = fs::path(out.path).parent_path().string();
+      if (!fs::is_directory(proc->dir + "/fs" + parent, ec))
+        rec.message += fmt::format(" ({} does not exist: a step makes the directories it writes into, as in a pod)",
+                                   parent);
+      return Outcome::Failed;
+    }
+    if (out.type.kind == ir::TypeKind::File) {
+      // A file stays a file, byte for byte: its value is this copy's path on the host.
+      in.close();
+      std::string copy = fs::absolute(proc->dir + "/outputs/" + out.name).string();
+      fs::copy_file(proc->dir + "/fs" + out.path, copy, fs::copy_options::overwrite_existing, ec);
+      if (ec) {
+        rec.message = fmt::format("output '{}' could not be kept: {}", out.name, ec.message());
+        return Outcome::Failed;
+      }
+      values[out.name] = copy;
+      continue;
+    }
+    in.close();
+    std::string text, problem;
+    if (!input::read_file(proc->dir + "/fs" + out.path, input::kMaxStepOutputBytes, text, problem)) {
+      rec.message = fmt::format("output '{}' at {} cannot be read: {}", out.name, out.path, problem);
+      return Outcome::Failed;
+    }
+    values[out.name] = trim_one_newline(text);
+    std::ofstream(proc->dir + "/outputs/" + out.name, std::ios::binary) << values[out.name];
+  }
+  std::lock_guard lock(mu_);
+  scope.outputs[step.name] = std::move(values);
+  return Outcome::Succeeded;
+}
+
+// Where an MPI replica finds its hostfile (the mpi-operator's and Trainer's path).
+constexpr const char* kHostfilePath = "/etc/mpi/hostfile";
+
+Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Record& rec) {
+  // The launcher's own call and rendering (one implementation): the job the operator
+  // would get, with this run's values.
+  emit::kubeflow::LauncherCall call;
+  emit::kubeflow::JobOptions job_options;
+  job_options.params = &p_.params;
+  Diagnostics diags;
+  if (!emit::kubeflow::build_launcher_call(step, job_options, call, diags))
+    throw EvalError{"the training job cannot be built"};
+  std::map<std::string, std::string> inputs;
+  for (const auto& [name, value] : call.inputs) inputs[name] = text(value, scope);
+  std::string manifest;
+  std::vector<std::string> binds, values, metric_specs;
+  long long timeout_s = 0;
+  bool tf_master_form = false;
+  // Each word with this run's values (the run and pod names are not needed here), read
+  // with the launcher's own parser and table (rules/launcher_cli).
+  std::vector<std::string> words;
+  for (const emit::kubeflow::LauncherWord& w : call.args) {
+    switch (w.kind) {
+      case emit::kubeflow::LauncherWord::Kind::Input: words.push_back(inputs[w.text]); break;
+      case emit::kubeflow::LauncherWord::Kind::Binding: words.push_back(rules::value_arg(w.text, inputs[w.text])); break;
+      default: words.push_back(w.text); break;
+    }
+  }
+  std::string unread;
+  auto given = rules::split_launcher_args(words, unread);
+  if (!given) throw EvalError{"the launcher call cannot be read: " + unread};
+  for (const rules::LauncherArg& a : *given) {
+    const std::string& word = a.value;
+    switch (a.id) {
+      case rules::LauncherOption::Manifest: manifest = word; break;
+      case rules::LauncherOption::Bind: binds.push_back(word); break;
+      case rules::LauncherOption::Value: values.push_back(word); break;
+      case rules::LauncherOption::Metric: metric_specs.push_back(word); break;
+      case rules::LauncherOption::TfChiefRole: tf_master_form = word == "master"; break;
+      case rules::LauncherOption::MetricValue: metric_specs.push_back(inputs[word]); break;
+      case rules::LauncherOption::MetricListValue: {
+        Json list = Json::parse(inputs[word], nullptr, false);
+        if (!list.is_array()) throw EvalError{"the metrics value is not a JSON list"};
+        for (const auto& m : list) metric_specs.push_back(m.is_string() ? m.get<std::string>() : m.dump());
+        break;
+      }
+      case rules::LauncherOption::RunningTimeout:
+        if (!word.empty()) {
+          auto d = runtime::parse_duration(word);
+          if (!d) throw EvalError{"timeout '" + word + "' is not a duration"};
+          timeout_s = std::max<long long>(1, std::chrono::duration_cast<std::chrono::seconds>(*d).count());
+          if (d->count() == 0) timeout_s = 0;
+        }
+        break;
+      default: break;  // what a cluster alone has: the job's runtime, names, files
+    }
+  }
+  runtime::RenderResult rendered = runtime::render_job_from_args(manifest, binds, values);
+  if (!rendered.ok) throw EvalError{rendered.error};
+  Json job = Json::parse(rendered.job);
+  std::vector<runtime::MetricSpec> specs;
+  for (const auto& s : metric_specs) {
+    std::string error;
+    auto spec = runtime::parse_metric_spec(s, error);
+    if (!spec) throw EvalError{error};
+    specs.push_back(*spec);
+  }
+  auto scraper = std::make_unique<runtime::MetricScraper>(specs);
+
+  std::string name = step.name + scope.suffix;
+  std::string dir = o_.run_dir + "/steps/" + name;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::ofstream(dir + "/job.json") << job.dump(2) << '\n';
+  std::string kind = job["kind"].get<std::string>();
+  ReplicaPlan plan;
+  try {
+    plan = plan_replicas(job, free_port, kHostfilePath, tf_master_form);
+  } catch (const std::exception& e) {
+    throw EvalError{e.what()};
+  }
+  if (!plan.hostfile.empty()) std::ofstream(dir + "/hostfile") << plan.hostfile;
+  std::vector<std::unique_ptr<Proc>> procs;
+  std::string image;
+  for (const Replica& r : plan.replicas) {
+    const Json& c = replica_container(job, r.type);
+    const Json& pod = replica_pod(job, r.type);
+    auto p = std::make_unique<Proc>();
+    p->label = name + "/" + r.label;
+    p->dir = dir;
+    p->env = base_env(dir + "/work");
+    p->root = dir + "/" + r.label + "/fs";  // each replica's own, as each pod's
+    // The hostfile where the mpi-operator mounts it: every replica's sandbox has its own
+    // /tmp, so a run dir under /tmp would not be seen.
+    if (!plan.hostfile.empty()) p->file_binds.emplace_back(dir + "/hostfile", kHostfilePath);
+    if (c.contains("env"))
+      for (const auto& e : c["env"]) set_env(p->env, e.value("name", ""), e.value("value", ""));
+    for (const auto& [k, v] : r.env) set_env(p->env, k, v);
+    for (const char* key : {"command", "args"})
+      if (c.contains(key))
+        for (const auto& w : c[key]) p->argv.push_back(w.get<std::string>());
+    // `data`: each claim's --volume directory at its mount path.
+    if (c.contains("volumeMounts"))
+      for (const auto& m : c["volumeMounts"]) {
+        std::string claim;
+        if (pod.contains("volumes"))
+          for (const auto& vol : pod["volumes"])
+            if (vol.value("name", "") == m.value("name", "") && vol.contains("persistentVolumeClaim"))
+              claim = vol["persistentVolumeClaim"].value("claimName", "");
+        if (claim.empty()) continue;
+        auto it = o_.volumes.find(claim);
+        if (it == o_.volumes.end())
+          throw EvalError{fmt::format("claim '{}' (mounted at {}) exists only in the cluster; map it to a "
+                                      "directory with --volume {}=DIR",
+                                      claim, m.value("mountPath", ""), claim)};
+        p->volume_binds.emplace_back(it->second, m.value("mountPath", ""));
+      }
+    p->stop_when_others_end = r.stop_when_others_end;
+    if (r.leader) {
+      p->scraper = scraper.get();
+      image = c.value("image", "");
+    }
+    procs.push_back(std::move(p));
+  }
+  {
+    Json info = Json::array();
+    for (auto& p : procs) info.push_back({{"process", p->label}, {"argv", p->argv}, {"env", p->env}});
+    std::ofstream(dir + "/process.json") << info.dump(2) << '\n';
+  }
+  print_line(name, fmt::format("{} with {} local process{} (image {} not pulled)", kind, procs.size(),
+                               procs.size() == 1 ? "" : "es", image));
+  for (auto& p : procs) {
+    std::string error;
+    if (!start(*p, error)) {
+      rec.message = error;
+      for (auto& q : procs)
+        if (q->pid > 0) kill(-q->pid, SIGKILL);
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] {
+        return std::all_of(procs.begin(), procs.end(), [](auto& q) { return q->pid <= 0 || q->done; });
+      });
+      return Outcome::Failed;
+    }
+  }
+  Outcome outcome = wait_all(procs, phase, timeout_s, rec.message);
+  {
+    std::lock_guard lock(mu_);
+    std::string error;
+    if (!specs.empty()) {
+      std::ofstream(dir + "/mlpipeline-metrics.json") << scraper->metrics_json() << '\n';
+      for (std::size_t i = 0; i < specs.size(); ++i)
+        if (auto v = scraper->value(i)) {
+          if (!rec.metrics.empty()) rec.metrics += ' ';
+          rec.metrics += fmt::format("{}={}", specs[i].reported, *v);
+        }
+    }
+  }
+  return outcome;
+}
+
+}  // namespace pipec::local::detail

@@ -1,0 +1,126 @@
+// plan_of(): the graph decisions of ir/plan.hpp, made once for every back end.
+#include "compiler/lower/plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace pipec::ir {
+
+namespace {
+
+class Planner {
+ public:
+  explicit Planner(const Pipeline& p) : p_(p) {}
+
+  Plan run() {
+    plan_.dags.resize(2);  // kMain, kFinally
+    place(p_.dag, Plan::kMain);
+    place(p_.exit_handler, Plan::kFinally);
+    for (Plan::DagId d = 0; d < plan_.dags.size(); ++d) read(d);
+    return std::move(plan_);
+  }
+
+ private:
+  void place(const std::vector<Node>& nodes, Plan::DagId dag) {
+    for (const auto& node : nodes) {
+      if (const auto* s = std::get_if<Step>(&node)) {
+        plan_.dags[dag].nodes.push_back(s->name);
+        plan_.places[s->name] = {dag, Plan::kNoDag, false, static_cast<bool>(s->when)};
+        steps_[s->name] = s;
+        continue;
+      }
+      const auto& l = std::get<Loop>(node);
+      auto body = static_cast<Plan::DagId>(plan_.dags.size());
+      plan_.dags.push_back({l.name, l.var, dag, {}});
+      plan_.dags[dag].nodes.push_back(l.name);
+      plan_.places[l.name] = {dag, body, true, static_cast<bool>(l.when)};
+      loops_[l.name] = &l;
+      place(l.body, body);
+    }
+  }
+
+  // The reads of every node of `dag`, and the exports of the loops they read through.
+  void read(Plan::DagId dag) {
+    for (const auto& name : plan_.dags[dag].nodes) {
+      std::vector<Plan::Read> reads;
+      std::set<std::pair<std::string, std::string>> seen;
+      auto add = [&](const Ref& r) {
+        if (r.kind != Ref::Kind::StepOutput || !seen.emplace(r.name, r.field).second) return;
+        Plan::Route route = plan_.route(dag, r.name);
+        // Inside a loop's body, its own steps: no read of the loop.
+        if (route.kind == Plan::Route::Kind::FanIn && route.through.front() == name) return;
+        export_through(r, route);
+        reads.push_back({r.name, r.field, std::move(route)});
+      };
+      if (auto s = steps_.find(name); s != steps_.end()) {
+        for (const auto& [arg, value] : s->second->args) for_each_ref(value, add);
+        if (s->second->when) for_each_ref(*s->second->when, add);
+      } else {
+        const Loop& l = *loops_.at(name);
+        for_each_ref(*l.items, add);
+        if (l.when) for_each_ref(*l.when, add);
+        body_refs(l.body, add);
+      }
+      if (!reads.empty()) plan_.reads[name] = std::move(reads);
+    }
+  }
+
+  template <typename F>
+  void body_refs(const std::vector<Node>& nodes, F& add) {
+    for (const auto& node : nodes) {
+      if (const auto* s = std::get_if<Step>(&node)) {
+        for (const auto& [arg, value] : s->args) for_each_ref(value, add);
+        if (s->when) for_each_ref(*s->when, add);
+      } else {
+        const auto& l = std::get<Loop>(node);
+        for_each_ref(*l.items, add);
+        if (l.when) for_each_ref(*l.when, add);
+        body_refs(l.body, add);
+      }
+    }
+  }
+
+  // A value read through loops L1..Lk (outermost first): each Li gives it out of its body
+  // as a list per loop from Li inward.
+  void export_through(const Ref& r, const Plan::Route& route) {
+    if (route.kind != Plan::Route::Kind::FanIn) return;
+    Type base = r.type;
+    if (auto s = steps_.find(r.name); s != steps_.end())
+      for (const auto& op : p_.ops)
+        if (op.name == s->second->op)
+          for (const auto& out : op.outputs)
+            if (out.name == r.field) base = out.type;
+    for (std::size_t i = 0; i < route.through.size(); ++i) {
+      auto& list = plan_.exports[route.through[i]];
+      auto at = std::lower_bound(list.begin(), list.end(), std::make_pair(r.name, r.field),
+                                 [](const Plan::Export& e, const std::pair<std::string, std::string>& k) {
+                                   return std::tie(e.step, e.field) < std::tie(k.first, k.second);
+                                 });
+      if (at != list.end() && at->step == r.name && at->field == r.field) continue;
+      Type t = base;
+      for (std::size_t n = i; n < route.through.size(); ++n) t = Type::list_of(std::move(t));
+      list.insert(at, {r.name, r.field, std::move(t)});
+    }
+  }
+
+  const Pipeline& p_;
+  Plan plan_;
+  std::map<std::string, const Step*, std::less<>> steps_;
+  std::map<std::string, const Loop*, std::less<>> loops_;
+};
+
+}  // namespace
+
+Plan plan_of(const Pipeline& pipeline, Diagnostics& diags) {
+  Plan plan = Planner(pipeline).run();
+  for (const auto& op : pipeline.ops) plan.containers.emplace(op.name, invocation_of(op, diags));
+  return plan;
+}
+
+}  // namespace pipec::ir

@@ -1,0 +1,18 @@
+#pragma once
+
+#include "compiler/base/diagnostics.hpp"
+#include "compiler/ir/ir.hpp"
+
+namespace pipec::ir {
+
+/// The plan of a lowered pipeline (ir/plan.hpp): its DAGs, where each step and loop
+/// stands, what each reads and through which loops, what each loop passes out, what each
+/// container receives. ir::lower
+/// sets Pipeline::plan with it; a pipeline built by hand (a test) may call it too.
+/// `diags` gets the warnings of a shell-form script (emit/shell).
+[[nodiscard]] Plan plan_of(const Pipeline& pipeline, Diagnostics& diags);
+
+/// What the container of `op` receives (ir/invocation.hpp): part of plan_of().
+[[nodiscard]] Invocation invocation_of(const ContainerOp& op, Diagnostics& diags);
+
+}  // namespace pipec::ir
