@@ -145,6 +145,32 @@ TEST(Parser, AttachesDocComments) {
   EXPECT_EQ(param.doc, "The batch size.");
 }
 
+TEST(Parser, DocCommentsComeFromTheLexersTokens) {
+  // A `##` line inside a triple-quoted string is the string's text, not a doc comment of the
+  // declaration below it.
+  auto out = parse_string(
+      "pipeline p {\n"
+      "  description \"\"\"\n"
+      "## not a doc \"\"\"\n"
+      "  param b: int = 1\n"
+      "}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  const auto& param =
+      boost::get<x3::forward_ast<ast::ParamDecl>>(pipeline_of(*out.module).body.statements[1].get())
+          .get();
+  EXPECT_EQ(param.doc, "");
+}
+
+TEST(Parser, SeesABidiControlRightAfterABackslash) {
+  // U+202E after a backslash in a string: the lexer reads the string's characters whole (the
+  // character walk used to skip the backslash and the first byte of the character after it).
+  auto out = parse_string("pipeline p {\n  param s: string = \"a\\\u202Eb\"\n}\n");
+  EXPECT_NE(out.diagnostics.find("input:2:24: warning: bidirectional control character U+202E "
+                                 "RIGHT-TO-LEFT OVERRIDE in a string"),
+            std::string::npos)
+      << out.diagnostics;
+}
+
 TEST(Parser, ParsesIfElseIfForFinally) {
   auto out = parse_string(
       "pipeline p {\n"
