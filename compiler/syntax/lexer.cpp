@@ -16,45 +16,15 @@
 
 namespace pipec::syntax::lex {
 
-Token Lexer::next() {
-  const char* base = text_.data();
-  const char* end = base + text_.size();
-  const char* p = base + pos_;
+std::size_t invalid_length(const char* p, const char* end) {
   const char* q = p + 1;
-  TokenKind kind = TokenKind::Punct;
-  char c = *p;
-  if (is_blank(c)) {
-    kind = TokenKind::Blank;
-    q = scan_blank(p, end);
-  } else if (c == '\n') {
-    kind = TokenKind::Newline;
-  } else if (c == '#') {
-    q = scan_comment(p, end);
-    kind = is_doc_comment(std::string_view(p, static_cast<std::size_t>(q - p))) ? TokenKind::DocComment
-                                                                                 : TokenKind::Comment;
-  } else if (c == '"') {
-    kind = TokenKind::String;
-    q = scan_string(p, end).end;
-  } else if (const char* number = scan_number(p, end); number != p) {
-    kind = TokenKind::Number;
-    q = number;
-  } else if (is_digit(c)) {
-    // Digits run into a word (`1x`): no token of the language; one Invalid token.
-    kind = TokenKind::Invalid;
+  if (is_digit(*p)) {
     while (q != end && is_ident_char(*q)) ++q;
-  } else if (const char* word = scan_word(p, end); word != p) {
-    kind = TokenKind::Word;
-    q = word;
-  } else if (const char* punct = scan_punct(p, end); punct != p) {
-    q = punct;
-  } else {
-    kind = TokenKind::Invalid;
-    std::size_t len = static_cast<unsigned char>(c) < 0x80 ? 1 : utf8_sequence_length(text_, pos_);
-    q = p + (len == 0 ? 1 : len);
+    return static_cast<std::size_t>(q - p);
   }
-  Token token{kind, static_cast<std::uint32_t>(pos_), static_cast<std::uint32_t>(q - base)};
-  pos_ = static_cast<std::size_t>(q - base);
-  return token;
+  if (static_cast<unsigned char>(*p) < 0x80) return 1;
+  std::size_t len = utf8_sequence_length(std::string_view(p, static_cast<std::size_t>(end - p)), 0);
+  return len == 0 ? 1 : len;
 }
 
 std::vector<Token> tokenize(std::string_view text) {

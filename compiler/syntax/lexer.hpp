@@ -18,6 +18,7 @@
 // common.hpp.
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -53,11 +54,22 @@ inline constexpr std::array<std::string_view, 17> kKeywords = {
     "use", "pipeline", "description", "param", "step", "op",  "after", "if",  "else",
     "for", "in",       "finally",     "true",  "false", "and", "or",    "not"};
 
+namespace detail {
+// For each first byte, the keywords that start with it (bit k: kKeywords[k]).
+constexpr std::array<std::uint32_t, 128> keywords_by_first_letter() {
+  std::array<std::uint32_t, 128> table{};
+  for (std::size_t k = 0; k < kKeywords.size(); ++k)
+    table[static_cast<unsigned char>(kKeywords[k][0])] |= 1u << k;
+  return table;
+}
+inline constexpr std::array<std::uint32_t, 128> kKeywordsByFirstLetter = keywords_by_first_letter();
+}  // namespace detail
+
 /// Whether `word` is one of kKeywords; compares only the keywords with its first letter.
 constexpr bool is_keyword(std::string_view word) {
-  if (word.size() < 2 || word.size() > 11) return false;
-  for (std::string_view k : kKeywords)
-    if (k[0] == word[0] && k == word) return true;
+  if (word.empty() || static_cast<unsigned char>(word[0]) >= 128) return false;
+  for (std::uint32_t m = detail::kKeywordsByFirstLetter[static_cast<unsigned char>(word[0])]; m != 0; m &= m - 1)
+    if (kKeywords[static_cast<std::size_t>(std::countr_zero(m))] == word) return true;
   return false;
 }
 
@@ -161,19 +173,28 @@ inline StringEnd scan_string(const char* p, const char* end) {
   return {end, false, triple};
 }
 
-/// The operators of two characters; maximal munch takes them before one character.
-inline constexpr std::array<std::string_view, 6> kOperators = {"->", "..", "==", "!=", "<=", ">="};
-/// The punctuation of one character.
-inline constexpr std::string_view kPunctuation = "{}()[],:=.<>";
-
-/// An operator or a punctuation character.
+/// An operator or a punctuation character: `->`, `..`, `==`, `!=`, `<=`, `>=` (maximal munch
+/// takes two characters before one), or one of `{ } ( ) [ ] , : = . < >`.
 inline const char* scan_punct(const char* p, const char* end) {
   if (p == end) return p;
-  if (end - p >= 2)
-    for (std::string_view op : kOperators)
-      if (p[0] == op[0] && p[1] == op[1]) return p + 2;
-  if (kPunctuation.find(*p) != std::string_view::npos) return p + 1;
-  return p;
+  char next = end - p >= 2 ? p[1] : '\0';
+  switch (*p) {
+    case '-': return next == '>' ? p + 2 : p;
+    case '!': return next == '=' ? p + 2 : p;
+    case '.': return next == '.' ? p + 2 : p + 1;
+    case '=':
+    case '<':
+    case '>': return next == '=' ? p + 2 : p + 1;
+    case '{':
+    case '}':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case ',':
+    case ':': return p + 1;
+    default: return p;
+  }
 }
 
 //// Tokens //////////////////////////////////////////////////////////////////
@@ -201,12 +222,64 @@ struct Token {
 /// The tokens of a text, one at a time, comments and blanks included: their texts, in order,
 /// are the text. Any text lexes (a text the parser refuses gives Invalid tokens or an unclosed
 /// String); the text must outlive the Lexer.
+/// The length of the Invalid token at `p` (p < end), where no token of the language starts:
+/// digits that run into a word (`1x`), one UTF-8 sequence, or one byte.
+std::size_t invalid_length(const char* p, const char* end);
+
 class Lexer {
  public:
   explicit Lexer(std::string_view text) : text_(text) {}
   bool done() const { return pos_ >= text_.size(); }
-  /// The next token. Requires !done().
-  Token next();
+  /// Skips blanks and newlines, for a reader that needs neither: then done(), or the next
+  /// token is of another kind.
+  void skip_layout() {
+    while (pos_ < text_.size() && (is_blank(text_[pos_]) || text_[pos_] == '\n')) ++pos_;
+  }
+  /// The next token. Requires !done(). Inlined into each walk: parse() walks every token
+  /// before the grammar runs, and a call per token cost a tenth of the parse.
+  [[gnu::always_inline]] Token next() {
+    const char* base = text_.data();
+    const char* end = base + text_.size();
+    const char* p = base + pos_;
+    const char* q = p + 1;
+    TokenKind kind = TokenKind::Punct;
+    switch (*p) {
+      case ' ':
+      case '\t':
+      case '\r':
+        kind = TokenKind::Blank;
+        q = scan_blank(p, end);
+        break;
+      case '\n':
+        kind = TokenKind::Newline;
+        break;
+      case '#':
+        q = scan_comment(p, end);
+        kind = is_doc_comment(std::string_view(p, static_cast<std::size_t>(q - p))) ? TokenKind::DocComment
+                                                                                     : TokenKind::Comment;
+        break;
+      case '"':
+        kind = TokenKind::String;
+        q = scan_string(p, end).end;
+        break;
+      default:
+        if (is_ident_start(*p)) {
+          kind = TokenKind::Word;
+          q = scan_word(p, end);
+        } else if (const char* number = scan_number(p, end); number != p) {
+          kind = TokenKind::Number;
+          q = number;
+        } else if (const char* punct = scan_punct(p, end); punct != p) {
+          q = punct;
+        } else {
+          kind = TokenKind::Invalid;
+          q = p + invalid_length(p, end);
+        }
+    }
+    Token token{kind, static_cast<std::uint32_t>(pos_), static_cast<std::uint32_t>(q - base)};
+    pos_ = static_cast<std::size_t>(q - base);
+    return token;
+  }
 
  private:
   std::string_view text_;

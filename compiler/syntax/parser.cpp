@@ -144,7 +144,7 @@ bool check_nesting(std::string_view text, FileId file, Diagnostics& diags, std::
     return false;
   };
   lex::Lexer lexer(text);
-  while (!lexer.done()) {
+  for (lexer.skip_layout(); !lexer.done(); lexer.skip_layout()) {
     lex::Token token = lexer.next();
     switch (token.kind) {
       case lex::TokenKind::Blank:

@@ -32,10 +32,12 @@ std::vector<fs::path> repository_programs() {
   std::vector<fs::path> out;
   fs::path root(PIPEC_SOURCE_DIR);
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    // Hidden files are no programs of the repository (tests/fmt writes `.fmt-*` twins beside
+    // the programs while it runs).
     std::string name = it->path().filename().string();
     if (it->is_directory() && (name.rfind("build", 0) == 0 || name.front() == '.' || name == "node_modules")) {
       it.disable_recursion_pending();
-    } else if (it->is_regular_file() && it->path().extension() == ".pipe") {
+    } else if (it->is_regular_file() && it->path().extension() == ".pipe" && name.front() != '.') {
       out.push_back(it->path());
     }
   }
@@ -103,7 +105,7 @@ std::vector<std::pair<TokenKind, std::string>> kept_tokens(std::string_view text
 TEST(LexerAgreement, EveryProgramOfTheRepository) {
   std::vector<fs::path> programs = repository_programs();
   ASSERT_GT(programs.size(), 100u) << "the programs of the repository were not found under " PIPEC_SOURCE_DIR;
-  std::size_t accepted = 0;
+  std::size_t accepted = 0, leaves_checked = 0;
   for (const fs::path& path : programs) {
     SCOPED_TRACE(path.string());
     SourceManager sources;
@@ -127,7 +129,7 @@ TEST(LexerAgreement, EveryProgramOfTheRepository) {
     for (const Token& t : tokens) EXPECT_NE(t.kind, TokenKind::Invalid) << t.text(text);
     Leaves leaves;
     for (const auto& decl : module->decls) leaves(decl);
-    ASSERT_FALSE(leaves.found.empty());
+    leaves_checked += leaves.found.size();
     for (const auto& [range, kind] : leaves.found) {
       auto token = std::lower_bound(tokens.begin(), tokens.end(), range.begin,
                                     [](const Token& t, std::uint32_t at) { return t.begin < at; });
@@ -142,6 +144,7 @@ TEST(LexerAgreement, EveryProgramOfTheRepository) {
     EXPECT_EQ(kept_tokens(formatted), kept_tokens(text));
   }
   EXPECT_GT(accepted, programs.size() / 2);
+  EXPECT_GT(leaves_checked, 2000u);
 }
 
 }  // namespace
