@@ -90,16 +90,16 @@ inline auto punct_text(std::string_view text) { return x3::lexeme[exact_lexeme<l
 
 //// Identifiers and keywords ////////////////////////////////////////////
 
-// An identifier: the lexer's word, unless it is a keyword. Use inside a lexeme.
-struct identifier_word : x3::parser<identifier_word> {
+/// The lexeme that `Scan` reads here, as written (a name, a number). Use inside a lexeme.
+template <const char* (*Scan)(const char*, const char*)>
+struct scanned_lexeme : x3::parser<scanned_lexeme<Scan>> {
   using attribute_type = std::string;
   static bool const has_attribute = true;
   template <typename Iterator, typename Context, typename RContext, typename Attribute>
   bool parse(Iterator& first, Iterator const& last, Context const&, RContext&,
              Attribute& attr) const {
-    Iterator it = lex::scan_word(first, last);
-    if (it == first || lex::is_keyword(std::string_view(first, static_cast<std::size_t>(it - first))))
-      return false;
+    Iterator it = Scan(first, last);
+    if (it == first) return false;
     x3::traits::move_to(first, it, attr);
     first = it;
     return true;
@@ -133,7 +133,7 @@ struct identifier_class : annotate_range {};
 x3::rule<identifier_text_class, std::string> const identifier_text = "name";
 x3::rule<identifier_class, ast::Identifier> const identifier = "name";
 // all_reduce, batch_size, _x1
-auto const identifier_text_def = x3::lexeme[identifier_word{}];
+auto const identifier_text_def = x3::lexeme[scanned_lexeme<lex::scan_name>{}];
 auto const identifier_def = identifier_text;
 BOOST_SPIRIT_DEFINE(identifier_text, identifier)
 
@@ -159,21 +159,6 @@ struct string_token : x3::parser<string_token> {
   }
 };
 
-// The lexer's number, as written. Use inside a lexeme.
-struct number_token : x3::parser<number_token> {
-  using attribute_type = std::string;
-  static bool const has_attribute = true;
-  template <typename Iterator, typename Context, typename RContext, typename Attribute>
-  bool parse(Iterator& first, Iterator const& last, Context const&, RContext&,
-             Attribute& attr) const {
-    Iterator it = lex::scan_number(first, last);
-    if (it == first) return false;
-    x3::traits::move_to(first, it, attr);
-    first = it;
-    return true;
-  }
-};
-
 struct string_text_class;
 struct string_lit_class : annotate_range {};
 x3::rule<string_text_class, std::string> const string_text = "string";
@@ -188,7 +173,7 @@ struct number_lit_class : annotate_range {};
 x3::rule<number_text_class, std::string> const number_text = "number";
 x3::rule<number_lit_class, ast::NumberLit> const number_lit = "number";
 // 64, -3, 0.001, 1e-3
-auto const number_text_def = x3::lexeme[number_token{}];
+auto const number_text_def = x3::lexeme[scanned_lexeme<lex::scan_number>{}];
 auto const number_lit_def = number_text;
 BOOST_SPIRIT_DEFINE(number_text, number_lit)
 

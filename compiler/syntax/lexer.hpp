@@ -114,6 +114,12 @@ inline const char* scan_word(const char* p, const char* end) {
   return p;
 }
 
+/// A name: a word that is not a keyword.
+inline const char* scan_name(const char* p, const char* end) {
+  const char* q = scan_word(p, end);
+  return is_keyword(std::string_view(p, static_cast<std::size_t>(q - p))) ? p : q;
+}
+
 inline const char* scan_digits(const char* p, const char* end) {
   while (p != end && is_digit(*p)) ++p;
   return p;
