@@ -14,7 +14,7 @@
 // classification), so bytes >= 0x80 never reach <cctype>.
 //
 // To add a lexical form: write its scanner here, give it a TokenKind and a case in
-// Lexer::next() (lexer.cpp), and, if the grammar reads it, an X3 primitive over the scanner in
+// Lexer::next(), and, if the grammar reads it, an X3 primitive over the scanner in
 // common.hpp.
 
 #include <array>
