@@ -19,6 +19,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "compiler/syntax/lexer.hpp"
+
 namespace pipec::sema::component {
 
 namespace {
@@ -282,12 +284,7 @@ std::string sanitize_file_name(const std::string& name) {
 }
 
 // pipec's keywords: a KFP name that is one gets a trailing `_`.
-bool is_keyword(const std::string& s) {
-  static const std::set<std::string> words = {
-      "use", "pipeline", "description", "param", "step",  "op",  "after", "if",  "else",
-      "for", "in",       "finally",     "true",  "false", "and", "or",    "not"};
-  return words.count(s) > 0;
-}
+bool is_keyword(const std::string& s) { return syntax::lex::is_keyword(s); }
 
 std::string op_name_of(const std::string& kfp) {
   std::string n = python_name(kfp);
