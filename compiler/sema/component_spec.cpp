@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "compiler/syntax/lexer.hpp"
 #include "rules/names.hpp"
 
 namespace pipec::sema::component::detail {
@@ -59,12 +60,7 @@ std::string sanitize_file_name(const std::string& name) {
 namespace {
 
 // pipec's keywords: a KFP name that is one gets a trailing `_`.
-bool is_keyword(const std::string& s) {
-  static const std::set<std::string> words = {
-      "use", "pipeline", "description", "param", "step",  "op",  "after", "if",  "else",
-      "for", "in",       "finally",     "true",  "false", "and", "or",    "not"};
-  return words.count(s) > 0;
-}
+bool is_keyword(const std::string& s) { return syntax::lex::is_keyword(s); }
 
 }  // namespace
 

@@ -75,7 +75,7 @@ pipeline_decl_type const pipeline_decl = "pipeline declaration";
 // list<string>
 auto const type_expr_def = identifier >> -(x3::lit('<') > (type_expr % ',') > '>');
 // ["momentum", "sgd"] | 1..64
-auto const constraint_def = expression() >> -(x3::lit("..") > expression());
+auto const constraint_def = expression() >> -(punct("..") > expression());
 // param workers: int in 1..64 = 1
 auto const param_decl_def = kw_param > identifier > ':' > type_expr > -(kw_in > constraint) >
                             -('=' > expression());
@@ -99,7 +99,7 @@ auto const else_if_def = x3::attr('{') >> x3::repeat(1)[if_statement];
 auto const if_statement_def = if_stmt;
 // for shard in shards limit 4 { ... }: `limit` is a keyword only here
 auto const for_stmt_def = kw_for > identifier > kw_in > expression() >
-                          -(x3::lexeme[x3::lit("limit") >> !ident_char] > expression()) > block;
+                          -(keyword("limit") > expression()) > block;
 // finally { ... }
 auto const finally_stmt_def = keyword_text("finally") > block;
 // settings { timeout "6h" }: `settings` is a keyword only here
@@ -113,7 +113,7 @@ auto const op_param_def = identifier > ':' > type_expr > -('=' > expression());
 // model: string
 auto const op_output_def = identifier > ':' > type_expr;
 // -> (model: string, score: float)
-auto const op_outputs_def = x3::lit("->") > '(' > -(op_output % ',' >> -x3::lit(',')) > ')';
+auto const op_outputs_def = punct("->") > '(' > -(op_output % ',' >> -x3::lit(',')) > ')';
 // image "python:3.11"
 auto const body_field_def = identifier > expression();
 auto const op_body_def = x3::char_('{') > *body_field > body_end;

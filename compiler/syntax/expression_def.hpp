@@ -98,8 +98,8 @@ auto const map_entry_def = map_key > ':' > expression;
 auto const map_expr_def = x3::char_('{') > -(map_entry % ',' >> -x3::lit(',')) > '}';
 auto const primary_def = string_lit | number_lit | bool_lit | list_expr | map_expr | reference |
                          (x3::lit('(') > expression > ')');
-auto const compare_op_def = x3::string("==") | x3::string("!=") | x3::string("<=") |
-                            x3::string(">=") | x3::string("<") | x3::string(">");
+auto const compare_op_def = punct_text("==") | punct_text("!=") | punct_text("<=") |
+                            punct_text(">=") | punct_text("<") | punct_text(">");
 // == 3
 auto const compare_tail_def = compare_op > primary;
 // a == b

@@ -1,7 +1,9 @@
 // parse(): the facade over the X3 grammar. Expects a file held by `sources`.
 // Guarantees: X3's exceptions never leave this file; every syntax error is one
 // located diagnostic; on success every StringLit has its `parts` and every param,
-// op and pipeline its doc comment.
+// op and pipeline its doc comment. The characters are read by the lexer (lexer.hpp):
+// the checks before the grammar walk its tokens and the error recovery skips with its
+// scanners.
 #include "compiler/syntax/parser.hpp"
 
 #include <fmt/format.h>
@@ -20,8 +22,8 @@
 #include "compiler/base/spellcheck.hpp"
 #include "input/utf8.hpp"
 #include "compiler/syntax/config.hpp"
+#include "compiler/syntax/lexer.hpp"
 #include "compiler/syntax/module.hpp"
-#include "compiler/syntax/raw_block.hpp"
 
 namespace pipec::syntax {
 
@@ -29,16 +31,14 @@ namespace x3 = boost::spirit::x3;
 
 namespace {
 
-bool is_ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
+using lex::is_ident_char;
 
 SourceRange range_in(FileId file, std::size_t begin, std::size_t end) {
   return SourceRange{file, static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end)};
 }
 
 // Reports the first byte that is not valid UTF-8, or a NUL byte. Returns false then.
-// `ascii`: whether every byte is below 0x80 (then no character is invisible or bidi).
+// `ascii` tells whether every byte is below 0x80.
 bool check_encoding(std::string_view text, FileId file, Diagnostics& diags, bool& ascii) {
   ascii = true;
   std::size_t i = 0;
@@ -63,7 +63,7 @@ bool check_encoding(std::string_view text, FileId file, Diagnostics& diags, bool
       diags.error(range_in(file, i, i + 1), fmt::format("invalid UTF-8 byte 0x{:02x}", c));
       return false;
     }
-    if (c >= 0x80) ascii = false;
+    if (len > 1) ascii = false;
     i += len;
   }
   return true;
@@ -86,186 +86,139 @@ bool check_not_package(std::string_view text, std::string_view name, Diagnostics
 }
 
 // Invisible characters between tokens are errors, named by code point and name at their
-// place; bidirectional controls in comments and strings are warnings, since they can make
-// a line display in another order than it is read. Returns false after an error. The text
-// is valid UTF-8 (check_encoding ran).
+// place; bidirectional controls in comments, strings and raw blocks are warnings, since they
+// can make a line display in another order than it is read. Returns false after an error. The
+// text is valid UTF-8 (check_encoding ran); only a text with bytes >= 0x80 needs the walk.
 bool check_invisible(std::string_view text, FileId file, Diagnostics& diags) {
   bool ok = true;
-  enum class In { Code, Comment, String, TripleString, Raw } in = In::Code;
-  std::size_t raw_end = 0;
-  for (std::size_t i = 0; i < text.size();) {
-    char c = text[i];
-    if (in == In::Raw && i >= raw_end) in = In::Code;
-    if (static_cast<unsigned char>(c) < 0x80) {
-      if (in == In::Raw) {
-        ++i;
-      } else if (in == In::Code && raw_block_at(text, i)) {
-        RawBlock b = scan_raw_block(text, i);
-        raw_end = b.end == RawBlock::npos ? text.size() : b.end;
-        in = In::Raw;
-        i += 3;
-      } else if (in == In::Code) {
-        if (c == '#') in = In::Comment;
-        else if (c == '"') in = text.substr(i, 3) == "\"\"\"" ? In::TripleString : In::String;
-        i += in == In::TripleString ? 3 : 1;
-      } else if (in == In::Comment) {
-        if (c == '\n') in = In::Code;
-        ++i;
-      } else if (c == '\\') {
-        i += 2;
-      } else if (in == In::String && (c == '"' || c == '\n')) {
-        in = In::Code;
-        ++i;
-      } else if (in == In::TripleString && text.substr(i, 3) == "\"\"\"") {
-        in = In::Code;
-        i += 3;
-      } else {
-        ++i;
-      }
+  lex::Lexer lexer(text);
+  while (!lexer.done()) {
+    lex::Token token = lexer.next();
+    // Between tokens, a character that starts none is an Invalid token of its own.
+    bool code = token.kind == lex::TokenKind::Invalid;
+    if (!code && token.kind != lex::TokenKind::Comment && token.kind != lex::TokenKind::DocComment &&
+        token.kind != lex::TokenKind::String && token.kind != lex::TokenKind::RawBlock)
       continue;
-    }
-    std::size_t len = utf8_sequence_length(text, i);
-    if (len == 0) len = 1;  // not reached: the encoding was checked
-    char32_t cp = utf8_code_point(text, i, len);
-    if (const char* name = invisible_character_name(cp)) {
-      if (in == In::Code) {
-        diags.error(range_in(file, i, i + len),
-                    fmt::format("invisible character U+{:04X} {} between the tokens here: delete it",
-                                static_cast<std::uint32_t>(cp), name));
-        ok = false;
-      } else if (is_bidi_control(cp)) {
-        diags.warning(range_in(file, i, i + len),
-                      fmt::format("bidirectional control character U+{:04X} {} in a {}: the line may "
-                                  "display in another order than pipec reads it (Trojan Source, "
-                                  "CVE-2021-42574); delete it unless it is meant",
-                                  static_cast<std::uint32_t>(cp), name,
-                                  in == In::Comment ? "comment" : in == In::Raw ? "raw block" : "string"));
+    for (std::size_t i = token.begin; i < token.end;) {
+      if (static_cast<unsigned char>(text[i]) < 0x80) {
+        ++i;
+        continue;
       }
+      std::size_t len = utf8_sequence_length(text, i);
+      if (len == 0) len = 1;  // not reached: the encoding was checked
+      char32_t cp = utf8_code_point(text, i, len);
+      if (const char* name = invisible_character_name(cp)) {
+        if (code) {
+          diags.error(range_in(file, i, i + len),
+                      fmt::format("invisible character U+{:04X} {} between the tokens here: delete it",
+                                  static_cast<std::uint32_t>(cp), name));
+          ok = false;
+        } else if (is_bidi_control(cp)) {
+          diags.warning(range_in(file, i, i + len),
+                        fmt::format("bidirectional control character U+{:04X} {} in a {}: the line may "
+                                    "display in another order than pipec reads it (Trojan Source, "
+                                    "CVE-2021-42574); delete it unless it is meant",
+                                    static_cast<std::uint32_t>(cp), name,
+                                    token.kind == lex::TokenKind::String     ? "string"
+                                    : token.kind == lex::TokenKind::RawBlock ? "raw block"
+                                                                             : "comment"));
+        }
+      }
+      i += len;
     }
-    i += len;
   }
   return ok;
 }
 
-// The grammar recurses once per bracket, `not` and `else if`; this scan bounds that
-// depth before X3 runs, so deep input gets an error instead of overflowing the stack.
-bool check_nesting(std::string_view text, FileId file, Diagnostics& diags) {
+// One walk over the lexer's tokens before the grammar runs. It bounds the depth the grammar
+// recurses to (once per bracket, `not` and `else if`), so deep input gets an error instead of
+// overflowing the stack, and collects the `##` doc comments (`docs`, in text order) for the
+// declarations they document.
+bool check_nesting(std::string_view text, FileId file, Diagnostics& diags, std::vector<lex::Token>& docs) {
   int depth = 0;
   int open_types = 0;  // `<` of list<...>/map<...> not yet closed
   int not_run = 0;
   std::vector<int> else_if_chain(1, 0);
   std::string_view prev_word;
-  std::size_t i = 0;
   auto too_deep = [&](std::size_t at, std::size_t len) {
     diags.error(range_in(file, at, at + len),
                 fmt::format("nesting deeper than {} levels", kMaxNesting));
     return false;
   };
-  while (i < text.size()) {
-    char c = text[i];
-    if (c == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
-      continue;
-    }
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-      ++i;
-      continue;
-    }
-    if (raw_block_at(text, i)) {
-      RawBlock b = scan_raw_block(text, i);
-      i = b.end == RawBlock::npos ? text.size() : b.end;
-      not_run = 0;
-      prev_word = {};
-      continue;
-    }
-    if (c == '"') {
-      bool triple = text.substr(i, 3) == "\"\"\"";
-      i += triple ? 3 : 1;
-      while (i < text.size()) {
-        if (text[i] == '\\') {
-          i += 2;
-        } else if (triple ? text.substr(i, 3) == "\"\"\"" : (text[i] == '"' || text[i] == '\n')) {
-          i += triple ? 3 : 1;
-          break;
-        } else {
-          ++i;
-        }
-      }
-      not_run = 0;
-      prev_word = {};
-      continue;
-    }
-    if (is_ident_char(c)) {
-      std::size_t start = i;
-      while (i < text.size() && is_ident_char(text[i])) ++i;
-      std::string_view word = text.substr(start, i - start);
-      if (word == "not") {
-        if (depth + ++not_run > kMaxNesting) return too_deep(start, i - start);
-      } else {
+  lex::Lexer lexer(text);
+  for (lexer.skip_layout(); !lexer.done(); lexer.skip_layout()) {
+    lex::Token token = lexer.next();
+    switch (token.kind) {
+      case lex::TokenKind::Blank:
+      case lex::TokenKind::Newline:
+      case lex::TokenKind::Comment:
+        continue;
+      case lex::TokenKind::DocComment:
+        docs.push_back(token);
+        continue;
+      case lex::TokenKind::String:
+      case lex::TokenKind::RawBlock:
         not_run = 0;
+        prev_word = {};
+        continue;
+      case lex::TokenKind::Word:
+      case lex::TokenKind::Number: {
+        std::string_view word = token.text(text);
+        if (word == "not") {
+          if (depth + ++not_run > kMaxNesting) return too_deep(token.begin, word.size());
+        } else {
+          not_run = 0;
+        }
+        int& chain = else_if_chain.back();
+        if (word == "if" && prev_word == "else") {
+          if (depth + ++chain > kMaxNesting) return too_deep(token.begin, word.size());
+        } else if (word == "if" || word == "step" || word == "param" || word == "for" ||
+                   word == "finally" || word == "description") {
+          chain = 0;
+        }
+        prev_word = word;
+        continue;
       }
-      int& chain = else_if_chain.back();
-      if (word == "if" && prev_word == "else") {
-        if (depth + ++chain > kMaxNesting) return too_deep(start, i - start);
-      } else if (word == "if" || word == "step" || word == "param" || word == "for" ||
-                 word == "finally" || word == "description") {
-        chain = 0;
+      case lex::TokenKind::Punct:
+      case lex::TokenKind::Invalid:
+        break;
+    }
+    // Brackets one character at a time: the grammar reads `list<int>=` as `>` and `=`.
+    for (std::size_t i = token.begin; i < token.end; ++i) {
+      char c = text[i];
+      // `list<` and `map<` open a level too: the type grammar recurses on them.
+      bool type_open = c == '<' && (prev_word == "list" || prev_word == "map");
+      not_run = 0;
+      prev_word = {};
+      if (c == '(' || c == '[' || c == '{' || type_open) {
+        if (++depth > kMaxNesting) return too_deep(i, 1);
+        else_if_chain.push_back(0);
+        if (type_open) ++open_types;
+      } else if ((c == ')' || c == ']' || c == '}' || (c == '>' && open_types > 0)) && depth > 0) {
+        if (c == '>') --open_types;
+        --depth;
+        else_if_chain.pop_back();
       }
-      prev_word = word;
-      continue;
     }
-    // `list<` and `map<` open a level too: the type grammar recurses on them.
-    bool type_open = c == '<' && (prev_word == "list" || prev_word == "map");
-    not_run = 0;
-    prev_word = {};
-    if (c == '(' || c == '[' || c == '{' || type_open) {
-      if (++depth > kMaxNesting) return too_deep(i, 1);
-      else_if_chain.push_back(0);
-      if (type_open) ++open_types;
-    } else if ((c == ')' || c == ']' || c == '}' || (c == '>' && open_types > 0)) && depth > 0) {
-      if (c == '>') --open_types;
-      --depth;
-      else_if_chain.pop_back();
-    }
-    ++i;
   }
   return true;
 }
 
 std::size_t skip_space_and_comments(std::string_view text, std::size_t i) {
-  while (i < text.size()) {
-    char c = text[i];
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-      ++i;
-    } else if (c == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
-    } else {
-      break;
-    }
-  }
-  return i;
+  return static_cast<std::size_t>(lex::skip_space(text.data() + i, text.data() + text.size()) - text.data());
 }
 
 // The innermost bracket still open at the end of `text` (strings and comments skipped),
 // for a note at an unexpected end of file.
 std::optional<std::size_t> innermost_unclosed(std::string_view text) {
   std::vector<std::size_t> open;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
-    } else if (raw_block_at(text, i)) {
-      RawBlock b = scan_raw_block(text, i);
-      if (b.end == RawBlock::npos) break;
-      i = b.end - 1;
-    } else if (c == '"') {
-      bool triple = text.substr(i, 3) == "\"\"\"";
-      i += triple ? 3 : 1;
-      while (i < text.size() && !(triple ? text.substr(i, 3) == "\"\"\"" : (text[i] == '"' || text[i] == '\n')))
-        i += text[i] == '\\' ? 2 : 1;
-      if (triple) i += 2;
-    } else if (c == '{' || c == '(' || c == '[') {
-      open.push_back(i);
+  lex::Lexer lexer(text);
+  while (!lexer.done()) {
+    lex::Token token = lexer.next();
+    if (token.kind != lex::TokenKind::Punct) continue;
+    char c = text[token.begin];
+    if (c == '{' || c == '(' || c == '[') {
+      open.push_back(token.begin);
     } else if ((c == '}' || c == ')' || c == ']') && !open.empty()) {
       open.pop_back();
     }
@@ -274,32 +227,10 @@ std::optional<std::size_t> innermost_unclosed(std::string_view text) {
   return open.back();
 }
 
-// The index just after the string literal opening at `i` ('"' or '"""'); a '"' string
-// ends at the end of its line, as the grammar reads it. `closed`: whether it was closed.
-std::size_t skip_string(std::string_view text, std::size_t i, bool& closed) {
-  closed = true;
-  bool triple = text.substr(i, 3) == "\"\"\"";
-  i += triple ? 3 : 1;
-  while (i < text.size()) {
-    if (text[i] == '\\') {
-      i += 2;
-    } else if (triple && text.substr(i, 3) == "\"\"\"") {
-      return i + 3;
-    } else if (!triple && text[i] == '"') {
-      return i + 1;
-    } else if (!triple && text[i] == '\n') {
-      return i;
-    } else {
-      ++i;
-    }
-  }
-  closed = false;
-  return text.size();
-}
-
+// Whether the word at `j` is `word` (and not a longer word that starts with it).
 bool word_at(std::string_view text, std::size_t j, std::string_view word) {
-  return text.substr(j, word.size()) == word &&
-         (j + word.size() >= text.size() || !is_ident_char(text[j + word.size()]));
+  const char* p = text.data() + j;
+  return std::string_view(p, static_cast<std::size_t>(lex::scan_word(p, text.data() + text.size()) - p)) == word;
 }
 
 // Where to resume after a syntax error at `where` inside the statement (or top-level
@@ -314,14 +245,16 @@ std::size_t resync(std::string_view text, std::size_t begin, std::size_t where, 
   static constexpr std::array<std::string_view, 7> kStatementWords = {
       "step", "param", "if", "for", "finally", "description", "settings"};
   static constexpr std::array<std::string_view, 3> kDeclarationWords = {"use", "op", "pipeline"};
+  const char* end = text.data() + text.size();
+  auto at = [&](std::size_t k) { return text.data() + k; };
+  auto offset = [&](const char* p) { return static_cast<std::size_t>(p - text.data()); };
   int depth = 0;            // brackets open since `begin`
   int depth_at_where = -1;  // ... at the error (-1: not reached yet)
   auto starts_unit = [&](std::size_t j) {
     if (j <= begin || j < where || depth > depth_at_where) return false;
     if (statement && text[j] == '}') {
       // A '}' alone on its line closes a block; '}, x: 1)' closes a map in a call.
-      std::size_t k = j + 1;
-      while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r')) ++k;
+      std::size_t k = offset(lex::scan_blank(at(j + 1), end));
       return k >= text.size() || text[k] == '\n' || text[k] == '#';
     }
     if (statement) {
@@ -335,10 +268,10 @@ std::size_t resync(std::string_view text, std::size_t begin, std::size_t where, 
     std::size_t k = j;
     while (k < text.size() && is_ident_char(text[k])) ++k;
     std::string_view word = text.substr(j, k - j);
-    if (word.size() < 3 || grammar::is_keyword(word)) return false;
+    if (word.size() < 3 || lex::is_keyword(word)) return false;
     while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
     // ... or before a block (`finaly {`, `setings {`).
-    if (k >= text.size() || !(grammar::is_ident_start(text[k]) || (statement && text[k] == '{'))) return false;
+    if (k >= text.size() || !(lex::is_ident_start(text[k]) || (statement && text[k] == '{'))) return false;
     static const std::vector<std::string> kStatementList(kStatementWords.begin(), kStatementWords.end());
     static const std::vector<std::string> kDeclarationList(kDeclarationWords.begin(),
                                                            kDeclarationWords.end());
@@ -349,24 +282,22 @@ std::size_t resync(std::string_view text, std::size_t begin, std::size_t where, 
     if (depth_at_where < 0 && i >= where) depth_at_where = depth;
     char c = text[i];
     if (c == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
-    } else if (raw_block_at(text, i)) {
-      RawBlock b = scan_raw_block(text, i);
-      if (b.end == RawBlock::npos) {
+      i = offset(lex::scan_comment(at(i), end));
+    } else if (lex::RawEnd raw = lex::scan_raw(at(i), end); raw.end != at(i)) {
+      if (!raw.closed) {
         open_at_end = true;  // a raw block never closed
         return text.size();
       }
-      i = b.end;
+      i = offset(raw.end);
     } else if (c == '"') {
-      bool closed = true;
-      i = skip_string(text, i, closed);
-      if (!closed) {
-        open_at_end = true;  // a '"""' string never closed
+      lex::StringEnd string = lex::scan_string(at(i), end);
+      if (!string.closed && string.end == end) {
+        open_at_end = true;  // a string never closed
         return text.size();
       }
+      i = offset(string.end);
     } else if (c == '\n') {
-      std::size_t j = i + 1;
-      while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r')) ++j;
+      std::size_t j = offset(lex::scan_blank(at(i + 1), end));
       if (depth_at_where < 0 && j >= where) depth_at_where = depth;
       if (j < text.size() && starts_unit(j)) return j;
       i = j;
@@ -428,7 +359,7 @@ void report_expectation(std::string_view text, FileId file, std::size_t where,
   if (text[where] == '\n' || text[where] == '\r') end = where;
   std::string_view word = text.substr(where, end - where);
   // A keyword where a name belongs (`param in: int`): say so, not only "expected name".
-  if (expected == "name" && grammar::is_keyword(word)) {
+  if (expected == "name" && lex::is_keyword(word)) {
     diags.error(range_in(file, where, end),
                 fmt::format("expected name, but '{}' is a keyword and cannot be a name", word));
     return;
@@ -436,7 +367,7 @@ void report_expectation(std::string_view text, FileId file, std::size_t where,
   diags.error(range_in(file, where, end), fmt::format("expected {}", expected));
   // A misspelt keyword (`stpe`, `setings {`, `pipline p`, `limt 2`, `aftr a`): the nearest
   // word that may stand there. Past the error limit no note is shown: none is computed.
-  if (!word.empty() && grammar::is_ident_start(word[0]) && diags.error_count() <= Diagnostics::kMaxErrors) {
+  if (!word.empty() && lex::is_ident_start(word[0]) && diags.error_count() <= Diagnostics::kMaxErrors) {
     // What begins a statement, and the words that may follow one's end (`after`, `else`).
     static const std::vector<std::string> kStatements = {"step", "param", "if", "for", "finally",
                                                          "description", "settings", "after", "else"};
@@ -486,183 +417,12 @@ class ParseRecovery final : public grammar::Recovery {
   bool skipped_to_end_ = false;
 };
 
-//// String decoding ///////////////////////////////////////////////////////
-
-struct Char {
-  char c;
-  std::uint32_t offset;
-};
-
-bool is_blank(const std::vector<Char>& line) {
-  return std::all_of(line.begin(), line.end(),
-                     [](const Char& ch) { return ch.c == ' ' || ch.c == '\t' || ch.c == '\r'; });
-}
-
-// The characters of a literal between its quotes, with the indentation common to
-// its lines and its blank first and last lines removed for `"""`.
-std::vector<Char> literal_chars(const ast::StringLit& lit) {
-  const std::string& raw = lit.raw;
-  bool triple = raw.size() >= 6 && raw.compare(0, 3, "\"\"\"") == 0;
-  std::size_t quote = triple ? 3 : 1;
-  std::vector<Char> chars;
-  for (std::size_t i = quote; i + quote < raw.size() + 0 && i < raw.size() - quote; ++i)
-    chars.push_back({raw[i], static_cast<std::uint32_t>(lit.range.begin + i)});
-  if (!triple) return chars;
-
-  std::vector<std::vector<Char>> lines(1);
-  std::vector<Char> newlines;
-  for (const Char& ch : chars) {
-    if (ch.c == '\n') {
-      newlines.push_back(ch);
-      lines.emplace_back();
-    } else {
-      lines.back().push_back(ch);
-    }
-  }
-  std::size_t first = 0, last = lines.size();
-  if (lines.size() > 1 && is_blank(lines.front())) first = 1;
-  if (last - first > 1 && is_blank(lines.back())) --last;
-  std::size_t indent = SIZE_MAX;
-  for (std::size_t l = first; l < last; ++l) {
-    if (is_blank(lines[l])) continue;
-    std::size_t n = 0;
-    while (n < lines[l].size() && (lines[l][n].c == ' ' || lines[l][n].c == '\t')) ++n;
-    indent = std::min(indent, n);
-  }
-  if (indent == SIZE_MAX) indent = 0;
-  std::vector<Char> out;
-  for (std::size_t l = first; l < last; ++l) {
-    if (l > first) out.push_back(newlines[l - 1]);
-    if (is_blank(lines[l])) continue;
-    out.insert(out.end(), lines[l].begin() + static_cast<std::ptrdiff_t>(indent), lines[l].end());
-  }
-  return out;
-}
-
-// A raw block's text: its lines without the closing fence's indentation, each ending in a
-// line end; nothing decoded. A line indented less than the fence is an error at it.
-bool decode_raw_block(ast::StringLit& lit, Diagnostics& diags) {
-  const std::string& raw = lit.raw;
-  RawBlock b = scan_raw_block(raw, 0);
-  ast::StringPart part;
-  part.range = lit.range;
-  bool ok = true;
-  for (const RawLine& line : raw_block_lines(raw, b)) {
-    if (line.short_indent) {
-      std::uint32_t at = lit.range.begin + static_cast<std::uint32_t>(line.begin);
-      diags.error(SourceRange{lit.range.file, at, at + static_cast<std::uint32_t>(line.size)},
-                  fmt::format("this line of the raw block is indented less than its closing {} "
-                              "(whose indentation every line starts with)",
-                              std::string(b.fence, '`')));
-      ok = false;
-      continue;
-    }
-    part.text.append(raw, line.begin, line.size);
-    part.text += '\n';
-  }
-  if (!part.text.empty()) lit.parts.push_back(std::move(part));
-  return ok;
-}
-
-bool decode_string(ast::StringLit& lit, Diagnostics& diags) {
-  if (raw_block_at(lit.raw, 0)) return decode_raw_block(lit, diags);
-  FileId file = lit.range.file;
-  std::vector<Char> chars = literal_chars(lit);
-  bool ok = true;
-  ast::StringPart text_part;
-  auto flush = [&] {
-    if (!text_part.text.empty()) lit.parts.push_back(std::move(text_part));
-    text_part = {};
-  };
-  auto add_text = [&](char c, std::uint32_t begin, std::uint32_t end) {
-    if (text_part.text.empty()) text_part.range = SourceRange{file, begin, end};
-    text_part.text += c;
-    text_part.range.end = end;
-  };
-  std::size_t i = 0;
-  while (i < chars.size()) {
-    const Char& ch = chars[i];
-    if (ch.c == '\\' && i + 1 < chars.size() && chars[i + 1].c == '\n') {
-      // A line that ends in `\` goes on with the next: both characters go.
-      i += 2;
-      continue;
-    }
-    if (ch.c == '\\' && i + 1 < chars.size()) {
-      char e = chars[i + 1].c;
-      char out = e == 'n'    ? '\n'
-                 : e == 't'  ? '\t'
-                 : e == '"'  ? '"'
-                 : e == '\\' ? '\\'
-                 : e == '$'  ? '$'
-                             : 0;
-      if (out == 0) {
-        std::string shown = e == '\n' ? "\\n" : std::string(1, e);
-        diags.error(SourceRange{file, ch.offset, chars[i + 1].offset + 1},
-                    fmt::format("unknown escape sequence '\\{}' (use \\\" \\\\ \\n \\t or \\$)",
-                                e == '\n' ? std::string("<newline>") : shown));
-        ok = false;
-      } else {
-        add_text(out, ch.offset, chars[i + 1].offset + 1);
-      }
-      i += 2;
-      continue;
-    }
-    if (ch.c == '$' && i + 1 < chars.size() && chars[i + 1].c == '{') {
-      flush();
-      ast::StringPart ref;
-      ref.is_ref = true;
-      std::size_t j = i + 2;
-      auto read_name = [&](ast::Identifier& id) {
-        std::size_t start = j;
-        if (j < chars.size() && is_ident_char(chars[j].c) &&
-            !(chars[j].c >= '0' && chars[j].c <= '9'))
-          while (j < chars.size() && is_ident_char(chars[j].c)) id.name += chars[j++].c;
-        if (j == start) return false;
-        id.range = SourceRange{file, chars[start].offset, chars[j - 1].offset + 1};
-        return true;
-      };
-      auto fail = [&](std::string message) {
-        std::uint32_t at = j < chars.size() ? chars[j].offset : lit.range.end - 1;
-        diags.error(SourceRange{file, at, at + 1}, std::move(message));
-        ok = false;
-        // Resume after the closing brace, if there is one.
-        while (j < chars.size() && chars[j].c != '}' && chars[j].c != '"') ++j;
-        i = j < chars.size() && chars[j].c == '}' ? j + 1 : j;
-      };
-      if (!read_name(ref.head)) {
-        fail("expected a name after '${' (e.g. ${batch_size} or ${train.model})");
-        continue;
-      }
-      if (j < chars.size() && chars[j].c == '.') {
-        ++j;
-        ast::Identifier field;
-        if (!read_name(field)) {
-          fail("expected a name after '.' in '${...}'");
-          continue;
-        }
-        ref.field = std::move(field);
-      }
-      if (j >= chars.size() || chars[j].c != '}') {
-        fail("expected '}' to close '${'");
-        continue;
-      }
-      ref.range = SourceRange{file, ch.offset, chars[j].offset + 1};
-      lit.parts.push_back(std::move(ref));
-      i = j + 1;
-      continue;
-    }
-    add_text(ch.c, ch.offset, ch.offset + 1);
-    ++i;
-  }
-  flush();
-  return ok;
-}
-
 //// Walking the tree after parsing ////////////////////////////////////////
 
-// The `##` lines right above the line where a declaration starts, without the
-// markers; "" when there are none or the declaration does not start its line.
-std::string doc_before(std::string_view text, std::uint32_t offset) {
+// The `##` doc comments alone on the lines right above the line where a declaration
+// starts, without the markers; "" when there are none or the declaration does not start
+// its line. `docs`: the file's doc comment tokens, in text order.
+std::string doc_before(std::string_view text, const std::vector<lex::Token>& docs, std::uint32_t offset) {
   std::size_t line_start = offset;
   while (line_start > 0 && text[line_start - 1] != '\n') --line_start;
   for (std::size_t k = line_start; k < offset; ++k)
@@ -672,13 +432,13 @@ std::string doc_before(std::string_view text, std::uint32_t offset) {
   while (end > 0) {
     std::size_t begin = end - 1;
     while (begin > 0 && text[begin - 1] != '\n') --begin;
-    std::string_view line = text.substr(begin, end - 1 - begin);
-    std::size_t k = line.find_first_not_of(" \t");
-    if (k == std::string_view::npos || line.substr(k, 2) != "##") break;
-    line.remove_prefix(k + 2);
-    if (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    lines.push_back(line);
+    std::size_t k = begin;
+    while (k < end - 1 && (text[k] == ' ' || text[k] == '\t')) ++k;
+    // A doc comment starts there (it runs to the end of the line), or the run ends.
+    auto doc = std::lower_bound(docs.begin(), docs.end(), k,
+                                [](const lex::Token& t, std::size_t at) { return t.begin < at; });
+    if (doc == docs.end() || doc->begin != k) break;
+    lines.push_back(lex::doc_comment_text(doc->text(text)));
     end = begin;
   }
   std::string doc;
@@ -691,10 +451,11 @@ std::string doc_before(std::string_view text, std::uint32_t offset) {
 
 class Finisher {
  public:
-  Finisher(std::string_view text, Diagnostics& diags) : text_(text), diags_(diags) {}
+  Finisher(std::string_view text, const std::vector<lex::Token>& docs, Diagnostics& diags)
+      : text_(text), docs_(docs), diags_(diags) {}
   bool ok() const { return ok_; }
 
-  void operator()(ast::StringLit& s) { ok_ = decode_string(s, diags_) && ok_; }
+  void operator()(ast::StringLit& s) { ok_ = lex::decode_string(s, diags_) && ok_; }
   void operator()(ast::NumberLit&) {}
   void operator()(ast::BoolLit&) {}
   void operator()(ast::Identifier&) {}
@@ -729,7 +490,7 @@ class Finisher {
 
   void operator()(ast::Description& d) { (*this)(d.text); }
   void operator()(ast::ParamDecl& p) {
-    p.doc = doc_before(text_, p.range.begin);
+    p.doc = doc_before(text_, docs_, p.range.begin);
     if (p.constraint) {
       expr(p.constraint->low);
       if (p.constraint->high) expr(*p.constraint->high);
@@ -758,22 +519,23 @@ class Finisher {
   }
   void operator()(ast::UseDecl& u) { boost::apply_visitor(*this, u.target); }
   void operator()(ast::OpDecl& o) {
-    o.doc = doc_before(text_, o.range.begin);
+    o.doc = doc_before(text_, docs_, o.range.begin);
     for (auto& p : o.params) {
-      p.doc = doc_before(text_, p.range.begin);
+      p.doc = doc_before(text_, docs_, p.range.begin);
       if (p.default_value) expr(*p.default_value);
     }
-    for (auto& out : o.outputs) out.doc = doc_before(text_, out.range.begin);
+    for (auto& out : o.outputs) out.doc = doc_before(text_, docs_, out.range.begin);
     if (o.body)
       for (auto& f : o.body->fields) expr(f.value);
   }
   void operator()(ast::PipelineDecl& p) {
-    p.doc = doc_before(text_, p.range.begin);
+    p.doc = doc_before(text_, docs_, p.range.begin);
     block(p.body);
   }
 
  private:
   std::string_view text_;
+  const std::vector<lex::Token>& docs_;
   Diagnostics& diags_;
   bool ok_ = true;
 };
@@ -783,8 +545,9 @@ class Finisher {
 std::optional<ast::Module> parse(const SourceManager& sources, FileId file, Diagnostics& diags) {
   std::string_view text = sources.text(file);
   bool ascii = true;
+  std::vector<lex::Token> docs;
   if (!check_not_package(text, sources.name(file), diags) || !check_encoding(text, file, diags, ascii) ||
-      (!ascii && !check_invisible(text, file, diags)) || !check_nesting(text, file, diags))
+      (!ascii && !check_invisible(text, file, diags)) || !check_nesting(text, file, diags, docs))
     return std::nullopt;
 
   // A syntax error is reported and its statement (or declaration) skipped, so one pass
@@ -810,7 +573,7 @@ std::optional<ast::Module> parse(const SourceManager& sources, FileId file, Diag
                          failure.which(), diags);
     return std::nullopt;
   }
-  Finisher finisher(text, diags);
+  Finisher finisher(text, docs, diags);
   for (auto& decl : module.decls) boost::apply_visitor(finisher, decl);
   if (!finisher.ok() || recovery.errors() > 0) return std::nullopt;
   return module;

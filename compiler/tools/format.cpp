@@ -3,106 +3,55 @@
 #include <cstddef>
 #include <vector>
 
-#include "compiler/syntax/raw_block.hpp"
+#include "compiler/syntax/lexer.hpp"
 
 namespace pipec::tools {
 
 namespace {
 
-enum class Kind { Word, Punct, String, Comment, Newline };
+using syntax::lex::TokenKind;
 
+// What layout needs of the lexer's tokens: kinds and texts, and whether the source had spaces
+// or tabs before each on its line.
 struct Token {
-  Kind kind;
+  TokenKind kind;
   std::string_view text;
-  bool space_before = false;  // the source had spaces or tabs before it on its line
+  bool space_before = false;
 };
 
-bool word_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         static_cast<unsigned char>(c) >= 0x80;
-}
-bool digit(char c) { return c >= '0' && c <= '9'; }
-
-// The tokens of a program the parser accepted: layout needs only their kinds and texts.
+// The tokens of a program the parser accepted, from the parser's own lexer; blanks become
+// `space_before`, and comments lose the spaces that end their line. A string or raw block is
+// one token, kept as written (a raw block line for line, the closing fence's indentation too:
+// it decides the text).
 std::vector<Token> tokenize(std::string_view s) {
   std::vector<Token> out;
-  std::size_t i = 0;
   bool space = false;
-  auto push = [&](Kind k, std::size_t begin) {
-    out.push_back({k, s.substr(begin, i - begin), space});
-    space = false;
-  };
-  while (i < s.size()) {
-    char c = s[i];
-    std::size_t begin = i;
-    if (c == ' ' || c == '\t' || c == '\r') {
-      ++i;
+  syntax::lex::Lexer lexer(s);
+  while (!lexer.done()) {
+    syntax::lex::Token t = lexer.next();
+    std::string_view text = t.text(s);
+    if (t.kind == TokenKind::Blank) {
       space = true;
-    } else if (c == '\n') {
-      ++i;
-      push(Kind::Newline, begin);
-    } else if (c == '#') {
-      while (i < s.size() && s[i] != '\n') ++i;
-      std::size_t end = i;  // without trailing spaces
-      while (end > begin && (s[end - 1] == ' ' || s[end - 1] == '\t' || s[end - 1] == '\r')) --end;
-      out.push_back({Kind::Comment, s.substr(begin, end - begin), space});
-      space = false;
-    } else if (syntax::raw_block_at(s, i)) {
-      // Kept as written, line for line, the closing fence's indentation too (it decides
-      // the text).
-      syntax::RawBlock b = syntax::scan_raw_block(s, i);
-      i = b.end == syntax::RawBlock::npos ? s.size() : b.end;
-      push(Kind::String, begin);
-    } else if (s.compare(i, 3, "\"\"\"") == 0) {
-      std::size_t end = s.find("\"\"\"", i + 3);
-      i = end == std::string_view::npos ? s.size() : end + 3;
-      push(Kind::String, begin);
-    } else if (c == '"') {
-      for (++i; i < s.size() && s[i] != '"' && s[i] != '\n'; ++i)
-        if (s[i] == '\\' && i + 1 < s.size()) ++i;
-      if (i < s.size() && s[i] == '"') ++i;
-      push(Kind::String, begin);
-    } else if (s.compare(i, 2, "->") == 0 || s.compare(i, 2, "..") == 0 || s.compare(i, 2, "==") == 0 ||
-               s.compare(i, 2, "!=") == 0 || s.compare(i, 2, "<=") == 0 || s.compare(i, 2, ">=") == 0) {
-      i += 2;
-      push(Kind::Punct, begin);
-    } else if (digit(c) || (c == '-' && i + 1 < s.size() && (digit(s[i + 1]) || s[i + 1] == '.'))) {
-      // A number: digits, a fraction (not `..`), an exponent.
-      ++i;
-      while (i < s.size() && digit(s[i])) ++i;
-      if (i + 1 < s.size() && s[i] == '.' && digit(s[i + 1]))
-        for (++i; i < s.size() && digit(s[i]);) ++i;
-      if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-        std::size_t j = i + 1;
-        if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
-        if (j < s.size() && digit(s[j])) {
-          for (i = j; i < s.size() && digit(s[i]);) ++i;
-        }
-      }
-      while (i < s.size() && word_char(s[i])) ++i;
-      push(Kind::Word, begin);
-    } else if (word_char(c)) {
-      while (i < s.size() && word_char(s[i])) ++i;
-      push(Kind::Word, begin);
-    } else {
-      ++i;
-      push(Kind::Punct, begin);
+      continue;
     }
+    if (t.kind == TokenKind::Comment || t.kind == TokenKind::DocComment)
+      while (text.size() > 1 && syntax::lex::is_blank(text.back())) text.remove_suffix(1);
+    out.push_back({t.kind, text, space});
+    space = false;
   }
   return out;
 }
 
-bool is(const Token& t, std::string_view p) { return t.kind == Kind::Punct && t.text == p; }
+bool is(const Token& t, std::string_view p) { return t.kind == TokenKind::Punct && t.text == p; }
 bool opener(const Token& t) { return is(t, "{") || is(t, "[") || is(t, "("); }
 bool closer(const Token& t) { return is(t, "}") || is(t, "]") || is(t, ")"); }
 
 // Whether one space goes between `a` and `b` on a line.
 bool space_between(const Token& a, const Token& b) {
-  if (b.kind == Kind::Comment) return true;
+  if (b.kind == TokenKind::Comment || b.kind == TokenKind::DocComment) return true;
   if (is(b, ",") || is(b, ":") || is(b, ")") || is(b, "]") || is(b, ".") || is(b, "..")) return false;
   if (is(a, "(") || is(a, "[") || is(a, ".") || is(a, "..")) return false;
   if (is(a, ",") || is(a, ":") || is(a, "=") || is(a, "->") || is(b, "=") || is(b, "->")) return true;
-  if (is(b, "(") && a.kind == Kind::Word) return b.space_before;  // `op(` stays, `if (a)` too
   return b.space_before;
 }
 
@@ -113,7 +62,7 @@ std::string format_source(std::string_view text) {
   // Lines: the tokens between newlines (a triple-quoted string may hold some).
   std::vector<std::vector<Token>> lines(1);
   for (const auto& t : tokens) {
-    if (t.kind == Kind::Newline) lines.emplace_back();
+    if (t.kind == TokenKind::Newline) lines.emplace_back();
     else lines.back().push_back(t);
   }
   std::string out;

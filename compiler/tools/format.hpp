@@ -1,6 +1,7 @@
 #pragma once
-// `pipec fmt`: one canonical layout for a .pipe file, from its tokens, so comments and
-// doc comments stay where they are and every string keeps its exact text.
+// `pipec fmt`: one canonical layout for a .pipe file, from the tokens of the parser's own
+// lexer (syntax/lexer.hpp), so comments and doc comments stay where they are and every
+// string keeps its exact text.
 
 #include <string>
 #include <string_view>

@@ -179,6 +179,68 @@ TEST(Parser, AttachesDocComments) {
   EXPECT_EQ(param.doc, "The batch size.");
 }
 
+TEST(Parser, DocCommentsComeFromTheLexersTokens) {
+  // A `##` line inside a triple-quoted string is the string's text, not a doc comment of the
+  // declaration below it.
+  auto out = parse_string(
+      "pipeline p {\n"
+      "  description \"\"\"\n"
+      "## not a doc \"\"\"\n"
+      "  param b: int = 1\n"
+      "}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  const auto& param =
+      boost::get<x3::forward_ast<ast::ParamDecl>>(pipeline_of(*out.module).body.statements[1].get())
+          .get();
+  EXPECT_EQ(param.doc, "");
+}
+
+TEST(Parser, SeesABidiControlRightAfterABackslash) {
+  // U+202E after a backslash in a string: the lexer reads the string's characters whole (the
+  // character walk used to skip the backslash and the first byte of the character after it).
+  auto out = parse_string("pipeline p {\n  param s: string = \"a\\\u202Eb\"\n}\n");
+  EXPECT_NE(out.diagnostics.find("input:2:24: warning: bidirectional control character U+202E "
+                                 "RIGHT-TO-LEFT OVERRIDE in a string"),
+            std::string::npos)
+      << out.diagnostics;
+}
+
+TEST(Parser, ABidiControlInARawBlockIsWarnedAsInARawBlock) {
+  auto out = parse_string("pipeline p {\n  step a = f(s: ```\n    x = 1 # \u202E\n    ```\n  )\n}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  EXPECT_NE(out.diagnostics.find("input:3:13: warning: bidirectional control character U+202E "
+                                 "RIGHT-TO-LEFT OVERRIDE in a raw block"),
+            std::string::npos)
+      << out.diagnostics;
+}
+
+TEST(Parser, BracketsInARawBlockAreText) {
+  // More brackets than the nesting bound, unbalanced, inside a raw block are none of the
+  // grammar's: no nesting error.
+  auto out = parse_string("pipeline p {\n  step a = f(s: ```\n  " + std::string(kMaxNesting + 10, '(') +
+                          "\n  ```\n  )\n  step b = f()\n}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  EXPECT_EQ(out.diagnostics, "");
+  EXPECT_EQ(pipeline_of(*out.module).body.statements.size(), 2u);
+}
+
+TEST(Parser, RecoverySkipsARawBlockWhole) {
+  // After the error in `step a`, a line inside its raw block that looks like a statement is
+  // not where parsing resumes: `step b` is.
+  auto out = parse_string(
+      "pipeline p {\n"
+      "  step a = f(x: 1 +, s: ```\n"
+      "  step c = g(\n"
+      "  ```\n"
+      "  )\n"
+      "  step b = f(\n"
+      "}\n");
+  EXPECT_EQ(out.diagnostics.substr(0, 26), "input:2:19: error: expecte") << out.diagnostics;
+  for (const char* inside : {"input:3:", "input:4:", "input:5:"})
+    EXPECT_EQ(out.diagnostics.find(inside), std::string::npos) << out.diagnostics;
+  EXPECT_NE(out.diagnostics.find("input:7:1: error: "), std::string::npos) << out.diagnostics;
+}
+
 TEST(Parser, ParsesIfElseIfForFinally) {
   auto out = parse_string(
       "pipeline p {\n"
