@@ -94,7 +94,20 @@ bool read(const SourceManager& sources, FileId file, Diagnostics& diags, Compone
   if (!detail::parse_yaml(sources, file, diags, root)) return false;
   // A KFP v2 component is a pipeline spec (deploymentSpec, pipelineInfo); a v1 one is not.
   if (root.get("deploymentSpec") || root.get("pipelineInfo")) return detail::read_v2(root, diags, out);
-  return detail::read_v1(root, diags, out);
+  if (!detail::read_v1(root, diags, out)) return false;
+  if (out.image.empty()) {
+    // The image is given by each step: `image`, or `container_image` when an input has that name.
+    auto taken = [&](const std::string& n) {
+      return std::any_of(out.inputs.begin(), out.inputs.end(), [&](const Input& in) { return in.name == n; });
+    };
+    Input image;
+    image.name = out.image_param = taken("image") ? "container_image" : "image";
+    image.type = ir::Type::scalar(ir::TypeKind::String);
+    image.doc = "The container image. The component's own is empty: its authors leave it to be set before use.";
+    image.range = out.range;
+    out.inputs.push_back(std::move(image));
+  }
+  return true;
 }
 
 std::string declaration(const Component& c) {

@@ -74,6 +74,9 @@ struct Component {
   std::vector<Input> inputs;
   std::vector<Output> outputs;
   std::string image;
+  /// The image is empty (kfp loads such components: their authors leave the image to be
+  /// set before use): the op takes it as this required `string` parameter instead.
+  std::string image_param;
   bool has_command = false;
   std::vector<Arg> command, args;
   std::vector<std::pair<std::string, std::string>> env;

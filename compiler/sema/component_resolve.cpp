@@ -211,12 +211,6 @@ std::optional<ir::ContainerOp> instantiate(const Component& c,
                                            const std::map<std::string, Given>& given,
                                            SourceRange call, Diagnostics& diags,
                                            std::string& key) {
-  if (c.image.empty()) {  // kfp loads it (a component to be edited); nothing can run it
-    diags.error(call, fmt::format("component '{}' has an empty image: Kubernetes runs no container "
-                                  "without one; give the component an image",
-                                  c.kfp_name));
-    return std::nullopt;
-  }
   Resolver r(c, given, call, diags);
   ir::ContainerOp op;
   op.name = c.name;
@@ -239,10 +233,18 @@ std::optional<ir::ContainerOp> instantiate(const Component& c,
     op.params.push_back(std::move(p));
   }
   r.key += ':';
-  op.image.kind = ir::Value::Kind::Literal;
   op.image.type = Type::scalar(TypeKind::String);
-  op.image.literal = c.image;
   op.image.range = c.range;
+  if (c.image_param.empty()) {
+    op.image.kind = ir::Value::Kind::Literal;
+    op.image.literal = c.image;
+  } else {  // the step's argument (component.hpp)
+    op.image.kind = ir::Value::Kind::Ref;
+    ir::Ref r;
+    r.kind = ir::Ref::Kind::OpParam;
+    r.name = c.image_param;
+    op.image.ref = std::move(r);
+  }
   // Each word is placed at the command-line item it comes from (an error about it points there).
   auto words = [&](const std::vector<Arg>& items, std::vector<ir::Value>& out) {
     for (const auto& a : items)
