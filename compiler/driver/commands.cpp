@@ -432,6 +432,8 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--target", options->target.target, "Back end whose rules are checked too: kfp-v1 (Argo) or kfp-v2")
       ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
       ->default_str("kfp-v1");
+  cmd->add_option("--pipeline", options->target.pipeline,
+                  "The pipeline of the file to build, when several are not called by another");
   add_common_options(*cmd, options->common);
   cmd->callback([options, &exit_code] { exit_code = run_check(*options); });
 }
@@ -487,6 +489,8 @@ void add_build_command(CLI::App& app, int& exit_code) {
                   "With --kind cron-workflow: when the previous run is still going: Allow, Forbid "
                   "or Replace (Argo's default: Allow)")
       ->check(CLI::IsMember({"Allow", "Forbid", "Replace"}));
+  cmd->add_option("--pipeline", options->target.pipeline,
+                  "The pipeline of the file to build, when several are not called by another");
   cmd->add_flag("-q,--quiet", options->quiet, "Print no summary");
   cmd->add_flag("--allow-oversize", options->target.allow_oversize,
                 "Report the size limits a server would refuse as warnings, not errors (for "

@@ -79,12 +79,7 @@ void Checker::index(FileId main, SymbolTable& table) {
     table.uses.push_back({range, used, stdlib});
   }
   collect_ops();
-  for (const auto& decl : m->module.decls) {
-    if (const auto* p = boost::get<ast::PipelineDecl>(&decl.get())) {
-      check_pipeline(*p);
-      break;
-    }
-  }
+  if (const ast::PipelineDecl* p = check_pipelines(main)) check_pipeline(*p);
 }
 
 std::size_t Checker::declare_symbol(Symbol::Kind kind, const ast::Identifier& id, std::string type,
@@ -121,9 +116,39 @@ void Checker::index_op(const ast::OpDecl& op) {
   }
 }
 
+// A pipeline is called as an op is: its symbol is an op's, its signature its params and
+// outputs (`train_eval(lr: float = 0.1) -> (model: file)`).
+void Checker::index_pipeline(const ast::PipelineDecl& p) {
+  std::string sig = "pipeline " + p.name.name + "(";
+  bool first_param = true;
+  for (const auto& s : p.body.statements) {
+    const auto* param = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get());
+    if (!param) continue;
+    sig += (first_param ? "" : ", ") + param->get().name.name + ": " + type_text(param->get().type);
+    first_param = false;
+  }
+  sig += ")";
+  if (!p.outputs.empty()) {
+    sig += " -> (";
+    for (std::size_t i = 0; i < p.outputs.size(); ++i)
+      sig += (i ? ", " : "") + p.outputs[i].name.name + ": " + type_text(p.outputs[i].type);
+    sig += ")";
+  }
+  bool first = !symbols_->ops.count(p.name.name);
+  std::size_t id = declare_symbol(Symbol::Kind::Op, p.name, sig, p.doc, "");
+  if (first) symbols_->ops.emplace(p.name.name, id);
+  for (const auto& o : p.outputs) {
+    id = declare_symbol(Symbol::Kind::Output, o.name, type_text(o.type), o.doc, p.name.name);
+    if (first)
+      members_.emplace(std::make_tuple(Symbol::Kind::Output, p.name.name, o.name.name), id);
+  }
+}
+
 void Checker::index_param(const ast::ParamDecl& p) {
   std::size_t id = declare_symbol(Symbol::Kind::Parameter, p.name, type_text(p.type), p.doc, "");
   symbols_->params.emplace(p.name.name, id);
+  // A called pipeline's parameter is what its callers' arguments of that name mean.
+  members_.emplace(std::make_tuple(Symbol::Kind::OpParameter, program_.name, p.name.name), id);
 }
 
 void Checker::index_step(const ast::StepDecl& s) {
