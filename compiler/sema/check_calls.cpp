@@ -104,6 +104,7 @@ const ast::PipelineDecl* Checker::check_pipelines(FileId main) {
   };
   for (const auto& name : order)
     if (!state[name]) visit(visit, name);
+  if (cycles && !symbols_) return nullptr;
   // The pipeline built: the one of the main file that no other pipeline of it calls.
   std::vector<const ast::PipelineDecl*> roots;
   for (const auto& name : order) {
@@ -137,9 +138,8 @@ const ast::PipelineDecl* Checker::check_pipelines(FileId main) {
       diags_.error(SourceRange{main, 0, 0},
                    fmt::format("'{}' declares no pipeline (e.g. pipeline NAME {{ ... }})",
                                sources_.name(main)));
-    if (!symbols_ || cycles) return nullptr;
+    if (!symbols_) return nullptr;
   }
-  if (cycles && !symbols_) return nullptr;
   // Callees first: the order of a depth-first walk from the root, each once.
   std::vector<const ast::PipelineDecl*> callees;
   std::set<std::string, std::less<>> seen;

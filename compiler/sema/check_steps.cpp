@@ -283,7 +283,7 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
     // is checked against it here, as a default is.
     if (auto c = callee_params_.find(op->name); c != callee_params_.end() && v->is_literal())
       for (const auto& param : c->second)
-        if (param.name == arg.name.name) check_against(param, v->range);
+        if (param.name == arg.name.name) check_against(param, v->literal, v->range, "argument");
     out.args.emplace_back(arg.name.name, std::move(*v));
   }
   if (op && op->container) check_bound_fields(*op, out.args);

@@ -127,7 +127,9 @@ class Checker {
   // check_params.cpp
   void check_param(const ast::ParamDecl& p);
   void check_constraint(const ast::ParamDecl& p, const Type& type, ir::Constraint& out);
-  void check_against(const ir::Param& p, SourceRange at);
+  /// `v` (the default, or a constant argument of a called pipeline: `what`) against the
+  /// constraint of `p`.
+  void check_against(const ir::Param& p, const ir::Literal& v, SourceRange at, const char* what);
   static std::string bound(double b, const Type& type);
   void check_settings(const ast::SettingsStmt& s);
 
