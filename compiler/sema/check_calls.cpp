@@ -55,13 +55,6 @@ const ast::PipelineDecl* Checker::check_pipelines(FileId main) {
         diags_.note(it->second.decl->name.range, "previous declaration here");
         continue;
       }
-      if (auto op = program_.ops.find(p->name.name); op != program_.ops.end()) {
-        diags_.error(p->name.range,
-                     fmt::format("pipeline '{}' has the name of an op; a step calls one of them",
-                                 p->name.name));
-        diags_.note(op->second.range, "op declared here");
-        continue;
-      }
       decls.emplace(p->name.name, Decl{p, m.is_main, {}});
       order.push_back(p->name.name);
     }
@@ -71,7 +64,9 @@ const ast::PipelineDecl* Checker::check_pipelines(FileId main) {
     std::vector<const ast::StepDecl*> steps;
     steps_of(d.decl->body.statements, steps);
     for (const auto* s : steps) {
-      if (!decls.count(s->op.name)) continue;
+      // A name both an op and a pipeline have is the op's (as before pipelines could be
+      // called): a step calls the op.
+      if (!decls.count(s->op.name) || program_.ops.count(s->op.name)) continue;
       d.calls.push_back(s);
       if (d.main && s->op.name != name) called.insert(s->op.name);
     }
