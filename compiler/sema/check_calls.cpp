@@ -110,7 +110,7 @@ const ast::PipelineDecl* Checker::check_pipelines(FileId main) {
   }
   if (!wanted_.empty() && roots.empty() && !diags_.has_errors()) {
     auto it = decls.find(wanted_);
-    diags_.error(SourceRange{main, 0, 0},
+    diags_.error(it == decls.end() ? SourceRange{main, 0, 0} : it->second.decl->name.range,
                  it == decls.end() || !it->second.main
                      ? fmt::format("'{}' declares no pipeline '{}'", sources_.name(main), wanted_)
                      : fmt::format("pipeline '{}' is called by another pipeline of '{}'; build "
