@@ -174,6 +174,8 @@ class Checker {
   void index_param(const ast::ParamDecl& p);
   void index_step(const ast::StepDecl& s);
   void index_pipeline(const ast::PipelineDecl& p);
+  bool index_callable(const ast::Identifier& name, std::string sig, const std::string& doc);
+  void index_outputs(const ast::Identifier& owner, const std::vector<ast::OpOutputDecl>& outputs, bool first);
   void use_symbol(SourceRange at, const std::map<std::string, std::size_t, std::less<>>& names,
                   std::string_view name);
   void use_member(SourceRange at, Symbol::Kind kind, const std::string& op, const std::string& name);
