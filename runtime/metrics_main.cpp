@@ -4,8 +4,9 @@
 // launcher image into any step's image (docs/runtime.md "Metrics of container ops").
 //
 //   pipec-metrics --install PATH
-//   pipec-metrics --metric SPEC... [--metrics-file PATH] [--from FILE]
+//   pipec-metrics --metric SPEC... [--from FILE] [--metrics-file PATH]
 //                 [--executor-input JSON] -- COMMAND...
+// (rules/metrics_cli.hpp: the one command line the compiler writes and this reads)
 //
 // The command's stdout and stderr reach this process's stdout unchanged (the pod's log
 // merges them too); the metrics are read from them, or from FILE after the command ends.
@@ -31,6 +32,7 @@
 
 #include "fileio/atomic_file.hpp"
 #include "input/read.hpp"
+#include "rules/metrics_cli.hpp"
 #include "runtime/metrics.hpp"
 
 namespace {
@@ -45,10 +47,7 @@ void forward(int sig) {
 }
 
 int usage(const std::string& why) {
-  std::cerr << "pipec-metrics: " << why
-            << "\nusage: pipec-metrics --install PATH\n"
-               "       pipec-metrics --metric SPEC... [--metrics-file PATH] [--from FILE]\n"
-               "                     [--executor-input JSON] -- COMMAND...\n";
+  std::cerr << "pipec-metrics: " << why << "\n" << pipec::rules::metrics_cli::usage();
   return 2;
 }
 
@@ -79,46 +78,26 @@ int install(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  namespace cli = pipec::rules::metrics_cli;
+  cli::Parsed parsed;
+  std::string why;
+  if (!cli::parse(std::vector<std::string>(argv + 1, argv + argc), parsed, why)) return usage(why);
+  if (parsed.install) return install(*parsed.install);
   std::vector<MetricSpec> specs;
-  std::string metrics_file = "/tmp/outputs/mlpipeline-metrics.json";
-  std::string from;
-  std::string executor_input;
-  std::vector<char*> command;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string& out) {
-      if (i + 1 >= argc) return false;
-      out = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "--install") {
-      if (!value(v)) return usage("--install needs a path");
-      return install(v);
-    } else if (a == "--metric") {
-      if (!value(v)) return usage("--metric needs a spec");
-      std::string why;
-      auto spec = pipec::runtime::parse_metric_spec(v, why);
-      if (!spec) return usage(why);
-      specs.push_back(std::move(*spec));
-    } else if (a == "--metrics-file") {
-      if (!value(metrics_file)) return usage("--metrics-file needs a path");
-    } else if (a == "--from") {
-      if (!value(from)) return usage("--from needs a file");
-    } else if (a == "--executor-input") {
-      if (!value(executor_input)) return usage("--executor-input needs KFP v2's executor input");
-    } else if (a == "--") {
-      for (int j = i + 1; j < argc; ++j) command.push_back(argv[j]);
-      break;
-    } else {
-      return usage("unknown argument '" + a + "'");
-    }
+  for (const auto& text : parsed.specs) {
+    auto spec = pipec::runtime::parse_metric_spec(text, why);
+    if (!spec) return usage(why);
+    specs.push_back(std::move(*spec));
   }
-  if (command.empty()) return usage("no command after --");
-  if (std::string why; !pipec::runtime::check_metric_specs(specs, why)) return usage(why);
+  if (!pipec::runtime::check_metric_specs(specs, why)) return usage(why);
+  const std::string& metrics_file = parsed.metrics_file;
+  const std::string& from = parsed.from;
+  const std::string& executor_input = parsed.executor_input;
+  std::vector<char*> command;
+  for (auto& word : parsed.command) command.push_back(word.data());
   command.push_back(nullptr);
   MetricScraper scraper(specs);
-  std::string output_file, executor_output, why;
+  std::string output_file, executor_output;
   if (!executor_input.empty() && !scraper.executor_output(executor_input, output_file, executor_output, why))
     return usage("--executor-input: " + why);
 

@@ -1,5 +1,7 @@
 #include "compiler/ir/ir.hpp"
 
+#include <fmt/format.h>
+
 namespace pipec::ir {
 
 Value::Value() = default;
@@ -31,6 +33,28 @@ const char* op_symbol(Condition::Op op) {
     case Condition::Op::Or: return "||";
     default: return "";
   }
+}
+
+std::string quoted_string(std::string_view text, bool escape_braces) {
+  std::string out = "'";
+  for (char c : text) {
+    switch (c) {
+      case '\'': out += "\\'"; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '{':
+      case '}':
+        if (escape_braces) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        else out.push_back(c);
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        else out.push_back(c);
+    }
+  }
+  return out + "'";
 }
 
 std::string print_condition(const Condition& c, ConditionSyntax& syntax) {

@@ -135,6 +135,12 @@ Comparison comparison_of(const Condition& c);
 /// "<=", ">", ">=", "&&", "||".
 const char* op_symbol(Condition::Op op);
 
+/// A single-quoted string literal, in the syntax both targets' condition languages share
+/// (Argo's expr-lang, KFP's CEL), that holds `text` exactly: `'`, `\` and control
+/// characters escaped (the others as `\u00XX`, which both read). With `escape_braces`, `{`
+/// and `}` too, so that the literal can never close Argo's `{{=...}}` tag.
+std::string quoted_string(std::string_view text, bool escape_braces);
+
 /// The spelling of a condition's values in one target's expression language: each target
 /// gives one, and print_condition() writes the tree with it, so the targets print the one
 /// decision of comparison_of() alike.

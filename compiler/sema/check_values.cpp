@@ -123,19 +123,9 @@ std::optional<Value> Checker::value(const ast::Expression& expr, Context ctx) {
         ok = false;
         continue;
       }
-      if (!v.type.element.empty()) {
-        auto u = unify(v.type.element[0], iv->type);
-        if (!u) {
-          diags_.error(
-              iv->range,
-              fmt::format("list items must have one type: this one is {}, the first is {}",
-                          type_str(iv->type), type_str(v.type.element[0])));
-          ok = false;
-          continue;
-        }
-        v.type.element[0] = *u;
-      } else {  // the first item; `[[]]` is a list of empty lists, not an empty list
-        v.type.element.push_back(iv->type);
+      if (!join_element(v.type, *iv, "list items")) {
+        ok = false;
+        continue;
       }
       literal = literal && iv->is_literal();
       v.items.push_back(std::move(*iv));
@@ -164,19 +154,9 @@ std::optional<Value> Checker::value(const ast::Expression& expr, Context ctx) {
         ok = false;
         continue;
       }
-      if (!v.type.element.empty()) {
-        auto u = unify(v.type.element[0], ev->type);
-        if (!u) {
-          diags_.error(
-              ev->range,
-              fmt::format("map values must have one type: this one is {}, the first is {}",
-                          type_str(ev->type), type_str(v.type.element[0])));
-          ok = false;
-          continue;
-        }
-        v.type.element[0] = *u;
-      } else {
-        v.type.element.push_back(ev->type);
+      if (!join_element(v.type, *ev, "map values")) {
+        ok = false;
+        continue;
       }
       literal = literal && ev->is_literal();
       v.entries.emplace_back(key, std::move(*ev));
@@ -191,6 +171,24 @@ std::optional<Value> Checker::value(const ast::Expression& expr, Context ctx) {
   diags_.error(v.range,
                "comparisons and 'and', 'or', 'not' are only allowed in an 'if' condition");
   return std::nullopt;
+}
+
+// One more item of a list or map (`what`: "list items", "map values"): its type joins the
+// element type, or is an error at the item. The first item gives the element type: `[[]]`
+// is a list of empty lists, not an empty list.
+bool Checker::join_element(Type& container, const Value& item, std::string_view what) {
+  if (container.element.empty()) {
+    container.element.push_back(item.type);
+    return true;
+  }
+  auto u = unify(container.element[0], item.type);
+  if (!u) {
+    diags_.error(item.range, fmt::format("{} must have one type: this one is {}, the first is {}",
+                                         what, type_str(item.type), type_str(container.element[0])));
+    return false;
+  }
+  container.element[0] = *u;
+  return true;
 }
 
 // A list or map of literals becomes one literal.

@@ -155,6 +155,7 @@ class Checker {
 
   // check_values.cpp
   std::optional<Value> value(const ast::Expression& expr, Context ctx);
+  bool join_element(Type& container, const Value& item, std::string_view what);
   static void fold(Value& v, bool literal);
   std::optional<Value> number(const ast::NumberLit& n);
   std::optional<ir::Ref> resolve(const ast::Identifier& head, const ast::Identifier* field,

@@ -7,6 +7,7 @@
 #include "compiler/emit/shell/shell_script.hpp"
 #include "compiler/emit/yaml/yaml_writer.hpp"
 #include "rules/launcher_cli.hpp"
+#include "rules/metrics_cli.hpp"
 #include "rules/names.hpp"
 #include "rules/quantities.hpp"
 #include "runtime/job_render.hpp"
@@ -63,18 +64,10 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   // runs the command and writes KFP's metrics file from its output, with the launcher's
   // scraper; a spec from a parameter is one whole argv word it checks at run time.
   if (!call.metrics.empty() && !command.empty()) {
-    Json wrapped = Json::array({std::string(kMetricsTool)});
-    for (const auto& m : call.metrics) {
-      wrapped.push_back("--metric");
-      wrapped.push_back(argo_word(m));
-    }
-    if (!op.metrics_from.empty()) {
-      wrapped.push_back("--from");
-      wrapped.push_back(op.metrics_from);
-    }
-    wrapped.push_back("--");
-    for (auto& w : command) wrapped.push_back(std::move(w));
-    command = std::move(wrapped);
+    rules::metrics_cli::Call<Json> wrap{Json(kMetricsTool), {}, {}, {}, {}};
+    for (const auto& m : call.metrics) wrap.specs.push_back(argo_word(m));
+    if (!op.metrics_from.empty()) wrap.from = Json(op.metrics_from);
+    command = Json(rules::metrics_cli::wrap_command(std::move(wrap), std::vector<Json>(command.begin(), command.end())));
   }
   if (!command.empty()) c["command"] = std::move(command);
   if (!args.empty()) c["args"] = std::move(args);

@@ -12,28 +12,7 @@ using namespace yaml;  // the shared YAML writer (compiler/emit/yaml)
 
 /// An expr-lang string literal ('...') holding `text`. Braces are escaped so that the
 /// literal can never close Argo's `{{=...}}` tag.
-std::string expr_string(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    switch (c) {
-      case '\'': out += "\\'"; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '{': out += "\\u007b"; break;
-      case '}': out += "\\u007d"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out += "'";
-  return out;
-}
+std::string expr_string(std::string_view text) { return ir::quoted_string(text, true); }
 
 /// User text as Argo must be given it so that it arrives unchanged: Argo reads `{{` as the
 /// start of a tag in every string of a template, with no escape of its own. A run of two

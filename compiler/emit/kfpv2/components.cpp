@@ -5,6 +5,7 @@
 #include <algorithm>
 #include "compiler/emit/shell/shell_script.hpp"
 #include "rules/launcher_cli.hpp"
+#include "rules/metrics_cli.hpp"
 #include "rules/names.hpp"
 #include "rules/quantities.hpp"
 
@@ -148,20 +149,14 @@ std::string SpecWriter::container_component(const ir::Step& step) {
                    "on the kfp-v2 target the image must hold pipec-metrics on its PATH (KFP v2 tasks "
                    "have no init container to bring it): COPY --from=" + options_.launcher_image +
                        " /usr/local/bin/pipec-metrics /usr/local/bin/");
-    std::vector<J> wrapped = {"pipec-metrics"};
-    for (const auto& m : call.metrics) {
-      wrapped.push_back("--metric");
-      wrapped.push_back(op_word(m));
-    }
+    rules::metrics_cli::Call<J> wrap{J("pipec-metrics"), {}, {}, J("{{$.outputs.artifacts['metrics'].path}}"),
+                                     J("{{$}}")};
+    for (const auto& m : call.metrics) wrap.specs.push_back(op_word(m));
     if (!op.metrics_from.empty()) {
       literal_ok(op.metrics_from, op.range);
-      wrapped.push_back("--from");
-      wrapped.push_back(op.metrics_from);
+      wrap.from = J(op.metrics_from);
     }
-    for (const char* w : {"--metrics-file", "{{$.outputs.artifacts['metrics'].path}}", "--executor-input", "{{$}}", "--"})
-      wrapped.push_back(w);
-    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
-    argv = std::move(wrapped);
+    argv = rules::metrics_cli::wrap_command(std::move(wrap), std::move(argv));
   }
   // `working_dir`: a KFP v2 container has no workingDir; a prologue changes to it (the
   // path is a literal the checker allowed, passed as an argument, never as script text).

@@ -11,22 +11,7 @@ namespace pipec::emit::kfpv2::detail {
 namespace {
 
 /// A CEL string literal ('...') holding `text`.
-std::string cel_string(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    switch (c) {
-      case '\'': out += "\\'"; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
-        else out.push_back(c);
-    }
-  }
-  return out + "'";
-}
+std::string cel_string(std::string_view text) { return ir::quoted_string(text, false); }
 
 }  // namespace
 

@@ -44,5 +44,16 @@ TEST(Condition, OperatorsAreSpelledAsBothTargetsSpellThem) {
   EXPECT_STREQ(op_symbol(Condition::Op::Or), "||");
 }
 
+TEST(Condition, StringLiteralsHoldTheTextExactlyInBothLanguages) {
+  EXPECT_EQ(quoted_string("it's a\\b", false), R"('it\'s a\\b')");
+  EXPECT_EQ(quoted_string("a\nb\tc\rd", false), R"('a\nb\tc\rd')");
+  // Other control characters as \u00XX, which expr-lang and CEL both read.
+  EXPECT_EQ(quoted_string(std::string("\x01\x1f", 2), false), R"('\u0001\u001f')");
+  EXPECT_EQ(quoted_string("{{x}}", false), "'{{x}}'");
+  // Argo's literal can never close its `{{=...}}` tag.
+  EXPECT_EQ(quoted_string("{{x}}", true), R"('\u007b\u007bx\u007d\u007d')");
+  EXPECT_EQ(quoted_string("", true), "''");
+}
+
 }  // namespace
 }  // namespace pipec::ir

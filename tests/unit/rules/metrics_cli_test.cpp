@@ -1,0 +1,58 @@
+// rules/metrics_cli: the command line both writers wrap a container's command with is the
+// one pipec-metrics reads back.
+#include "rules/metrics_cli.hpp"
+
+#include <gtest/gtest.h>
+
+namespace pipec::rules::metrics_cli {
+namespace {
+
+TEST(MetricsCli, AWrappedCommandIsReadBackAsWritten) {
+  Call<std::string> call{"/.pipec/pipec-metrics", {"acc:PERCENTAGE:max", "loss"}, "out/m.txt",
+                         "/m.json", "{{$}}"};
+  auto argv = wrap_command(call, {"python", "-c", "print('acc=1')", "--", "--metric"});
+  ASSERT_EQ(argv.front(), "/.pipec/pipec-metrics");
+  Parsed p;
+  std::string why;
+  ASSERT_TRUE(parse({argv.begin() + 1, argv.end()}, p, why)) << why;
+  EXPECT_EQ(p.specs, (std::vector<std::string>{"acc:PERCENTAGE:max", "loss"}));
+  EXPECT_EQ(p.from, "out/m.txt");
+  EXPECT_EQ(p.metrics_file, "/m.json");
+  EXPECT_EQ(p.executor_input, "{{$}}");
+  // Everything after the first `--` is the command, words that look like options too.
+  EXPECT_EQ(p.command, (std::vector<std::string>{"python", "-c", "print('acc=1')", "--", "--metric"}));
+  EXPECT_FALSE(p.install);
+}
+
+TEST(MetricsCli, OptionsLeftOutKeepTheirDefaults) {
+  Call<std::string> call{"pipec-metrics", {"acc"}, {}, {}, {}};
+  auto argv = wrap_command(call, {"true"});
+  EXPECT_EQ(argv, (std::vector<std::string>{"pipec-metrics", "--metric", "acc", "--", "true"}));
+  Parsed p;
+  std::string why;
+  ASSERT_TRUE(parse({argv.begin() + 1, argv.end()}, p, why)) << why;
+  EXPECT_EQ(p.metrics_file, kDefaultMetricsFile);
+  EXPECT_EQ(p.from, "");
+}
+
+TEST(MetricsCli, RefusesMissingValuesUnknownWordsAndNoCommand) {
+  Parsed p;
+  std::string why;
+  EXPECT_FALSE(parse({"--metric"}, p, why));
+  EXPECT_EQ(why, "--metric needs a spec");
+  EXPECT_FALSE(parse({"--metrics", "x", "--", "true"}, p, why));
+  EXPECT_EQ(why, "unknown argument '--metrics'");
+  EXPECT_FALSE(parse({"--metric", "acc"}, p, why));
+  EXPECT_EQ(why, "no command after --");
+  Parsed install;
+  ASSERT_TRUE(parse({"--install", "/x/pipec-metrics"}, install, why));
+  EXPECT_EQ(install.install, "/x/pipec-metrics");
+}
+
+TEST(MetricsCli, UsageNamesEveryOption) {
+  for (const char* word : {kInstall, kMetric, kFrom, kMetricsFile, kExecutorInput})
+    EXPECT_NE(usage().find(word), std::string::npos) << word;
+}
+
+}  // namespace
+}  // namespace pipec::rules::metrics_cli
