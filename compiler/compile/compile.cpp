@@ -61,7 +61,7 @@ FileId load_input(SourceManager& sources, const std::string& input, Diagnostics&
 Compiled compile_program(SourceManager& sources, FileId main, const TargetOptions& options, Diagnostics& diags,
                          std::optional<package::Format> package) {
   Compiled out;
-  auto program = sema::check_program(sources, main, diags);
+  auto program = sema::check_program(sources, main, diags, options.pipeline);
   if (!program || diags.has_errors()) return out;
   auto pipeline = ir::lower(*program, diags);
   program.reset();  // the IR holds its own copies: the writer reuses this memory

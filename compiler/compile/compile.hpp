@@ -30,6 +30,8 @@ struct TargetOptions {
   /// CronWorkflow with `cron`), for `argo template create` / `argo cron create`.
   emit::argo::DocumentKind kind = emit::argo::DocumentKind::Workflow;
   emit::argo::CronOptions cron;
+  /// The pipeline of the file to build (--pipeline); "" = the one no other pipeline calls.
+  std::string pipeline;
 };
 
 /// What compiling a program gives: the pipeline and the target's text, unset on error.

@@ -63,7 +63,9 @@ int run_local(const LocalOptions& options) {
   std::string error;
   bool cluster_only = false;  // compiles, but needs what only a cluster has
   // Everything `build` checks, and the workflow whose signature `pipec run` checks.
-  Compiled compiled = compile_file(sources, options.input, TargetOptions{}, diags);
+  TargetOptions target;
+  target.pipeline = options.pipeline;
+  Compiled compiled = compile_file(sources, options.input, target, diags);
   std::optional<ir::Pipeline>& pipeline = compiled.pipeline;
   const std::string& yaml = compiled.text;
   if (pipeline && !local::check_local(*pipeline, volumes, diags)) {
@@ -163,6 +165,9 @@ void add_local_options(CLI::App& command, LocalOptions& options) {
       ->group(group);
   command.add_option("--run-dir", options.run_dir,
                      "Where logs, outputs and metrics go (default: pipec-runs/<pipeline>-<UTC time>)")
+      ->group(group);
+  command.add_option("--pipeline", options.pipeline,
+                     "The pipeline of the file to run, when several are not called by another")
       ->group(group);
 }
 

@@ -24,6 +24,7 @@ struct LocalOptions {
   int jobs = 0;
   std::string run_dir;
   std::vector<std::string> volumes;  // CLAIM=DIR
+  std::string pipeline;              // --pipeline: the pipeline of the file to run
   bool local = false;
   CommonOptions common;
 };

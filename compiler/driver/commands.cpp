@@ -153,11 +153,13 @@ int run_build(BuildOptions options) {
 
 // `pipec graph`: the step DAG, checked as `check` does, written in a format.
 int run_graph(const std::string& input, const std::string& format, const std::string& output,
-              bool force, const CommonOptions& common) {
+              bool force, const std::string& chosen, const CommonOptions& common) {
   SourceManager sources;
   Diagnostics diags;
   // Checked as `check` checks it: the task names are the Argo workflow's.
-  std::optional<ir::Pipeline> pipeline = compile_file(sources, input, TargetOptions{}, diags).pipeline;
+  TargetOptions target;
+  target.pipeline = chosen;
+  std::optional<ir::Pipeline> pipeline = compile_file(sources, input, target, diags).pipeline;
   if (pipeline && !diags.has_errors() && !force) {
     // The KFP UI draws nothing this large, and Graphviz takes minutes on it (10,000 steps:
     // over 150 s): one limit with the build's budget (budgets.hpp).
@@ -252,7 +254,7 @@ bool graph_format_for_output(const std::string& output, bool format_given, std::
 
 void add_graph_command(CLI::App& app, int& exit_code) {
   struct GraphOptions {
-    std::string input, format = "dot", output = "-";
+    std::string input, format = "dot", output = "-", pipeline;
     bool force = false;
     CommonOptions common;
   };
@@ -269,6 +271,8 @@ void add_graph_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--force", options->force,
                 "Draw a graph of more than 1000 nodes or edges (refused otherwise: the KFP UI draws "
                 "none, and Graphviz takes minutes)");
+  cmd->add_option("--pipeline", options->pipeline,
+                  "The pipeline of the file to draw, when several are not called by another");
   add_common_options(*cmd, options->common);
   cmd->callback([options, format_opt = cmd->get_option("--format"), &exit_code] {
     std::string format = options->format;
@@ -276,7 +280,8 @@ void add_graph_command(CLI::App& app, int& exit_code) {
       exit_code = kExitUsage;
       return;
     }
-    exit_code = run_graph(options->input, format, options->output, options->force, options->common);
+    exit_code = run_graph(options->input, format, options->output, options->force, options->pipeline,
+                          options->common);
   });
 }
 
@@ -432,6 +437,8 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--target", options->target.target, "Back end whose rules are checked too: kfp-v1 (Argo) or kfp-v2")
       ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))
       ->default_str("kfp-v1");
+  cmd->add_option("--pipeline", options->target.pipeline,
+                  "The pipeline of the file to build, when several are not called by another");
   add_common_options(*cmd, options->common);
   cmd->callback([options, &exit_code] { exit_code = run_check(*options); });
 }
@@ -487,6 +494,8 @@ void add_build_command(CLI::App& app, int& exit_code) {
                   "With --kind cron-workflow: when the previous run is still going: Allow, Forbid "
                   "or Replace (Argo's default: Allow)")
       ->check(CLI::IsMember({"Allow", "Forbid", "Replace"}));
+  cmd->add_option("--pipeline", options->target.pipeline,
+                  "The pipeline of the file to build, when several are not called by another");
   cmd->add_flag("-q,--quiet", options->quiet, "Print no summary");
   cmd->add_flag("--allow-oversize", options->target.allow_oversize,
                 "Report the size limits a server would refuse as warnings, not errors (for "

@@ -29,7 +29,7 @@ std::string describe_metric(const std::string& spec) {
 // spec (describe_metric), and a metric chosen at run time by the parameter it comes from,
 // with that parameter's default. "" for none.
 std::string metrics_of(const ir::Step& step, const std::vector<ir::Param>& params) {
-  if (step.kind == ir::OpKind::Container) return "";
+  if (step.kind == ir::OpKind::Container || step.kind == ir::OpKind::Pipeline) return "";
   auto arg = std::find_if(step.args.begin(), step.args.end(),
                           [](const auto& a) { return a.first == "metrics"; });
   if (arg == step.args.end()) return "";
@@ -69,7 +69,7 @@ void collect_steps(const std::vector<ir::Node>& nodes, const std::string& scope,
                    std::vector<std::pair<std::string, std::string>>& out) {
   for (const auto& node : nodes) {
     if (const auto* step = std::get_if<ir::Step>(&node)) {
-      std::string where = step->op;
+      std::string where = step->kind == ir::OpKind::Pipeline ? "pipeline " + step->op : step->op;
       if (!scope.empty()) where += fmt::format("  (in {})", scope);
       if (step->when) where += "  (conditional)";
       out.emplace_back(step->name, where);

@@ -93,6 +93,12 @@ std::string literal_text(const Literal& l) {
   return l.dump();
 }
 
+const Pipeline* Pipeline::callee(std::string_view name) const {
+  for (const auto& c : callees)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
 std::string Type::str() const {
   switch (kind) {
     case TypeKind::String: return "string";

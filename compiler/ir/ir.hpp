@@ -248,8 +248,9 @@ struct ContainerOp {
   SourceRange range;
 };
 
-/// Which lowering a step's op gets.
-enum class OpKind { Container, MpiJob, TfJob, PyTorchJob };
+/// Which lowering a step's op gets. Pipeline: the step calls another pipeline of the
+/// program (Pipeline::callees holds it, by Step::op).
+enum class OpKind { Container, MpiJob, TfJob, PyTorchJob, Pipeline };
 
 /// One step: a call of an op with named, checked arguments.
 struct Step {
@@ -301,6 +302,16 @@ struct Settings {
   std::map<std::string, SourceRange> ranges;   // of each setting given, by name
 };
 
+/// `output NAME = STEP.FIELD`: an output of a pipeline called as a step. `ref` is the step
+/// output it gives, with the type it has at the top of the pipeline (a list per loop crossed).
+struct PipelineOutput {
+  std::string name;
+  Type type;
+  Ref ref;
+  std::string doc;
+  SourceRange range;
+};
+
 /// A checked, lowered pipeline.
 struct Pipeline {
   std::string name;  // source name of the pipeline
@@ -310,6 +321,13 @@ struct Pipeline {
   std::vector<Node> dag;            // the main DAG, in source order
   std::vector<Node> exit_handler;   // `finally { ... }` steps, in source order
   Settings settings;
+  /// What a step that calls this pipeline reads, in signature order (callees only).
+  std::vector<PipelineOutput> outputs;
+  /// The pipelines steps call (OpKind::Pipeline), each lowered once and shared by all its
+  /// calls, callees before their callers. Only the built pipeline holds them; each has its
+  /// own plan, and `ops` of the built pipeline holds every container op of all of them.
+  std::vector<Pipeline> callees;
+  [[nodiscard]] const Pipeline* callee(std::string_view name) const;
   /// The lowering's decisions on the graph (scopes, reads, fan-in), made by ir::lower.
   Plan plan;
   SourceRange range;

@@ -7,8 +7,9 @@
 // loop passes out of its body. It holds names and indices only, so a copied Pipeline keeps
 // a valid plan.
 //
-// A nested DAG (a pipeline called as a step) is one more Dag whose `owner` is that step: a
-// route crosses it as it crosses a loop, without a second derivation.
+// A pipeline called as a step (ir::Pipeline::callees) has a plan of its own: its template
+// is shared by every call, so its routes never cross into the caller's; `outputs` says how
+// each of its outputs reaches the top of its DAG (a task's output, or fan-in through loops).
 
 #include <cstdint>
 #include <map>
@@ -74,6 +75,10 @@ struct Plan {
     Type type;
   };
   std::map<std::string, std::vector<Export>, std::less<>> exports;  // by loop name, by (step, field)
+
+  /// The step outputs the pipeline gives as its own (ir::Pipeline::outputs, a callee's),
+  /// in that order, each routed to kMain.
+  std::vector<Read> outputs;
 
   /// What each container op's container receives, by op name.
   std::map<std::string, Invocation, std::less<>> containers;

@@ -27,6 +27,7 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
       continue;
     }
     const auto& step = std::get<ir::Step>(node);
+    if (step.kind == ir::OpKind::Pipeline) continue;  // its steps: with the callee's DAG
     auto at = [&](const ir::Value& v) { return v.range.valid() ? v.range : step.range; };
     if (step.kind == ir::OpKind::Container) {
       for (const auto& op : p.ops)
@@ -122,6 +123,7 @@ bool check_local(const ir::Pipeline& pipeline, const std::map<std::string, std::
                  Diagnostics& diags) {
   detail::check_nodes(pipeline, pipeline.dag, volumes, diags);
   detail::check_nodes(pipeline, pipeline.exit_handler, volumes, diags);
+  for (const auto& callee : pipeline.callees) detail::check_nodes(pipeline, callee.dag, volumes, diags);
   // The pipeline's settings that concern a cluster only (parallelism bounds -j).
   for (const char* name : {"timeout", "ttl", "pod_gc", "service_account", "image_pull_secrets"})
     if (auto it = pipeline.settings.ranges.find(name); it != pipeline.settings.ranges.end())

@@ -11,6 +11,12 @@ namespace pipec::local::detail {
 std::string Runner::ref_text(const ir::Ref& r, const Scope& s) {
   switch (r.kind) {
     case ir::Ref::Kind::Param: {
+      for (const Scope* sc = &s; sc; sc = sc->parent) {
+        if (!sc->pipeline) continue;  // a called pipeline's own parameters
+        auto it = sc->params.find(r.name);
+        if (it == sc->params.end()) throw EvalError{"parameter '" + r.name + "' has no value"};
+        return it->second;
+      }
       auto it = o_.params.find(r.name);
       if (it == o_.params.end()) throw EvalError{"parameter '" + r.name + "' has no value"};
       return it->second;
@@ -49,9 +55,56 @@ bool Runner::condition(const ir::Condition& c, const Scope& s) {
   return condition_holds(c, [&](const ir::Ref& r) { return ref_text(r, s); });
 }
 
+// A step that calls a pipeline: its DAG runs with the arguments as its parameters, in a
+// scope of its own, and its outputs become the step's. It takes no job slot itself.
+Outcome Runner::run_call(const ir::Step& step, Scope& scope, int phase) {
+  const ir::Pipeline* callee = p_.callee(step.op);
+  std::string label = scope.prefix + step.name + scope.suffix;
+  Record rec{label, "pipeline " + step.op, Outcome::Running, 0, "", ""};
+  std::size_t index = new_record(rec);
+  Scope inner;
+  inner.pipeline = callee;
+  inner.prefix = label + "/";
+  try {
+    if (!callee) throw EvalError{"pipeline '" + step.op + "' is not known"};
+    if (step.when && !condition(*step.when, scope)) {
+      rec.outcome = Outcome::Skipped;
+      rec.message = "condition false";
+      finish_record(index, rec);
+      print_line(label, "skipped: its condition is false");
+      return Outcome::Skipped;
+    }
+    for (const auto& [name, value] : step.args) inner.params[name] = text(value, scope);
+  } catch (const EvalError& e) {
+    rec.outcome = Outcome::Failed;
+    rec.message = e.message;
+    finish_record(index, rec);
+    print_line(label, "failed: " + rec.message);
+    return Outcome::Failed;
+  }
+  auto t0 = Clock::now();
+  Outcome o = run_dag(callee->dag, inner, phase);
+  if (o == Outcome::Succeeded) {
+    try {
+      std::map<std::string, std::string> values;
+      for (const auto& out : callee->outputs) values[out.name] = ref_text(out.ref, inner);
+      std::lock_guard lock(mu_);
+      scope.outputs[step.name] = std::move(values);
+    } catch (const EvalError& e) {
+      o = Outcome::Failed;
+      rec.message = e.message;
+    }
+  }
+  rec.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  rec.outcome = o;
+  finish_record(index, rec);
+  return o;
+}
+
 Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase) {
+  if (step.kind == ir::OpKind::Pipeline) return run_call(step, scope, phase);
   Record rec;
-  rec.name = step.name + scope.suffix;
+  rec.name = scope.prefix + step.name + scope.suffix;
   rec.kind = step.kind == ir::OpKind::Container ? step.op
              : step.kind == ir::OpKind::MpiJob  ? "mpi_job"
              : step.kind == ir::OpKind::TfJob   ? "tf_job"
@@ -109,7 +162,7 @@ Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase) {
 }
 
 Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
-  std::string label = loop.name + scope.suffix;
+  std::string label = scope.prefix + loop.name + scope.suffix;
   ir::Literal items;
   try {
     if (loop.when && !condition(*loop.when, scope)) {
@@ -141,6 +194,7 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
     auto s = std::make_unique<Scope>();
     s->parent = &scope;
     s->suffix = scope.suffix + "." + std::to_string(i);
+    s->prefix = scope.prefix;
     s->var = loop.var;
     s->item = items[i];
     {
@@ -164,8 +218,9 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
     if (o != Outcome::Succeeded && o != Outcome::Skipped) return o == Outcome::Stopped ? o : Outcome::Failed;
   // Fan-in: each output the plan says the loop gives out of its body (a step's, or an
   // inner loop's list) as the list of every iteration's value, for the steps after it.
-  auto exports = p_.plan.exports.find(loop.name);
-  if (exports == p_.plan.exports.end()) return Outcome::Succeeded;
+  const ir::Plan& plan = pipeline_of(scope).plan;
+  auto exports = plan.exports.find(loop.name);
+  if (exports == plan.exports.end()) return Outcome::Succeeded;
   std::lock_guard lock(mu_);
   for (const auto& e : exports->second) {
     std::vector<std::string> list;
@@ -225,7 +280,10 @@ Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int ph
       if (blocked || failed || g_stop.load() >= (phase == 0 ? 1 : 2)) {
         state[i] = Outcome::Omitted;
         if (const auto* s = std::get_if<ir::Step>(&nodes[i])) {
-          Record rec{s->name + scope.suffix, s->kind == ir::OpKind::Container ? s->op : "training",
+          Record rec{scope.prefix + s->name + scope.suffix,
+                     s->kind == ir::OpKind::Container  ? s->op
+                     : s->kind == ir::OpKind::Pipeline ? "pipeline " + s->op
+                                                       : "training",
                      Outcome::Omitted, 0, "", blocked ? "a step it depends on did not succeed"
                                                       : "the pipeline was stopping"};
           new_record(rec);

@@ -76,9 +76,7 @@ bool Runner::start(Proc& p, std::string& error) {
   cargv.push_back(nullptr);
   for (auto& s : p.env) cenv.push_back(s.data());
   cenv.push_back(nullptr);
-  std::string log_path = p.dir + "/" + (p.label.find('/') == std::string::npos
-                                             ? std::string("log")
-                                             : p.label.substr(p.label.find('/') + 1) + ".log");
+  std::string log_path = p.dir + "/" + p.log;
   int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   int fds[2];
   if (log_fd < 0 || pipe2(fds, O_CLOEXEC) != 0) {

@@ -74,6 +74,12 @@ inline const char* outcome_name(Outcome o) {
 struct Scope {
   const Scope* parent = nullptr;
   std::string suffix;  // ".0", ".0.2": the loop items this scope is in
+  /// A called pipeline's DAG (a scope with no parent: it sees only its own values): the
+  /// pipeline, its arguments' texts, and "CALL/" before its steps' names ("te.0/" for the
+  /// call `te` in the first iteration of a loop).
+  const ir::Pipeline* pipeline = nullptr;
+  std::map<std::string, std::string> params;
+  std::string prefix;
   std::string var;     // the loop variable this scope binds, if any
   ir::Literal item;
   std::map<std::string, std::map<std::string, std::string>> outputs;  // guarded by Runner::mu_
@@ -91,7 +97,8 @@ struct Record {
 
 /// One process of a step: a container, or one replica of a training job.
 struct Proc {
-  std::string label;  // "[step]" prefix text: "step" or "step/worker-1"
+  std::string label;  // "[step]" prefix text: "step" or "step/worker-1" ("call/step" in a called pipeline)
+  std::string log = "log";  // the log's file name in `dir`: "log", or a replica's "worker-1.log"
   std::vector<std::string> argv;
   std::vector<std::string> env;  // NAME=VALUE
   std::string dir;                // the step's directory (host)
@@ -141,6 +148,13 @@ class Runner {
   Outcome run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int phase);
   Outcome run_step(const ir::Step& step, Scope& scope, int phase);
   Outcome run_loop(const ir::Loop& loop, Scope& scope, int phase);
+  Outcome run_call(const ir::Step& step, Scope& scope, int phase);
+  /// The pipeline whose DAG `s` belongs to: a called one, or the one run.
+  const ir::Pipeline& pipeline_of(const Scope& s) const {
+    for (const Scope* sc = &s; sc; sc = sc->parent)
+      if (sc->pipeline) return *sc->pipeline;
+    return p_;
+  }
   Outcome run_container(const ir::Step& step, Scope& scope, int phase, Record& rec);
   Outcome run_training(const ir::Step& step, Scope& scope, int phase, Record& rec);
 

@@ -26,7 +26,7 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
       args[param.name] = param.path;
     }
 
-  std::string name = step.name + scope.suffix;
+  std::string name = scope.prefix + step.name + scope.suffix;
   auto proc = std::make_unique<Proc>();
   proc->label = name;
   proc->dir = o_.run_dir + "/steps/" + name;
@@ -232,7 +232,7 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
   // would get, with this run's values.
   emit::kubeflow::LauncherCall call;
   emit::kubeflow::JobOptions job_options;
-  job_options.params = &p_.params;
+  job_options.params = &pipeline_of(scope).params;
   Diagnostics diags;
   if (!emit::kubeflow::build_launcher_call(step, job_options, call, diags))
     throw EvalError{"the training job cannot be built"};
@@ -293,7 +293,7 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
   }
   auto scraper = std::make_unique<runtime::MetricScraper>(specs);
 
-  std::string name = step.name + scope.suffix;
+  std::string name = scope.prefix + step.name + scope.suffix;
   std::string dir = o_.run_dir + "/steps/" + name;
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -313,6 +313,7 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
     const Json& pod = replica_pod(job, r.type);
     auto p = std::make_unique<Proc>();
     p->label = name + "/" + r.label;
+    p->log = r.label + ".log";
     p->dir = dir;
     p->env = base_env(dir + "/work");
     p->root = dir + "/" + r.label + "/fs";  // each replica's own, as each pod's

@@ -5,7 +5,9 @@
 // a step inside a loop of the scope names that loop); `when` is the conjunction of the
 // enclosing ifs of the same DAG (else: `not`); loops get unique names "for-<var>[-N]"
 // (and "<loop>-limit" for a limit) that no step name takes; `ops` holds the container
-// ops some step calls, by name. Invents nothing else.
+// ops some step calls, by name. The pipelines steps call are lowered the same way, once
+// each, into `callees` (callees first); loop names are unique across all of them, and
+// `ops` holds theirs too. Invents nothing else.
 #include "compiler/lower/lower.hpp"
 
 #include <algorithm>
@@ -30,27 +32,34 @@ namespace {
 
 using sema::Stmt;
 
+// What the lowerings of the built pipeline and of the pipelines it calls share: the names
+// loops take (each loop has a template of its own, so no two may meet) and the container
+// ops some step calls.
+struct Shared {
+  bool names_collected = false;
+  std::unordered_set<std::string> taken;  // dns names of steps and loops, once a loop needs them
+  std::set<std::string_view> used_ops;    // in name order
+};
+
 class Lowerer {
  public:
-  Lowerer(const sema::Program& program, Diagnostics& diags) : program_(program), diags_(diags) {}
+  Lowerer(const sema::Program& program, const sema::PipelineDef& def, Shared& shared, Diagnostics& diags)
+      : program_(program), def_(def), diags_(diags), names_collected_(shared.names_collected),
+        taken_(shared.taken), used_ops_(shared.used_ops) {}
 
   Pipeline run() {
     Pipeline p;
-    p.name = program_.name;
-    p.description = program_.description;
-    p.range = program_.range;
-    p.params = program_.params;
-    p.settings = program_.settings;
+    p.name = def_.name;
+    p.description = def_.description;
+    p.range = def_.range;
+    p.params = def_.params;
+    p.settings = def_.settings;
+    p.outputs = def_.outputs;
     scopes_.emplace_back();  // kTop: no loops around
-    place(program_.body, kTop);
-    place(program_.finally_body, kTop);
-    p.dag = nodes(program_.body, kTop);
-    p.exit_handler = nodes(program_.finally_body, kTop);
-    for (const auto& name : used_ops_) {
-      const auto& op = program_.ops.find(name)->second;
-      if (op.container) p.ops.push_back(*op.container);
-    }
-    p.plan = plan_of(p, diags_);
+    place(def_.body, kTop);
+    place(def_.finally_body, kTop);
+    p.dag = nodes(def_.body, kTop);
+    p.exit_handler = nodes(def_.finally_body, kTop);
     return p;
   }
 
@@ -84,6 +93,10 @@ class Lowerer {
           if (!names_collected_) {  // only loops need the step names, to avoid them
             collect_names(program_.body);
             collect_names(program_.finally_body);
+            for (const auto& callee : program_.callees) {  // their templates, their steps
+              taken_.insert(to_dns1123(callee.name));
+              collect_names(callee.body);
+            }
             names_collected_ = true;
           }
           std::string base = "for-" + to_dns1123(s.var);
@@ -249,15 +262,16 @@ class Lowerer {
   }
 
   const sema::Program& program_;
+  const sema::PipelineDef& def_;
   Diagnostics& diags_;
-  bool names_collected_ = false;
-  std::unordered_set<std::string> taken_;  // dns names of steps and loops, once a loop needs them
+  bool& names_collected_;
+  std::unordered_set<std::string>& taken_;
   std::map<const Stmt*, std::string> loop_names_;
   std::map<const Stmt*, std::string> limit_names_;  // loops with a limit
   std::map<const Stmt*, ScopeId> loop_scopes_;  // the scope of each loop's body
   std::vector<std::vector<std::string>> scopes_;  // by ScopeId: the loops, outermost first
   std::unordered_map<std::string_view, ScopeId> scope_of_;  // steps inside loops only
-  std::set<std::string_view> used_ops_;  // in name order
+  std::set<std::string_view>& used_ops_;
 };
 
 }  // namespace
@@ -268,7 +282,21 @@ std::optional<Pipeline> lower(const sema::Program& program, Diagnostics& diags) 
   // stands in a shell-form script (emit/shell: inside backticks, `$((...))`, a quoted
   // here-document), once for every target.
   const std::size_t errors = diags.error_count();
-  Pipeline p = Lowerer(program, diags).run();
+  Shared shared;
+  std::vector<Pipeline> callees;
+  callees.reserve(program.callees.size());
+  for (const auto& def : program.callees) {
+    Pipeline callee = Lowerer(program, def, shared, diags).run();
+    callee.plan = plan_of(callee, callees, diags);
+    callees.push_back(std::move(callee));
+  }
+  Pipeline p = Lowerer(program, program, shared, diags).run();
+  p.callees = std::move(callees);
+  for (const auto& name : shared.used_ops) {
+    const auto& op = program.ops.find(name)->second;
+    if (op.container) p.ops.push_back(*op.container);
+  }
+  p.plan = plan_of(p, diags);
   if (diags.error_count() > errors) return std::nullopt;
   return p;
 }

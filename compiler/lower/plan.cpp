@@ -16,13 +16,19 @@ namespace {
 
 class Planner {
  public:
-  explicit Planner(const Pipeline& p) : p_(p) {}
+  Planner(const Pipeline& p, const std::vector<Pipeline>& callees) : p_(p), callees_(callees) {}
 
   Plan run() {
     plan_.dags.resize(2);  // kMain, kFinally
     place(p_.dag, Plan::kMain);
     place(p_.exit_handler, Plan::kFinally);
     for (Plan::DagId d = 0; d < plan_.dags.size(); ++d) read(d);
+    // A called pipeline's outputs are read at the top of its DAG, as a step there would.
+    for (const auto& out : p_.outputs) {
+      Plan::Route route = plan_.route(Plan::kMain, out.ref.name);
+      export_through(out.ref, route);
+      plan_.outputs.push_back({out.ref.name, out.ref.field, std::move(route)});
+    }
     return std::move(plan_);
   }
 
@@ -91,11 +97,16 @@ class Planner {
   void export_through(const Ref& r, const Plan::Route& route) {
     if (route.kind != Plan::Route::Kind::FanIn) return;
     Type base = r.type;
-    if (auto s = steps_.find(r.name); s != steps_.end())
+    if (auto s = steps_.find(r.name); s != steps_.end()) {
       for (const auto& op : p_.ops)
         if (op.name == s->second->op)
           for (const auto& out : op.outputs)
             if (out.name == r.field) base = out.type;
+      for (const auto& callee : callees_)
+        if (s->second->kind == OpKind::Pipeline && callee.name == s->second->op)
+          for (const auto& out : callee.outputs)
+            if (out.name == r.field) base = out.type;
+    }
     for (std::size_t i = 0; i < route.through.size(); ++i) {
       auto& list = plan_.exports[route.through[i]];
       auto at = std::lower_bound(list.begin(), list.end(), std::make_pair(r.name, r.field),
@@ -110,6 +121,7 @@ class Planner {
   }
 
   const Pipeline& p_;
+  const std::vector<Pipeline>& callees_;
   Plan plan_;
   std::map<std::string, const Step*, std::less<>> steps_;
   std::map<std::string, const Loop*, std::less<>> loops_;
@@ -118,7 +130,11 @@ class Planner {
 }  // namespace
 
 Plan plan_of(const Pipeline& pipeline, Diagnostics& diags) {
-  Plan plan = Planner(pipeline).run();
+  return plan_of(pipeline, pipeline.callees, diags);
+}
+
+Plan plan_of(const Pipeline& pipeline, const std::vector<Pipeline>& callees, Diagnostics& diags) {
+  Plan plan = Planner(pipeline, callees).run();
   for (const auto& op : pipeline.ops) plan.containers.emplace(op.name, invocation_of(op, diags));
   return plan;
 }

@@ -11,6 +11,10 @@ namespace pipec::ir {
 /// sets Pipeline::plan with it; a pipeline built by hand (a test) may call it too.
 /// `diags` gets the warnings of a shell-form script (emit/shell).
 [[nodiscard]] Plan plan_of(const Pipeline& pipeline, Diagnostics& diags);
+/// The same for a pipeline whose steps call `callees` (the built pipeline's, which a
+/// called pipeline does not hold itself).
+[[nodiscard]] Plan plan_of(const Pipeline& pipeline, const std::vector<Pipeline>& callees,
+                           Diagnostics& diags);
 
 /// What the container of `op` receives (ir/invocation.hpp): part of plan_of().
 [[nodiscard]] Invocation invocation_of(const ContainerOp& op, Diagnostics& diags);

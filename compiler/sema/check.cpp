@@ -25,7 +25,7 @@ std::shared_ptr<const Program> Checker::run(FileId main) {
   if (!load_modules(sources_, main, diags_, modules_)) return nullptr;
   collect_ops();
   if (diags_.has_errors()) return nullptr;
-  const ast::PipelineDecl* pipeline = find_pipeline(main);
+  const ast::PipelineDecl* pipeline = check_pipelines(main);
   if (!pipeline) return nullptr;
   check_pipeline(*pipeline);
   if (diags_.has_errors()) return nullptr;
@@ -168,31 +168,6 @@ OpInfo Checker::check_op(const ast::OpDecl& op, const LoadedModule& m) {
   return info;
 }
 
-const ast::PipelineDecl* Checker::find_pipeline(FileId main) {
-  const ast::PipelineDecl* found = nullptr;
-  for (const auto& m : modules_) {
-    for (const auto& decl : m.module.decls) {
-      const auto* p = boost::get<ast::PipelineDecl>(&decl.get());
-      if (!p) continue;
-      if (!m.is_main) {
-        diags_.error(p->name.range,
-                     fmt::format("'{}' is used as a library, so it cannot declare a pipeline",
-                                 sources_.name(m.file)));
-      } else if (found) {
-        diags_.error(p->name.range, "a file declares only one pipeline");
-        diags_.note(found->name.range, "first pipeline here");
-      } else {
-        found = p;
-      }
-    }
-  }
-  if (!found && !diags_.has_errors())
-    diags_.error(SourceRange{main, 0, 0},
-                 fmt::format("'{}' declares no pipeline (e.g. pipeline NAME {{ ... }})",
-                             sources_.name(main)));
-  return diags_.has_errors() ? nullptr : found;
-}
-
 void Checker::check_pipeline(const ast::PipelineDecl& p) {
   program_.name = p.name.name;
   program_.range = p.name.range;
@@ -219,7 +194,20 @@ void Checker::check_pipeline(const ast::PipelineDecl& p) {
       if (settings_seen_) diags_.error(set->get().range, "a pipeline has only one 'settings' block");
       settings_seen_ = true;
       check_settings(set->get());
+      if (!root_)
+        diags_.warning(set->get().range,
+                       fmt::format("the settings of pipeline '{}' apply only when it is built; "
+                                   "called as a step, it runs with the settings of the pipeline built",
+                                   p.name.name));
     } else if (const auto* f = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
+      if (!root_) {
+        diags_.error(f->get().range,
+                     fmt::format("pipeline '{}' is called as a step, so it cannot have 'finally' "
+                                 "(an exit handler runs at the end of the whole run); move the "
+                                 "steps to the 'finally' of the pipeline built",
+                                 p.name.name));
+        continue;
+      }
       if (finally) {
         diags_.error(f->get().range, "a pipeline has only one 'finally' block");
         diags_.note(finally->range, "first 'finally' here");
@@ -234,6 +222,7 @@ void Checker::check_pipeline(const ast::PipelineDecl& p) {
   step_dns_.reserve(p.body.statements.size());
   collect_steps(p.body.statements, {}, true);
   program_.body = statements(p.body.statements);
+  check_outputs(p);
   if (finally) {
     scope_path_ = {finally_scope_};
     program_.finally_body = statements(finally->body.statements);
@@ -244,8 +233,9 @@ void Checker::check_pipeline(const ast::PipelineDecl& p) {
 }  // namespace detail
 
 std::shared_ptr<const Program> check_program(SourceManager& sources, FileId main,
-                                             Diagnostics& diags) {
+                                             Diagnostics& diags, std::string_view pipeline) {
   detail::Checker checker(sources, diags);
+  checker.choose(std::string(pipeline));
   return checker.run(main);
 }
 

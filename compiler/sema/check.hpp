@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/base/source_manager.hpp"
@@ -17,7 +18,10 @@ struct Program;
 /// relative files through `sources`), and runs every check: names, types,
 /// constraints, the step graph. Reports every error it finds in `diags`.
 /// Returns nullptr if any error was reported.
+/// The pipeline built is the one of `main` that no other pipeline of it calls, or
+/// `pipeline` when given; the pipelines it calls as steps are checked with it.
 [[nodiscard]] std::shared_ptr<const Program> check_program(SourceManager& sources, FileId main,
-                                                           Diagnostics& diags);
+                                                           Diagnostics& diags,
+                                                           std::string_view pipeline = {});
 
 }  // namespace pipec::sema

@@ -40,7 +40,7 @@ void Checker::check_param(const ast::ParamDecl& p) {
     if (auto v = value(*p.default_value, Context::Default)) {
       if (check_assign(*v, *type, [&] { return fmt::format("default for '{}'", p.name.name); })) {
         param.default_value = v->literal;
-        check_against(param, v->range);
+        check_against(param, *param.default_value, v->range, "default");
       }
     }
   }
@@ -107,17 +107,16 @@ void Checker::check_constraint(const ast::ParamDecl& p, const Type& type, ir::Co
   }
 }
 
-void Checker::check_against(const ir::Param& p, SourceRange at) {
+void Checker::check_against(const ir::Param& p, const ir::Literal& v, SourceRange at, const char* what) {
   const auto& c = p.constraint;
-  const auto& v = *p.default_value;
   if (!c.one_of.empty() && std::find(c.one_of.begin(), c.one_of.end(), v) == c.one_of.end()) {
     std::string allowed;
     for (const auto& a : c.one_of) allowed += (allowed.empty() ? "" : ", ") + a.dump();
-    diags_.error(at, fmt::format("default {} of '{}' is not one of the allowed values [{}]",
+    diags_.error(at, fmt::format("{} {} of '{}' is not one of the allowed values [{}]", what,
                                  v.dump(), p.name, allowed));
   }
   if (c.min && v.is_number() && (v.get<double>() < *c.min || v.get<double>() > *c.max))
-    diags_.error(at, fmt::format("default {} of '{}' is outside its range {}..{}", v.dump(),
+    diags_.error(at, fmt::format("{} {} of '{}' is outside its range {}..{}", what, v.dump(),
                                  p.name, bound(*c.min, p.type), bound(*c.max, p.type)));
 }
 

@@ -68,6 +68,10 @@ void Checker::collect_steps(const std::vector<ast::Statement>& body, std::vector
         diags_.error(p->get().range, "'param' is only allowed at the top of a pipeline");
       if (const auto* set = boost::get<x3::forward_ast<ast::SettingsStmt>>(&s.get()))
         diags_.error(set->get().range, "'settings' is only allowed at the top of a pipeline");
+      if (const auto* o = boost::get<x3::forward_ast<ast::OutputStmt>>(&s.get()))
+        diags_.error(o->get().range,
+                     "'output' is only allowed at the top of a pipeline (an output of a step "
+                     "inside a 'for' is given there as the list of its values)");
     }
   }
 }
@@ -260,8 +264,8 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
     auto p = std::find_if(op->params.begin(), op->params.end(),
                           [&](const ir::OpParam& q) { return q.name == arg.name.name; });
     if (p == op->params.end()) {
-      diags_.error(arg.name.range,
-                   fmt::format("unknown argument '{}' for op '{}'", arg.name.name, op->name));
+      diags_.error(arg.name.range, fmt::format("unknown argument '{}' for {} '{}'", arg.name.name,
+                                               callable_kind(*op), op->name));
       std::vector<std::string> names;
       for (const auto& q : op->params) names.push_back(q.name);
       if (suggest(arg.name.range, arg.name.name, names))
@@ -272,9 +276,14 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
     if (symbols_) use_member(arg.name.range, Symbol::Kind::OpParameter, op->name, arg.name.name);
     if (!v) continue;
     if (!check_assign(*v, p->type, [&] {
-          return fmt::format("argument '{}' of op '{}'", arg.name.name, op->name);
+          return fmt::format("argument '{}' of {} '{}'", arg.name.name, callable_kind(*op), op->name);
         }))
       continue;
+    // A called pipeline's parameter keeps its constraint (`in 1..64`): a constant argument
+    // is checked against it here, as a default is.
+    if (auto c = callee_params_.find(op->name); c != callee_params_.end() && v->is_literal())
+      for (const auto& param : c->second)
+        if (param.name == arg.name.name) check_against(param, v->literal, v->range, "argument");
     out.args.emplace_back(arg.name.name, std::move(*v));
   }
   if (op && op->container) check_bound_fields(*op, out.args);
@@ -284,8 +293,8 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
       if (p.default_value || find_given(p.name) != given.end() || suggested.count(p.name))
         continue;
       if (op->component && component::may_leave_out(*op->component, p.name)) continue;
-      diags_.error(s.op.range,
-                   fmt::format("missing argument '{}' for op '{}'", p.name, op->name));
+      diags_.error(s.op.range, fmt::format("missing argument '{}' for {} '{}'", p.name,
+                                           callable_kind(*op), op->name));
       diags_.note(op->param_ranges[i], fmt::format("'{}' declared here", p.name));
     }
   }
@@ -339,6 +348,10 @@ std::string Checker::component_variant(const OpInfo& sig,
   info.container = std::move(*container);
   program_.ops[name] = std::move(info);
   return name;
+}
+
+const char* Checker::callable_kind(const OpInfo& op) {
+  return op.kind == ir::OpKind::Pipeline ? "pipeline" : "op";
 }
 
 const StepEntry* Checker::find_step(std::string_view name) const {

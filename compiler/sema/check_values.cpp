@@ -315,8 +315,8 @@ std::optional<ir::Ref> Checker::resolve(const ast::Identifier& head,
       std::vector<std::string> names;
       for (const auto& out : outputs) names.push_back(out.name);
       if (!suggest(field->range, field->name, names) && !names.empty())
-        diags_.note(step.op->range,
-                    fmt::format("op '{}' has outputs {}", step.op->name, join_quoted(names)));
+        diags_.note(step.op->range, fmt::format("{} '{}' has outputs {}", callable_kind(*step.op),
+                                                step.op->name, join_quoted(names)));
       return std::nullopt;
     }
     if (symbols_) use_member(field->range, Symbol::Kind::Output, step.op->name, field->name);

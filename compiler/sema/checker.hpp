@@ -6,6 +6,7 @@
 //   check_op_body.cpp   container op bodies: image, command, env, resources, outputs, ...
 //   check_params.cpp    pipeline parameters, their constraints, and `settings`
 //   check_steps.cpp     steps and their arguments, `if`, `for`, scopes and dependencies
+//   check_calls.cpp     pipelines as steps: the one built, callees, recursion, outputs
 //   check_values.cpp    values, names, conditions, types and the shared helpers
 // Private to compiler/sema: only those files include it.
 
@@ -91,6 +92,8 @@ struct LoopVar {
 class Checker {
  public:
   Checker(SourceManager& sources, Diagnostics& diags) : sources_(sources), diags_(diags) {}
+  /// Builds pipeline `name` of the main file rather than the one no other pipeline calls.
+  void choose(std::string name) { wanted_ = std::move(name); }
 
   std::shared_ptr<const Program> run(FileId main);
   /// symbols.cpp: the passes of run() with every declaration and resolved name recorded
@@ -102,8 +105,13 @@ class Checker {
   StepGraph step_graph();
   void collect_ops();
   OpInfo check_op(const ast::OpDecl& op, const LoadedModule& m);
-  const ast::PipelineDecl* find_pipeline(FileId main);
   void check_pipeline(const ast::PipelineDecl& p);
+
+  // check_calls.cpp
+  const ast::PipelineDecl* check_pipelines(FileId main);
+  void reset_pipeline();
+  void add_callee(const ast::PipelineDecl& p);
+  void check_outputs(const ast::PipelineDecl& p);
 
   // check_op_body.cpp
   ir::ContainerOp check_body(const ast::OpDecl& op, OpInfo& info);
@@ -119,7 +127,9 @@ class Checker {
   // check_params.cpp
   void check_param(const ast::ParamDecl& p);
   void check_constraint(const ast::ParamDecl& p, const Type& type, ir::Constraint& out);
-  void check_against(const ir::Param& p, SourceRange at);
+  /// `v` (the default, or a constant argument of a called pipeline: `what`) against the
+  /// constraint of `p`.
+  void check_against(const ir::Param& p, const ir::Literal& v, SourceRange at, const char* what);
   static std::string bound(double b, const Type& type);
   void check_settings(const ast::SettingsStmt& s);
 
@@ -135,6 +145,7 @@ class Checker {
   std::string component_variant(const OpInfo& sig,
                                 const std::vector<std::pair<std::string, Value>>& args,
                                 SourceRange call);
+  static const char* callable_kind(const OpInfo& op);  // "op" or "pipeline"
   const StepEntry* find_step(std::string_view name) const;
   std::uint32_t id_of(const StepEntry& step) const;
   std::vector<std::string> step_names() const;
@@ -163,6 +174,9 @@ class Checker {
   void index_op(const ast::OpDecl& op);
   void index_param(const ast::ParamDecl& p);
   void index_step(const ast::StepDecl& s);
+  void index_pipeline(const ast::PipelineDecl& p);
+  bool index_callable(const ast::Identifier& name, std::string sig, const std::string& doc);
+  void index_outputs(const ast::Identifier& owner, const std::vector<ast::OpOutputDecl>& outputs, bool first);
   void use_symbol(SourceRange at, const std::map<std::string, std::size_t, std::less<>>& names,
                   std::string_view name);
   void use_member(SourceRange at, Symbol::Kind kind, const std::string& op, const std::string& name);
@@ -214,6 +228,9 @@ class Checker {
   std::vector<std::uint32_t>* uses_ = nullptr;          // collects the steps a value uses
   const OpInfo* current_op_ = nullptr;
   std::map<std::string, OpInfo> component_sigs_;  // components' signatures, by op name
+  std::string wanted_;  // choose(): the pipeline to build
+  bool root_ = true;    // the pipeline being checked is the one built (else a callee)
+  std::map<std::string, std::vector<ir::Param>, std::less<>> callee_params_;  // by pipeline
   std::map<std::string, std::map<std::string, std::string>> component_variants_;  // op -> key -> name
   SymbolTable* symbols_ = nullptr;  // set by index(): where declarations and uses are recorded
   // index(): the symbol of each op parameter and output, by (kind, op, name)

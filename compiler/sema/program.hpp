@@ -58,15 +58,22 @@ struct Stmt {
   std::vector<Stmt> body;
 };
 
-struct Program {
+/// One checked pipeline: the one built, or one that steps call (OpKind::Pipeline).
+struct PipelineDef {
   std::string name;
   std::string description;
   SourceRange range;                  // of the pipeline's name
   std::vector<ir::Param> params;      // in source order
-  std::map<std::string, OpInfo, std::less<>> ops;  // every op the program can call, by name
   std::vector<Stmt> body;
   std::vector<Stmt> finally_body;
   ir::Settings settings;
+  std::vector<ir::PipelineOutput> outputs;  // `output` statements, in signature order
+};
+
+/// The pipeline built, every op its steps can call, and the pipelines they call.
+struct Program : PipelineDef {
+  std::map<std::string, OpInfo, std::less<>> ops;  // every op and called pipeline, by name
+  std::vector<PipelineDef> callees;  // every pipeline called, callees before their callers
 };
 
 }  // namespace pipec::sema

@@ -79,12 +79,7 @@ void Checker::index(FileId main, SymbolTable& table) {
     table.uses.push_back({range, used, stdlib});
   }
   collect_ops();
-  for (const auto& decl : m->module.decls) {
-    if (const auto* p = boost::get<ast::PipelineDecl>(&decl.get())) {
-      check_pipeline(*p);
-      break;
-    }
-  }
+  if (const ast::PipelineDecl* p = check_pipelines(main)) check_pipeline(*p);
 }
 
 std::size_t Checker::declare_symbol(Symbol::Kind kind, const ast::Identifier& id, std::string type,
@@ -94,36 +89,71 @@ std::size_t Checker::declare_symbol(Symbol::Kind kind, const ast::Identifier& id
   return symbols_->symbols.size() - 1;
 }
 
-void Checker::index_op(const ast::OpDecl& op) {
-  std::string sig = op.name.name + "(";
-  for (std::size_t i = 0; i < op.params.size(); ++i)
-    sig += (i ? ", " : "") + op.params[i].name.name + ": " + type_text(op.params[i].type);
-  sig += ")";
-  if (!op.outputs.empty()) {
-    sig += " -> (";
-    for (std::size_t i = 0; i < op.outputs.size(); ++i)
-      sig += (i ? ", " : "") + op.outputs[i].name.name + ": " + type_text(op.outputs[i].type);
-    sig += ")";
+namespace {
+
+// `NAME(p: T, ...) -> (o: T, ...)` as the source writes the types: an op's or a pipeline's.
+std::string signature(std::string head, const std::vector<std::pair<const ast::Identifier*, const ast::TypeExpr*>>& params,
+                      const std::vector<ast::OpOutputDecl>& outputs) {
+  head += "(";
+  for (std::size_t i = 0; i < params.size(); ++i)
+    head += (i ? ", " : "") + params[i].first->name + ": " + type_text(*params[i].second);
+  head += ")";
+  if (!outputs.empty()) {
+    head += " -> (";
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      head += (i ? ", " : "") + outputs[i].name.name + ": " + type_text(outputs[i].type);
+    head += ")";
   }
-  // The first declaration of a name is the one steps call (collect_ops() keeps it).
-  bool first = !symbols_->ops.count(op.name.name);
-  std::size_t id = declare_symbol(Symbol::Kind::Op, op.name, sig, op.doc, "");
-  if (first) symbols_->ops.emplace(op.name.name, id);
+  return head;
+}
+
+}  // namespace
+
+// An op or a pipeline, as steps call it; returns whether it is the first of its name (the
+// one steps call: collect_ops() keeps it), whose members uses resolve to.
+bool Checker::index_callable(const ast::Identifier& name, std::string sig, const std::string& doc) {
+  bool first = !symbols_->ops.count(name.name);
+  std::size_t id = declare_symbol(Symbol::Kind::Op, name, std::move(sig), doc, "");
+  if (first) symbols_->ops.emplace(name.name, id);
+  return first;
+}
+
+void Checker::index_outputs(const ast::Identifier& owner, const std::vector<ast::OpOutputDecl>& outputs, bool first) {
+  for (const auto& o : outputs) {
+    std::size_t id = declare_symbol(Symbol::Kind::Output, o.name, type_text(o.type), o.doc, owner.name);
+    if (first) members_.emplace(std::make_tuple(Symbol::Kind::Output, owner.name, o.name.name), id);
+  }
+}
+
+void Checker::index_op(const ast::OpDecl& op) {
+  std::vector<std::pair<const ast::Identifier*, const ast::TypeExpr*>> params;
+  for (const auto& p : op.params) params.emplace_back(&p.name, &p.type);
+  bool first = index_callable(op.name, signature(op.name.name, params, op.outputs), op.doc);
   for (const auto& p : op.params) {
-    id = declare_symbol(Symbol::Kind::OpParameter, p.name, type_text(p.type), p.doc, op.name.name);
+    std::size_t id = declare_symbol(Symbol::Kind::OpParameter, p.name, type_text(p.type), p.doc, op.name.name);
     if (first)
       members_.emplace(std::make_tuple(Symbol::Kind::OpParameter, op.name.name, p.name.name), id);
   }
-  for (const auto& o : op.outputs) {
-    id = declare_symbol(Symbol::Kind::Output, o.name, type_text(o.type), o.doc, op.name.name);
-    if (first)
-      members_.emplace(std::make_tuple(Symbol::Kind::Output, op.name.name, o.name.name), id);
-  }
+  index_outputs(op.name, op.outputs, first);
+}
+
+// A pipeline is called as an op is: its symbol is an op's, its signature its params and
+// outputs (`pipeline train_eval(lr: float) -> (model: file)`); its params are declared as
+// the pipeline's own (index_param).
+void Checker::index_pipeline(const ast::PipelineDecl& p) {
+  std::vector<std::pair<const ast::Identifier*, const ast::TypeExpr*>> params;
+  for (const auto& s : p.body.statements)
+    if (const auto* param = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get()))
+      params.emplace_back(&param->get().name, &param->get().type);
+  bool first = index_callable(p.name, signature("pipeline " + p.name.name, params, p.outputs), p.doc);
+  index_outputs(p.name, p.outputs, first);
 }
 
 void Checker::index_param(const ast::ParamDecl& p) {
   std::size_t id = declare_symbol(Symbol::Kind::Parameter, p.name, type_text(p.type), p.doc, "");
   symbols_->params.emplace(p.name.name, id);
+  // A called pipeline's parameter is what its callers' arguments of that name mean.
+  members_.emplace(std::make_tuple(Symbol::Kind::OpParameter, program_.name, p.name.name), id);
 }
 
 void Checker::index_step(const ast::StepDecl& s) {

@@ -201,6 +201,14 @@ struct SettingsStmt : Located {
   OpBody body;
 };
 
+/// `output NAME = STEP.OUTPUT`: one of the pipeline's declared outputs, when the
+/// pipeline is called as a step.
+struct OutputStmt : Located {
+  std::string keyword;
+  Identifier name;
+  Expression value;
+};
+
 struct IfStmt;
 struct ForStmt;
 struct FinallyStmt;
@@ -210,7 +218,7 @@ struct FinallyStmt;
 struct Statement
     : x3::variant<Description, x3::forward_ast<ParamDecl>, StepDecl, x3::forward_ast<IfStmt>,
                   x3::forward_ast<ForStmt>, x3::forward_ast<FinallyStmt>,
-                  x3::forward_ast<SettingsStmt>> {
+                  x3::forward_ast<SettingsStmt>, x3::forward_ast<OutputStmt>> {
   using base_type::base_type;
   using base_type::operator=;
 };
@@ -266,9 +274,10 @@ struct OpDecl : Located {
   std::string doc;
 };
 
-/// `pipeline NAME { ... }`
+/// `pipeline NAME [-> (OUTPUTS)] { ... }`; outputs are given by `output` statements.
 struct PipelineDecl : Located {
   Identifier name;
+  std::vector<OpOutputDecl> outputs;
   Block body;
   std::string doc;
 };

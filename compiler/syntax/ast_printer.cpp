@@ -127,6 +127,8 @@ class Printer {
       line(depth, "(settings)");
       for (const auto& f : set->get().body.fields)
         line(depth + 1, "(" + f.name.name + " " + expr(f.value) + ")");
+    } else if (const auto* o = boost::get<x3::forward_ast<ast::OutputStmt>>(&s.get())) {
+      line(depth, "(output " + o->get().name.name + " = " + expr(o->get().value) + ")");
     }
   }
 
@@ -148,6 +150,8 @@ class Printer {
           line(1, "(" + f.name.name + " " + expr(f.value) + ")");
     } else if (const auto* p = boost::get<ast::PipelineDecl>(&d.get())) {
       line(0, "(pipeline " + p->name.name + ")");
+      for (const auto& o : p->outputs)
+        line(1, "(output " + o.name.name + ": " + type(o.type) + ")");
       block(1, p->body);
     }
   }

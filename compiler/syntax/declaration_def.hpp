@@ -29,6 +29,7 @@ struct if_statement_class;
 struct for_stmt_class;
 struct settings_stmt_class;
 struct finally_stmt_class;
+struct output_stmt_class;
 struct statement_class;
 struct statement_expected_class;
 struct statement_item_class;
@@ -58,6 +59,7 @@ x3::rule<if_statement_class, ast::Statement> const if_statement = "'if'";
 x3::rule<for_stmt_class, ast::ForStmt> const for_stmt = "'for'";
 x3::rule<settings_stmt_class, ast::SettingsStmt> const settings_stmt = "'settings'";
 x3::rule<finally_stmt_class, ast::FinallyStmt> const finally_stmt = "'finally'";
+x3::rule<output_stmt_class, ast::OutputStmt> const output_stmt = "'output'";
 x3::rule<statement_class, ast::Statement> const statement = "statement";
 x3::rule<statement_expected_class, ast::Statement> const statement_expected = "statement or '}'";
 x3::rule<statement_item_class, ast::Statement> const statement_item = "statement or '}'";
@@ -104,8 +106,10 @@ auto const for_stmt_def = kw_for > identifier > kw_in > expression() >
 auto const finally_stmt_def = keyword_text("finally") > block;
 // settings { timeout "6h" }: `settings` is a keyword only here
 auto const settings_stmt_def = keyword_text("settings") > op_body;
-auto const statement_def =
-    description | param_decl | step_decl | if_stmt | for_stmt | finally_stmt | settings_stmt;
+// output model = train.model: `output` is a keyword only here
+auto const output_stmt_def = keyword_text("output") > identifier > '=' > expression();
+auto const statement_def = description | param_decl | step_decl | if_stmt | for_stmt |
+                           finally_stmt | settings_stmt | output_stmt;
 auto const statement_expected_def = statement;
 auto const statement_item_def = x3::eps > statement_expected;
 // epochs: int = 10
@@ -121,11 +125,11 @@ auto const body_end_def = x3::lit('}');
 // op train(epochs: int = 10) -> (model: string) { image "..." command [...] }
 auto const op_decl_def = kw_op > identifier > '(' > -(op_param % ',' >> -x3::lit(',')) > ')' >
                          -op_outputs > -op_body;
-// pipeline name { ... }
-auto const pipeline_decl_def = kw_pipeline > identifier > block;
+// pipeline name [-> (model: file)] { ... }
+auto const pipeline_decl_def = kw_pipeline > identifier > -op_outputs > block;
 
 BOOST_SPIRIT_DEFINE(type_expr, constraint, param_decl, argument, step_decl, description, block,
-                    block_end, if_stmt, else_body, else_if, if_statement, for_stmt, finally_stmt, settings_stmt,
+                    block_end, if_stmt, else_body, else_if, if_statement, for_stmt, finally_stmt, settings_stmt, output_stmt,
                     statement, statement_expected, statement_item, op_param, op_output, op_outputs, body_field, body_end, op_body,
                     op_decl, pipeline_decl)
 
@@ -145,6 +149,7 @@ struct if_statement_class {};
 struct for_stmt_class : annotate_range {};
 struct settings_stmt_class : annotate_range {};
 struct finally_stmt_class : annotate_range {};
+struct output_stmt_class : annotate_range {};
 struct statement_class {};
 struct statement_expected_class {};
 struct statement_item_class : recover_at<Recovery::Level::Statement> {};

@@ -514,6 +514,7 @@ class Finisher {
   void operator()(ast::SettingsStmt& s) {
     for (auto& f : s.body.fields) expr(f.value);
   }
+  void operator()(ast::OutputStmt& s) { expr(s.value); }
   void block(ast::Block& b) {
     for (auto& s : b.statements) boost::apply_visitor(*this, s);
   }
@@ -530,6 +531,7 @@ class Finisher {
   }
   void operator()(ast::PipelineDecl& p) {
     p.doc = doc_before(text_, docs_, p.range.begin);
+    for (auto& out : p.outputs) out.doc = doc_before(text_, docs_, out.range.begin);
     block(p.body);
   }
 

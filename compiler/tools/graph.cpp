@@ -22,10 +22,15 @@ using Json = nlohmann::ordered_json;
 
 struct Node {
   std::string id, kind, op, loop, condition;
+  std::string task;  // its task's name in the workflow (a called pipeline's: in its template)
   bool in_finally = false;
   int limit = 0;  // a loop's
-  /// A loop's label: its name, and its limit if any.
-  std::string label() const { return limit > 0 ? fmt::format("{} (limit {})", id, limit) : id; }
+  /// A box's label: a loop's name and its limit if any; a call's step and pipeline.
+  std::string label() const {
+    if (kind == "call") return fmt::format("{}: pipeline {}", id, op);
+    return limit > 0 ? fmt::format("{} (limit {})", id, limit) : id;
+  }
+  bool box() const { return kind == "loop" || kind == "call"; }
 };
 struct Edge {
   std::string from, to, kind;
@@ -69,43 +74,54 @@ std::string condition_text(const ir::Condition& c) {
 
 // The nodes in DAG order, each after the loop that holds it; an edge per dependency, `data`
 // when the node reads the other's outputs (directly, or through the loop that holds the
-// producer: ir::Plan's reads), else `after`.
-void walk(const std::vector<ir::Node>& nodes, const std::string& loop, bool in_finally,
-          const ir::Plan& plan, Graph& g) {
+// producer: ir::Plan's reads), else `after`. A step that calls a pipeline is a box (kind
+// `call`) holding that pipeline's nodes, whose ids start with the call's (`te/train`), so
+// two calls of one pipeline draw two boxes.
+void walk(const ir::Pipeline& program, const std::vector<ir::Node>& nodes, const std::string& loop,
+          bool in_finally, const ir::Plan& plan, const std::string& prefix, Graph& g) {
   for (const auto& node : nodes) {
     Node n;
     n.loop = loop;
     n.in_finally = in_finally;
     const std::vector<std::string>* depends = nullptr;
+    const ir::Pipeline* callee = nullptr;
+    std::string local;  // the node's name in its DAG
     if (const auto* step = std::get_if<ir::Step>(&node)) {
-      n.id = step->name;
-      n.kind = step->kind == ir::OpKind::Container ? "step" : "training";
+      local = step->name;
+      n.task = to_dns1123(step->name);
+      n.kind = step->kind == ir::OpKind::Container  ? "step"
+               : step->kind == ir::OpKind::Pipeline ? "call"
+                                                    : "training";
+      if (step->kind == ir::OpKind::Pipeline) callee = program.callee(step->op);
       n.op = step->op;
       if (step->when) n.condition = condition_text(*step->when);
       depends = &step->depends;
     } else {
       const auto& l = std::get<ir::Loop>(node);
-      n.id = l.name;
+      local = l.name;
+      n.task = l.name;
       n.kind = "loop";
       n.limit = l.limit;
       if (l.when) n.condition = condition_text(*l.when);
       depends = &l.depends;
     }
+    n.id = prefix + local;
     std::set<std::string_view> data;  // the nodes of this DAG it reads from
-    if (auto reads = plan.reads.find(n.id); reads != plan.reads.end())
+    if (auto reads = plan.reads.find(local); reads != plan.reads.end())
       for (const auto& r : reads->second)
         data.insert(r.route.kind == ir::Plan::Route::Kind::FanIn ? std::string_view(r.route.through.front())
                                                                   : std::string_view(r.step));
     g.nodes.push_back(n);
-    for (const auto& d : *depends) g.edges.push_back({d, n.id, data.count(d) ? "data" : "after"});
-    if (const auto* l = std::get_if<ir::Loop>(&node)) walk(l->body, l->name, in_finally, plan, g);
+    for (const auto& d : *depends) g.edges.push_back({prefix + d, n.id, data.count(d) ? "data" : "after"});
+    if (const auto* l = std::get_if<ir::Loop>(&node)) walk(program, l->body, n.id, in_finally, plan, prefix, g);
+    if (callee) walk(program, callee->dag, n.id, in_finally, callee->plan, n.id + "/", g);
   }
 }
 
 Graph build(const ir::Pipeline& p) {
   Graph g;
-  walk(p.dag, "", false, p.plan, g);
-  walk(p.exit_handler, "", true, p.plan, g);
+  walk(p, p.dag, "", false, p.plan, "", g);
+  walk(p, p.exit_handler, "", true, p.plan, "", g);
   return g;
 }
 
@@ -136,7 +152,7 @@ std::string clusters(const Graph& g, const Drawing& d) {
         inner += "  ";
       }
       for (const Node* n : list) {
-        if (n->kind == "loop") {
+        if (n->box()) {
           out += d.open_loop(inner, *n);
           emit(n->id, static_cast<int>(inner.size() / 2) + 1);
           out += inner + d.close;
@@ -172,7 +188,7 @@ std::string graph_json(const ir::Pipeline& p) {
   Graph g = build(p);
   Json nodes = Json::array();
   for (const auto& n : g.nodes) {
-    Json j = {{"id", n.id}, {"task", to_dns1123(n.id)}, {"kind", n.kind}};
+    Json j = {{"id", n.id}, {"task", n.task}, {"kind", n.kind}};
     j["op"] = n.op.empty() ? Json(nullptr) : Json(n.op);
     j["loop"] = n.loop.empty() ? Json(nullptr) : Json(n.loop);
     j["condition"] = n.condition.empty() ? Json(nullptr) : Json(n.condition);
@@ -224,7 +240,15 @@ std::string mermaid_label(const std::string& text) {
 std::string graph_mermaid(const ir::Pipeline& p) {
   Graph g = build(p);
   const auto& quote = mermaid_label;
-  auto id = [](const std::string& name) { return "n_" + to_dns1123(name); };
+  // A called pipeline's node `te/train` is n_te--train: '/' is no character of a step's name.
+  auto id = [](const std::string& name) {
+    std::string out = "n_";
+    for (std::size_t at = 0, slash; at <= name.size(); at = slash + 1) {
+      slash = std::min(name.find('/', at), name.size());
+      out += (at ? "--" : "") + to_dns1123(name.substr(at, slash - at));
+    }
+    return out;
+  };
   std::string out = "flowchart TD\n";
   int sub = 0;
   Drawing mermaid;

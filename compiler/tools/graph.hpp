@@ -9,7 +9,9 @@
 
 namespace pipec::tools {
 
-/// The graph as JSON: {"pipeline", "nodes": [{"id", "task", "kind": step|training|loop,
+/// A step that calls a pipeline is a node of kind `call` (`op`: the pipeline) holding that
+/// pipeline's nodes, whose ids are the call's, '/' and their own (`te/train`).
+/// The graph as JSON: {"pipeline", "nodes": [{"id", "task", "kind": step|training|loop|call,
 /// "op", "loop", "condition", "finally"}], "edges": [{"from", "to", "kind": after|data}]}.
 /// `task` is the node's name in the workflow; `loop` the id of the enclosing loop (or null),
 /// `condition` the `if` it runs under (or null). Deterministic.

@@ -355,7 +355,10 @@ class Server {
     auto sym = at(d, params);
     if (!sym) return nullptr;
     const sema::Symbol& s = d.index->table.symbols[*sym];
-    std::string head = s.kind == Kind::Op     ? "op " + s.type
+    // A pipeline is indexed as an op whose signature says `pipeline` (sema/symbols.cpp).
+    const bool pipeline = s.kind == Kind::Op && s.type.rfind("pipeline ", 0) == 0;
+    std::string head = pipeline               ? s.type
+                       : s.kind == Kind::Op   ? "op " + s.type
                        : s.kind == Kind::Step ? "step " + s.name + " = " + s.type + "(...)"
                        : s.type.empty()       ? std::string(sema::kind_name(s.kind)) + " " + s.name
                                               : std::string(sema::kind_name(s.kind)) + " " + s.name + ": " + s.type;

@@ -25,7 +25,11 @@ templates = {t["name"]: t for t in workflow["spec"]["templates"]}
 
 program = open(source, encoding="utf-8").read()
 pipeline = program[program.index("pipeline "):]
-steps = set(re.findall(r"\bstep\s+([A-Za-z_][A-Za-z0-9_]*)\s*=", pipeline))
+# A step that calls a pipeline runs its DAG template, which the UI expands in place: the
+# called pipeline's steps are drawn, each under its own name, not the call.
+pipelines = set(re.findall(r"^pipeline\s+([A-Za-z_][A-Za-z0-9_]*)", program, re.M))
+steps = {name for name, op in re.findall(r"\bstep\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([A-Za-z_][A-Za-z0-9_]*)", pipeline)
+         if op not in pipelines}
 
 
 def dns1123(name):

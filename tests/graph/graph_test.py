@@ -64,8 +64,22 @@ for path in files:
         if edges.get(task, set()) != deps:
             fail(name, f"{task}: graph edges {sorted(edges.get(task, set()))}, workflow {sorted(deps)}")
     for n in graph["nodes"]:
-        if n["kind"] not in ("step", "training", "loop"):
+        if n["kind"] not in ("step", "training", "loop", "call"):
             fail(name, f"node kind {n['kind']}")
+        # A step that calls a pipeline is a box of the called pipeline's nodes, named
+        # CALL/NODE; the workflow runs that pipeline's DAG template as the call's task.
+        if n["kind"] == "call":
+            inner = [m for m in graph["nodes"] if m["loop"] == n["id"]]
+            if not inner or any(not m["id"].startswith(n["id"] + "/") for m in inner):
+                fail(name, f"call {n['id']} holds no nodes, or nodes not named {n['id']}/...")
+            tmpl = next((t for t in wf["spec"]["templates"] if "dag" in t and
+                         any(task["name"] == n["task"] for task in t["dag"]["tasks"])), None)
+            called = next((task["template"] for task in (tmpl or {}).get("dag", {}).get("tasks", [])
+                           if task["name"] == n["task"]), None)
+            body = {t["name"]: t for t in wf["spec"]["templates"]}.get(called, {})
+            got = {task["name"] for task in body.get("dag", {}).get("tasks", [])}
+            if {m["task"] for m in inner} != got:
+                fail(name, f"call {n['id']}: nodes {sorted(m['task'] for m in inner)}, template {called} {sorted(got)}")
     for fmt in ("dot", "mermaid"):
         r = subprocess.run([pipec, "graph", path, "--format", fmt], capture_output=True, text=True)
         if r.returncode != 0 or not r.stdout:
@@ -73,7 +87,11 @@ for path in files:
         # A step's label is its name and op on two lines: DOT's line break, not "\\n".
         if fmt == "dot":
             for n in graph["nodes"]:
-                if n["kind"] != "loop" and n.get("op"):
+                if n["kind"] == "call":
+                    want = f'label="{n["id"]}: pipeline {n["op"]}"'
+                    if want not in r.stdout:
+                        fail(name, f"dot label of call {n['id']}: want {want}")
+                if n["kind"] not in ("loop", "call") and n.get("op"):
                     want = f'label="{n["id"]}\\n{n["op"]}"'
                     if want not in r.stdout or "\\\\n" in r.stdout:
                         fail(name, f"dot label of {n['id']}: want {want}")
@@ -81,9 +99,11 @@ for path in files:
         r = subprocess.run([pipec, "graph", path, "--format", "svg"], capture_output=True, text=True)
         if r.returncode != 0 or "<svg" not in r.stdout:
             fail(name, "--format svg failed: " + r.stderr)
-        elif any(f">{n['id']}<" not in r.stdout for n in graph["nodes"] if n["kind"] != "loop"):
+        elif any(f">{n['id']}<" not in r.stdout for n in graph["nodes"] if n["kind"] not in ("loop", "call")):
             fail(name, "a step's name is missing from the SVG")
-        elif any(n.get("op") and f">{n['op']}<" not in r.stdout for n in graph["nodes"] if n["kind"] != "loop"):
+        elif any(f">{n['id']}: pipeline {n['op']}<" not in r.stdout for n in graph["nodes"] if n["kind"] == "call"):
+            fail(name, "a call's box is not labelled STEP: pipeline NAME in the SVG")
+        elif any(n.get("op") and f">{n['op']}<" not in r.stdout for n in graph["nodes"] if n["kind"] not in ("loop", "call")):
             fail(name, "a step's op is not on a line of its own in the SVG")
         elif "\\n" in r.stdout:
             fail(name, "the SVG shows a literal \\n")

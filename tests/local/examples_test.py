@@ -48,6 +48,11 @@ EXPECT = {
     # of 200 samples of y = 2x + 1 is good, so publish runs.
     "python_ops": ([], 0, {"make": "succeeded", "fit": "succeeded", "judge": "succeeded",
                            "publish": "succeeded"}, "publishing: line: rmse"),
+    # Runs: every call (twice, two deep, per loop item, under the condition) runs its
+    # pipeline's steps; summary reads the calls' outputs (tests/local local.pipes: values).
+    "pipelines_as_steps": ([], 0, {"baseline": "succeeded", "cmp/a/t": "succeeded", "sweep.2/e": "succeeded",
+                                   "check/t": "succeeded", "look": "succeeded", "summary": "succeeded"},
+                           "pipeline pipelines_as_steps succeeded"),
     "use_file": ([], 2, "use_file.pipe:13:11: error: step 'train' cannot run locally: 'data'"),
 }
 

@@ -432,7 +432,50 @@ def files():
         fail("not at the path 'inputs' gives: " + read("steps/direct/log"))
 
 
+def pipes():
+    """Pipelines as steps (dsl-examples/pipelines_as_steps.pipe): a call, a call two deep
+    (compare -> train_eval), a call per loop item with the outputs of every iteration read
+    after the loop (fan-in), a call under a condition, and a loop inside a called
+    pipeline: the values that flow in and out of each call are the real ones."""
+    example = os.path.join(HERE, "..", "..", "dsl-examples", "pipelines_as_steps.pipe")
+    run(example, "-p", "lrs=[0.25, 0.5]", expect=0)
+    got = outcomes()
+    calls = {"baseline": "pipeline train_eval", "cmp": "pipeline compare", "cmp/a": "pipeline train_eval",
+             "cmp/b": "pipeline train_eval", "sweep.0": "pipeline train_eval",
+             "sweep.1": "pipeline train_eval", "check": "pipeline train_eval"}
+    kinds = {s["step"]: s["kind"] for s in json.loads(read("summary.json"))["steps"]}
+    for call, kind in calls.items():
+        if kinds.get(call) != kind or got.get(call) != "succeeded":
+            fail(f"call {call}: {kinds.get(call)} {got.get(call)}")
+    if any(o != "succeeded" for o in got.values()):
+        fail(f"outcomes {got}")
+    # Arguments reach the called pipeline's steps, two calls deep and per loop item;
+    # a default of the called pipeline fills what the call leaves out.
+    models = {"baseline/t": "lr=0.05 data=s3://bucket/train\n", "cmp/a/t": "lr=0.01 data=s3://bucket/train\n",
+              "cmp/b/t": "lr=0.02 data=s3://bucket/train\n", "sweep.0/t": "lr=0.25 data=s3://bucket/train\n",
+              "sweep.1/t": "lr=0.5 data=s3://bucket/train\n", "check/t": "lr=0.5 data=s3://bucket/holdout\n"}
+    for step, want in models.items():
+        if read(f"steps/{step}/outputs/model") != want:
+            fail(f"{step}: {read(f'steps/{step}/outputs/model')!r}")
+    # Outputs come out of the calls: a file (check's model, to look), values (accuracies),
+    # through a loop of the called pipeline (repeats) and of the caller (the sweep's list).
+    if read("steps/look/outputs/text") != models["check/t"].rstrip("\n"):  # a value: one newline off
+        fail("look did not get check's model: " + read("steps/look/outputs/text"))
+    if read("steps/cmp/pick/outputs/best") != "0.99":
+        fail("cmp/pick: " + read("steps/cmp/pick/outputs/best"))
+    want = 'sweep=["0.75","0.50"] baseline=0.95 best=0.99 repeats=["0.99","0.99"]'
+    if read("steps/summary/outputs/report") != want:
+        fail("summary: " + read("steps/summary/outputs/report"))
+    # Under a false condition the call and the steps of its branch are skipped.
+    run(example, "-p", "holdout=false", expect=0)
+    got = outcomes()
+    if got.get("check") != "skipped" or got.get("look") != "skipped" or "check/t" in got:
+        fail(f"holdout=false: {got}")
+    if got.get("summary") != "succeeded":
+        fail(f"holdout=false: summary {got.get('summary')}")
+
+
 os.makedirs(WORK, exist_ok=True)
 {"fanin": fanin, "files": files, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
- "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python}[SCENARIO]()
+ "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python, "pipes": pipes}[SCENARIO]()
 print("ok")

@@ -199,6 +199,68 @@ d = definition(client, uri, position(DUPLICATE_OP, "fetch(url: \"a\")", 1))
 expect("definition of an op declared twice", d and (d["uri"], d["range"]["start"]),
        ("file://" + os.path.join(work, "lib.pipe"), position(LIB, "fetch(")))
 
+# Pipelines as steps: a call goes to the pipeline, of this file or of a `use`d one; hover
+# shows its signature and doc; arguments and outputs go to its params and outputs.
+LIB2 = """use "lib.pipe"
+
+## Trains and evaluates.
+pipeline train_eval -> (acc: int) {
+  ## The learning rate.
+  param lr: float = 0.1
+  step f = fetch(url: "u")
+  output acc = f.size
+}
+"""
+CALLS = """use "lib2.pipe"
+
+pipeline local_one -> (n: int) {
+  step g = fetch(url: "x")
+  output n = g.size
+}
+
+pipeline top {
+  step a = local_one()
+  step b = train_eval(lr: 0.5)
+  step c = fetch(url: "${b.acc} ${a.n}")
+}
+"""
+with open(os.path.join(work, "lib2.pipe"), "w") as f:
+    f.write(LIB2)
+lib2_uri = "file://" + os.path.join(work, "lib2.pipe")
+uri, diagnostics, stderr = open_file("calls.pipe", CALLS)
+expect("diagnostics of pipeline calls", diagnostics, [])
+expect("pipec check on pipeline calls", stderr, "")
+d = definition(client, uri, position(CALLS, "local_one()"))
+expect("definition of a call of this file's pipeline", d and d["range"]["start"], position(CALLS, "local_one ->"))
+d = definition(client, uri, position(CALLS, "train_eval(lr", 2))
+expect("definition of a call of a used file's pipeline", d and (d["uri"], d["range"]["start"]),
+       (lib2_uri, position(LIB2, "train_eval ->")))
+h = hover(client, uri, position(CALLS, "train_eval(lr", 2))
+expect_in("hover on a called pipeline", h, "pipeline train_eval(lr: float) -> (acc: int)")
+expect_in("hover on a called pipeline", h, "Trains and evaluates.")
+d = definition(client, uri, position(CALLS, "lr: 0.5"))
+expect("definition of a call's argument", d and (d["uri"], d["range"]["start"]), (lib2_uri, position(LIB2, "lr: float")))
+d = definition(client, uri, position(CALLS, "${b.acc}", 4))
+expect("definition of a call's output", d and (d["uri"], d["range"]["start"]), (lib2_uri, position(LIB2, "acc: int")))
+
+# A call that comes back: the same located error as `pipec check`.
+CYCLE = """pipeline top {
+  step p = ping()
+}
+
+pipeline ping {
+  step q = pong()
+}
+
+pipeline pong {
+  step p = ping()
+}
+"""
+uri, diagnostics, stderr = open_file("cycle.pipe", CYCLE)
+expect_in("pipec check on a call cycle", stderr, "cycle.pipe:10:12: error: pipeline 'ping' calls itself (ping -> pong -> ping)")
+expect("diagnostics of a call cycle", [(x["range"]["start"], x["message"][:45]) for x in diagnostics],
+       [(position(CYCLE, "ping()", 0, 1), "pipeline 'ping' calls itself (ping -> pong ->")])
+
 client.close()
 for failure in failures:
     print("FAIL:", failure)

@@ -105,7 +105,10 @@ void task_arguments(std::string& out, const Arguments& params, const Arguments& 
 void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& out) {
   std::vector<std::pair<std::string, std::string>> params, artifacts;
   std::string tmpl;
-  if (step.kind == ir::OpKind::Container) {
+  if (step.kind == ir::OpKind::Pipeline) {  // the called pipeline's DAG template (add_callee)
+    tmpl = to_dns1123(step.op);
+    for (const auto& [name, value] : step.args) params.emplace_back(name, argo_value(value, scope));
+  } else if (step.kind == ir::OpKind::Container) {
     tmpl = container_template(step);
     params.reserve(step.args.size());
     for (const auto& [name, value] : step.args) {
@@ -126,7 +129,7 @@ void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& o
 void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& out) {
   loops_[loop.name] = &loop;
   Scope body;
-  body.dag = p_.plan.place(loop.name)->body;
+  body.dag = cur_->plan.place(loop.name)->body;
   claim_template(loop.name, loop.range, "the loop over '" + loop.var + "'");
   std::string tasks;
   dag_tasks(loop.body, body, tasks);
@@ -208,8 +211,8 @@ void WorkflowWriter::add_loop_outputs() {
       append_scalar_entry(text, "parameter", value, 10);
     }
   };
-  for (const auto& [loop_name, exports] : p_.plan.exports) {
-    Scope body{p_.plan.place(loop_name)->body, {}, {}};
+  for (const auto& [loop_name, exports] : cur_->plan.exports) {
+    Scope body{cur_->plan.place(loop_name)->body, {}, {}};
     std::map<std::string, std::string> values;  // output name -> value, in name order
     for (const auto& e : exports)
       values.emplace(export_name(e.step, e.field), argo_ref(ir::step_output(e.step, e.field), body));
@@ -221,6 +224,51 @@ void WorkflowWriter::add_loop_outputs() {
       passed.emplace(name, "{{tasks." + loop_name + ".outputs.parameters." + name + "}}");
     append_outputs(loop.limit_name, passed);
   }
+}
+
+// A pipeline called as a step: one DAG template, shared by every call, named after it. Its
+// inputs are its parameters; its outputs are its steps' (or, through loops, their lists),
+// as its plan routes them to the top of its DAG.
+void WorkflowWriter::add_callee(const ir::Pipeline& callee) {
+  cur_ = &callee;
+  std::string name = k8s_name(callee.name, callee.range, "pipeline");
+  claim_template(name, callee.range, "pipeline '" + callee.name + "'");
+  Scope top;
+  top.dag = ir::Plan::kMain;
+  std::string tasks;
+  dag_tasks(callee.dag, top, tasks);
+  std::vector<std::string> inputs;
+  for (const auto& param : callee.params) inputs.push_back(param.name);
+  add_dag_template(name, inputs, std::move(tasks));
+  std::string& text = templates_.at(name).text;
+  bool any[2] = {false, false};  // parameters, artifacts
+  for (int files = 0; files < 2; ++files) {
+    for (const auto& out : callee.outputs) {
+      if (is_file(out.ref) != (files == 1)) continue;
+      if (!any[0] && !any[1]) {
+        new_line(text, 4);
+        text += "outputs:";
+      }
+      if (!any[files]) {
+        new_line(text, 6);
+        text += files ? "artifacts:" : "parameters:";
+        any[files] = true;
+      }
+      new_line(text, 6);
+      text += "- name: ";
+      append_scalar(text, out.name, 8);
+      std::string value = argo_ref(out.ref, top);
+      if (files) {
+        append_scalar_entry(text, "from", value, 8);
+      } else {
+        new_line(text, 8);
+        text += "valueFrom:";
+        append_scalar_entry(text, "parameter", value, 10);
+      }
+    }
+  }
+  add_loop_outputs();
+  cur_ = &p_;
 }
 
 void WorkflowWriter::dag_tasks(const std::vector<ir::Node>& nodes, Scope& scope, std::string& out) {

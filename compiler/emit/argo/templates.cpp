@@ -313,7 +313,7 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
 }
 
 std::string WorkflowWriter::launcher_template(const ir::Step& step, kubeflow::LauncherCall& call) {
-  if (!kubeflow::build_launcher_call(step, p_.params, options_.mpi_v1, options_.training_runtime, call, diags_)) {
+  if (!kubeflow::build_launcher_call(step, cur_->params, options_.mpi_v1, options_.training_runtime, call, diags_)) {
     ok_ = false;
     return "";
   }

@@ -46,11 +46,15 @@ std::string argo_text(std::string_view text, bool tag_follows) {
 // outside a loop body are imported as inputs of its template.
 WorkflowWriter::RefPath WorkflowWriter::resolve(const ir::Ref& r, Scope& scope) {
   switch (r.kind) {
-    case ir::Ref::Kind::Param: return {"workflow", r.name, {}};
+    case ir::Ref::Kind::Param:
+      // A called pipeline's parameters are inputs of its template, imported by its loops.
+      if (cur_ == &p_) return {"workflow", r.name, {}};
+      if (scope.dag == ir::Plan::kMain) return {"inputs", r.name, {}};
+      break;
     case ir::Ref::Kind::OpParam: return {"inputs", r.name, {}};
     case ir::Ref::Kind::StepOutput: {
       if (scope.dag == ir::Plan::kNoDag) break;
-      ir::Plan::Route route = p_.plan.route(scope.dag, r.name);
+      ir::Plan::Route route = cur_->plan.route(scope.dag, r.name);
       if (route.kind == ir::Plan::Route::Kind::Sibling) return {"tasks", to_dns1123(r.name), r.field};
       if (route.kind == ir::Plan::Route::Kind::FanIn)
         return {"tasks", route.through.front(), export_name(r.name, r.field)};

@@ -13,7 +13,8 @@
 //  - the same IR and options give the same bytes (no time stamps, fixed orders).
 // Invents: template inputs for the values a loop body takes from outside (`<var>`,
 // `<var>-<field>`, `<step>-<output>`), environment variables `PIPEC_<param>` for shell
-// scripts, and the exit-handler template `<pipeline>-finally`.
+// scripts, the exit-handler template `<pipeline>-finally`, and a DAG template per pipeline
+// called as a step, named after it.
 #include "compiler/emit/argo/workflow_writer.hpp"
 
 #include <variant>
@@ -132,7 +133,8 @@ std::string WorkflowWriter::parameters_annotation() const {
 void WorkflowWriter::reserve_names(const std::vector<ir::Node>& nodes) {
   for (const auto& node : nodes) {
     if (const auto* st = std::get_if<ir::Step>(&node)) {
-      if (st->kind != ir::OpKind::Container) reserved_names_.insert(to_dns1123(st->name));
+      if (st->kind != ir::OpKind::Container && st->kind != ir::OpKind::Pipeline)
+        reserved_names_.insert(to_dns1123(st->name));
     } else {
       const auto& loop = std::get<ir::Loop>(node);
       reserved_names_.insert(loop.name);
@@ -170,6 +172,11 @@ bool WorkflowWriter::run(std::string& out) {
   for (const auto& op : p_.ops) reserved_names_.insert(to_dns1123(op.name));
   reserve_names(p_.dag);
   reserve_names(p_.exit_handler);
+  for (const auto& callee : p_.callees) {
+    reserved_names_.insert(to_dns1123(callee.name));
+    reserve_names(callee.dag);
+  }
+  for (const auto& callee : p_.callees) add_callee(callee);
   // Task names: sema has already rejected two steps that give the same name.
   Scope main;
   main.dag = ir::Plan::kMain;

@@ -61,7 +61,7 @@ inline std::string export_name(const std::string& step, const std::string& field
 class WorkflowWriter {
  public:
   WorkflowWriter(const ir::Pipeline& pipeline, const WriteOptions& options, Diagnostics& diags)
-      : p_(pipeline), options_(options), diags_(diags) {}
+      : p_(pipeline), cur_(&pipeline), options_(options), diags_(diags) {}
 
   bool run(std::string& out);
 
@@ -100,6 +100,7 @@ class WorkflowWriter {
   void loop_task(const ir::Loop& loop, const std::string& tmpl, Scope& inner, Scope& scope,
                  bool here, std::string& out);
   void add_loop_outputs();
+  void add_callee(const ir::Pipeline& callee);
   std::string container_template(const ir::Step& step);
   Json container_template_json(const ir::ContainerOp* op, const std::string& name, const std::string& display,
                                bool with_doc);
@@ -118,6 +119,9 @@ class WorkflowWriter {
   }
 
   const ir::Pipeline& p_;
+  /// The pipeline whose templates are being written: p_, or one of p_.callees (its DAG's
+  /// template takes its parameters as inputs, and its plan places its steps).
+  const ir::Pipeline* cur_;
   const WriteOptions& options_;
   Diagnostics& diags_;
   bool ok_ = true;

@@ -334,12 +334,12 @@ std::string SpecWriter::container_component(const ir::Step& step) {
 }
 
 std::string SpecWriter::training_component(const ir::Step& step, kubeflow::LauncherCall& call) {
-  if (!kubeflow::build_launcher_call(step, p_.params, options_.mpi_v1, options_.training_runtime, call, diags_)) {
+  if (!kubeflow::build_launcher_call(step, cur_->params, options_.mpi_v1, options_.training_runtime, call, diags_)) {
     ok_ = false;
     return "";
   }
   std::string base = name_of(step.name, step.range, "step");
-  std::string component = "comp-" + base, executor = "exec-" + base;
+  std::string component = "comp-" + prefix_ + base, executor = "exec-" + prefix_ + base;
   claim_component(component, step.range, "training step '" + step.name + "'");
   J inputs = J::object();
   for (const auto& [input, value] : call.inputs) inputs[input] = {{"parameterType", parameter_type(value.type)}};

@@ -14,8 +14,8 @@ namespace pipec::emit::kfpv2::detail {
 // its DAG (and of its condition wrapper), as kfp compiles dsl.Collected, as the plan
 // lists them (an inner loop's list goes out of each loop around it).
 void SpecWriter::add_loop_outputs() {
-  for (const auto& [loop_name, exports] : p_.plan.exports) {
-    const ir::Plan::Place& place = *p_.plan.place(loop_name);
+  for (const auto& [loop_name, exports] : cur_->plan.exports) {
+    const ir::Plan::Place& place = *cur_->plan.place(loop_name);
     Scope body;
     body.dag = place.body;
     for (const auto& e : exports) {
@@ -32,7 +32,7 @@ void SpecWriter::add_loop_outputs() {
       put("comp-" + loop_name, {{"outputParameterKey", from["outputParameterKey"]},
                                 {"producerSubtask", from["producerTask"]}});
       if (place.conditional)
-        put("comp-condition-" + loop_name, {{"outputParameterKey", key}, {"producerSubtask", loop_name}});
+        put("comp-" + prefix_ + "condition-" + loop_name, {{"outputParameterKey", key}, {"producerSubtask", loop_name}});
     }
   }
 }
@@ -70,7 +70,10 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
   J task = J::object();
   J inputs = J::object();
   std::string component;
-  if (step.kind == ir::OpKind::Container) {
+  if (step.kind == ir::OpKind::Pipeline) {  // the called pipeline's DAG component (add_callee)
+    component = "comp-" + to_dns1123(step.op);
+    for (const auto& [name, value] : step.args) task_input(inputs, name, value, s, deps);
+  } else if (step.kind == ir::OpKind::Container) {
     component = container_component(step);
     for (const auto& [name, value] : step.args) {
       if (const ir::Ref* r = ir::whole_ref(value); r && is_file(r->type))
@@ -111,7 +114,7 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
 J SpecWriter::loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps) {
   Scope body;
   body.parent = &s;
-  body.dag = p_.plan.place(loop.name)->body;
+  body.dag = cur_->plan.place(loop.name)->body;
   body.loop_var = loop.var;
   body.item_input = kChannel + loop.name + "-item";
   body.item_type = loop.item_type;
@@ -144,6 +147,63 @@ J SpecWriter::loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& d
   return task;
 }
 
+std::vector<std::pair<std::string, ir::Type>> SpecWriter::step_outputs(const ir::Step& step) const {
+  std::vector<std::pair<std::string, ir::Type>> out;
+  if (step.kind == ir::OpKind::Container) {
+    if (auto op = ops_.find(step.op); op != ops_.end())
+      for (const auto& o : op->second->outputs) out.emplace_back(o.name, o.type);
+  } else if (step.kind == ir::OpKind::Pipeline) {
+    if (const ir::Pipeline* callee = p_.callee(step.op))
+      for (const auto& o : callee->outputs) out.emplace_back(o.name, o.type);
+  }
+  return out;
+}
+
+// A pipeline called as a step: one DAG component `comp-<pipeline>`, shared by every call,
+// as kfp compiles a pipeline used inside a pipeline. Its inputs are its parameters; its
+// outputs are its steps' (or, through loops, their lists), as its plan routes them.
+void SpecWriter::add_callee(const ir::Pipeline& callee) {
+  cur_ = &callee;
+  std::string component = "comp-" + name_of(callee.name, callee.range, "pipeline");
+  prefix_ = to_dns1123(callee.name) + "-";
+  claim_component(component, callee.range, "pipeline '" + callee.name + "'");
+  Scope top;
+  top.root = true;  // its parameters are its component's inputs, by name
+  top.dag = ir::Plan::kMain;
+  J tasks = J::object();
+  dag(callee.dag, top, tasks);
+  J spec = {{"dag", {{"tasks", std::move(tasks)}}}};
+  for (const auto& param : callee.params) {
+    J in = {{"parameterType", parameter_type(param.type)}};
+    if (param.default_value) {
+      in["defaultValue"] = literal_json(*param.default_value);
+      in["isOptional"] = true;
+    }
+    spec["inputDefinitions"]["parameters"][param.name] = std::move(in);
+  }
+  for (const auto& out : callee.outputs) {
+    std::set<std::string> deps;
+    J source = resolve(out.ref, top, deps);
+    if (!source.contains("taskOutputParameter")) continue;  // sema gives a step's output
+    const J& from = source["taskOutputParameter"];
+    if (is_file(out.type)) {
+      spec["dag"]["outputs"]["artifacts"][out.name] = {
+          {"artifactSelectors", J::array({{{"producerSubtask", from["producerTask"]},
+                                           {"outputArtifactKey", from["outputParameterKey"]}}})}};
+      spec["outputDefinitions"]["artifacts"][out.name] = artifact_type();
+    } else {
+      spec["dag"]["outputs"]["parameters"][out.name] = {
+          {"valueFromParameter", {{"producerSubtask", from["producerTask"]},
+                                  {"outputParameterKey", from["outputParameterKey"]}}}};
+      spec["outputDefinitions"]["parameters"][out.name] = {{"parameterType", parameter_type(out.type)}};
+    }
+  }
+  components_[component] = std::move(spec);
+  add_loop_outputs();
+  cur_ = &p_;
+  prefix_.clear();
+}
+
 // Writes each node as a task of `s` (a conditional one inside its condition wrapper).
 void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
   for (const auto& node : nodes) {
@@ -169,25 +229,24 @@ void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
       J inner = step ? step_task(*step, w, inner_deps) : loop_task(*loop, w, inner_deps);
       std::string condition = cel_condition(*when, w);
       task_name = "condition-" + name;
-      std::string component = "comp-" + task_name;
+      std::string component = "comp-" + prefix_ + task_name;
       claim_component(component, range, "the condition of '" + (step ? step->name : loop->var) + "'");
       J dag_spec = {{"tasks", {{name, std::move(inner)}}}};
       J outputs = J::object();
       J artifact_outputs = J::object();
-      if (step && step->kind == ir::OpKind::Container)
-        if (auto op = ops_.find(step->op); op != ops_.end())
-          for (const auto& out : op->second->outputs) {
-            std::string key = kChannel + name + "-" + out.name;
-            if (is_file(out.type)) {
-              dag_spec["outputs"]["artifacts"][key] = {
-                  {"artifactSelectors", J::array({{{"producerSubtask", name}, {"outputArtifactKey", out.name}}})}};
-              artifact_outputs[key] = artifact_type();
-              continue;
-            }
-            dag_spec["outputs"]["parameters"][key] = {
-                {"valueFromParameter", {{"producerSubtask", name}, {"outputParameterKey", out.name}}}};
-            outputs[key] = {{"parameterType", parameter_type(out.type)}};
+      if (step)
+        for (const auto& [out, type] : step_outputs(*step)) {
+          std::string key = kChannel + name + "-" + out;
+          if (is_file(type)) {
+            dag_spec["outputs"]["artifacts"][key] = {
+                {"artifactSelectors", J::array({{{"producerSubtask", name}, {"outputArtifactKey", out}}})}};
+            artifact_outputs[key] = artifact_type();
+            continue;
           }
+          dag_spec["outputs"]["parameters"][key] = {
+              {"valueFromParameter", {{"producerSubtask", name}, {"outputParameterKey", out}}}};
+          outputs[key] = {{"parameterType", parameter_type(type)}};
+        }
       J component_spec = {{"dag", std::move(dag_spec)}};
       J inputs = component_inputs(w);
       if (!inputs.empty()) component_spec["inputDefinitions"] = {{"parameters", std::move(inputs)}};

@@ -16,7 +16,9 @@
 //    step's outputs up as its own;
 //  - `for` is a DAG component run with `parameterIterator` (items `raw` JSON, or an input);
 //  - `finally`: the main DAG becomes `exit-handler-1`, and the finally steps a DAG
-//    `finally` run after it with `ALL_UPSTREAM_TASKS_COMPLETED`.
+//    `finally` run after it with `ALL_UPSTREAM_TASKS_COMPLETED`;
+//  - a pipeline called as a step is a DAG component `comp-<pipeline>`, shared by its
+//    calls, with its parameters as inputs and its outputs from its tasks'.
 // Values reach a container only as whole placeholders the KFP launcher replaces, never as
 // script text: a shell-form command reads them from variables its prologue sets from its
 // positional arguments, as the Argo target reads environment variables.
@@ -52,6 +54,7 @@ void SpecWriter::claim_task(Scope& s, const std::string& name, SourceRange range
 
 bool SpecWriter::run(std::string& out) {
   std::string name = name_of(p_.name, p_.range, "pipeline");
+  for (const auto& callee : p_.callees) add_callee(callee);
   Scope root;
   root.root = true;
   J tasks = J::object();

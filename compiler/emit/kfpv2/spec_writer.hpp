@@ -106,7 +106,8 @@ void add_artifact_inputs(J& component, const std::vector<Scope::Import>& imports
 
 class SpecWriter {
  public:
-  SpecWriter(const ir::Pipeline& p, const WriteOptions& o, Diagnostics& d) : p_(p), options_(o), diags_(d) {
+  SpecWriter(const ir::Pipeline& p, const WriteOptions& o, Diagnostics& d)
+      : p_(p), cur_(&p), options_(o), diags_(d) {
     for (const auto& op : p_.ops) ops_[op.name] = &op;
   }
 
@@ -142,6 +143,9 @@ class SpecWriter {
   J step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps);
   J loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps);
   void add_loop_outputs();
+  void add_callee(const ir::Pipeline& callee);
+  /// The outputs a step gives (its op's, or its called pipeline's): name and type.
+  std::vector<std::pair<std::string, ir::Type>> step_outputs(const ir::Step& step) const;
   void add_dependencies(J& task, const std::vector<std::string>& depends, std::set<std::string> deps) const;
   J component_inputs(const Scope& s) const;
   void pass_imports(const Scope& child, Scope& parent, J& task, std::set<std::string>& deps);
@@ -153,6 +157,12 @@ class SpecWriter {
   bool literal_ok(std::string_view text, SourceRange range);
 
   const ir::Pipeline& p_;
+  /// The pipeline whose DAGs are being written: p_, or one of p_.callees (a DAG component
+  /// whose inputs are its parameters; its plan places its steps).
+  const ir::Pipeline* cur_;
+  /// Before the names of the components a DAG's own tasks get (condition wrappers,
+  /// training steps): "" for p_, "<pipeline>-" for a callee, so no two pipelines meet.
+  std::string prefix_;
   const WriteOptions& options_;
   Diagnostics& diags_;
   bool ok_ = true;

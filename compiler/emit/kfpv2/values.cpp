@@ -21,7 +21,7 @@ std::string SpecWriter::channel(const ir::Ref& r, const Scope& s) const {
     case ir::Ref::Kind::Param: return kChannel + r.name;
     case ir::Ref::Kind::StepOutput: return kChannel + to_dns1123(r.name) + "-" + r.field;
     case ir::Ref::Kind::LoopItem: {
-      std::string_view loop = p_.plan.loop_of_var(s.dag, r.name);
+      std::string_view loop = cur_->plan.loop_of_var(s.dag, r.name);
       std::string base = kChannel + std::string(loop.empty() ? std::string_view(r.name) : loop) + "-item";
       return r.field.empty() ? base : base + "-" + r.field;
     }
@@ -35,7 +35,7 @@ std::string SpecWriter::channel(const ir::Ref& r, const Scope& s) const {
 ir::Type SpecWriter::type_of(const ir::Ref& r) const { return r.type; }
 
 std::string SpecWriter::task_of(const std::string& node) const {
-  const ir::Plan::Place* place = p_.plan.place(node);
+  const ir::Plan::Place* place = cur_->plan.place(node);
   std::string task = place && place->loop ? node : to_dns1123(node);
   return place && place->conditional ? "condition-" + task : task;
 }
@@ -57,14 +57,14 @@ J SpecWriter::resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps) {
       break;
     case ir::Ref::Kind::StepOutput: {
       if (s.wrapper || s.dag == ir::Plan::kNoDag) break;
-      ir::Plan::Route route = p_.plan.route(s.dag, r.name);
+      ir::Plan::Route route = cur_->plan.route(s.dag, r.name);
       if (route.kind == ir::Plan::Route::Kind::Outside) break;
       // A sibling's output (its condition wrapper's, under the channel name), or fan-in:
       // the loop (or its condition wrapper) gives the list under the channel name.
       bool sibling = route.kind == ir::Plan::Route::Kind::Sibling;
       std::string task = task_of(sibling ? r.name : route.through.front());
       deps.insert(task);
-      std::string key = sibling && !p_.plan.place(r.name)->conditional ? r.field : channel(r, s);
+      std::string key = sibling && !cur_->plan.place(r.name)->conditional ? r.field : channel(r, s);
       return J{{"taskOutputParameter", {{"producerTask", std::move(task)}, {"outputParameterKey", std::move(key)}}}};
     }
     case ir::Ref::Kind::LoopItem:

@@ -32,7 +32,8 @@ std::string Builder::replica_spec_key() const {
     case ir::OpKind::MpiJob: return "mpiReplicaSpecs";
     case ir::OpKind::TfJob: return "tfReplicaSpecs";
     case ir::OpKind::PyTorchJob: return "pytorchReplicaSpecs";
-    case ir::OpKind::Container: break;
+    case ir::OpKind::Container:
+    case ir::OpKind::Pipeline: break;
   }
   assert(false && "not a training op");
   return "";
@@ -303,7 +304,8 @@ bool Builder::run() {
                                    base + "Worker");
       break;
     }
-    case ir::OpKind::Container: return false;
+    case ir::OpKind::Container:
+    case ir::OpKind::Pipeline: return false;
   }
   spec[rs] = replicas;
   if (!data_input.empty()) bind("/spec/" + rs, data_input, Kind::Data);

@@ -137,6 +137,37 @@ TEST(Format, OperatorsAndNumbersAreOneTokenEach) {
                     "}\n");
 }
 
+TEST(Format, PipelineOutputsAndCalls) {
+  // `-> (...)` after a pipeline's name, `output NAME = STEP.OUTPUT`, and a step that calls
+  // a pipeline are laid out as an op's signature, a step and its call are.
+  const std::string op = "op echo(msg: string) -> (out: string) {\n  image \"busybox\"\n  command [\"echo\", msg]\n"
+                         "  outputs {out: \"/tmp/out\"}\n}\n";
+  expect_layout(op +
+                    "pipeline inner->(out:string,  all : list<string>) {\n"
+                    "param m: string = \"x\"\n"
+                    "  step e = echo(msg: m)\n"
+                    "  for i in [\"a\"] { step each = echo(msg: i) }\n"
+                    "      output out=e.out\n"
+                    "  output all =  each.out\n"
+                    "}\n"
+                    "pipeline outer {\n"
+                    "  step c = inner( m: \"y\" )\n"
+                    "  step d = echo(msg: c.out)\n"
+                    "}\n",
+                op +
+                    "pipeline inner -> (out: string, all: list<string>) {\n"
+                    "  param m: string = \"x\"\n"
+                    "  step e = echo(msg: m)\n"
+                    "  for i in [\"a\"] { step each = echo(msg: i) }\n"
+                    "  output out = e.out\n"
+                    "  output all = each.out\n"
+                    "}\n"
+                    "pipeline outer {\n"
+                    "  step c = inner(m: \"y\")\n"
+                    "  step d = echo(msg: c.out)\n"
+                    "}\n");
+}
+
 TEST(Format, BidiControlInACommentIsWarnedAtTheSamePlaceAfterFormatting) {
   // U+202E in a comment: check warns (not an error), and the layout keeps the character.
   std::string text = kOp + "pipeline p {\n    step a = echo(msg: \"x\") # \u202E note\n}\n";
