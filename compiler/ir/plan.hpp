@@ -15,12 +15,21 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/ir/invocation.hpp"
 #include "compiler/ir/type.hpp"
 
 namespace pipec::ir {
+
+/// A hash table by name that is looked up with a `std::string_view` (no copy).
+struct NameHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+template <typename T>
+using NameMap = std::unordered_map<std::string, T, NameHash, std::equal_to<>>;
 
 struct Plan {
   using DagId = std::uint32_t;
@@ -44,7 +53,7 @@ struct Plan {
     bool loop = false;
     bool conditional = false;  // it has a `when`
   };
-  std::map<std::string, Place, std::less<>> places;  // every step and loop, by name
+  NameMap<Place> places;  // every step and loop, by name (looked up, never walked)
 
   /// How a value of step `step` reaches a node of one DAG.
   struct Route {
@@ -66,7 +75,7 @@ struct Plan {
     std::string step, field;
     Route route;
   };
-  std::map<std::string, std::vector<Read>, std::less<>> reads;  // by node name, first use first
+  NameMap<std::vector<Read>> reads;  // by node name, first use first (looked up, never walked)
 
   /// One step output a loop gives as an output of its body (fan-in): the list of its
   /// values, one per iteration, with the type it has there (a list per loop crossed).

@@ -123,8 +123,8 @@ class Planner {
   const Pipeline& p_;
   const std::vector<Pipeline>& callees_;
   Plan plan_;
-  std::map<std::string, const Step*, std::less<>> steps_;
-  std::map<std::string, const Loop*, std::less<>> loops_;
+  NameMap<const Step*> steps_;
+  NameMap<const Loop*> loops_;
 };
 
 }  // namespace

@@ -159,9 +159,8 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
 // step keeps one template named after the op; the second and later steps of a shared op
 // get a copy named `<op>-2`, `<op>-3`, ... (skipping every name another template takes).
 std::string WorkflowWriter::container_template(const ir::Step& step) {
-  const ir::ContainerOp* op = nullptr;
-  for (const auto& o : p_.ops)
-    if (o.name == step.op) op = &o;
+  auto found = ops_by_name_.find(step.op);
+  const ir::ContainerOp* op = found == ops_by_name_.end() ? nullptr : found->second;
   int& made = op_template_count_[step.op];
   std::string base = k8s_name(step.op, op ? op->range : step.range, "op");
   std::string name = base;

@@ -169,7 +169,10 @@ bool WorkflowWriter::run(std::string& out) {
   }
   reserved_names_.insert(entry);
   reserved_names_.insert(exit_name);
-  for (const auto& op : p_.ops) reserved_names_.insert(to_dns1123(op.name));
+  for (const auto& op : p_.ops) {
+    reserved_names_.insert(to_dns1123(op.name));
+    ops_by_name_[op.name] = &op;  // the last of a name, as a scan would find
+  }
   reserve_names(p_.dag);
   reserve_names(p_.exit_handler);
   for (const auto& callee : p_.callees) {

@@ -6,6 +6,7 @@
 // Private to compiler/emit/argo.
 
 #include <map>
+#include <unordered_map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -160,6 +161,7 @@ class WorkflowWriter {
   std::map<std::string, int> op_template_count_;  // op name -> templates made for it
   std::map<std::string, OpText, std::less<>> op_text_;
   std::set<std::string> reserved_names_;  // names other templates will take
+  std::unordered_map<std::string_view, const ir::ContainerOp*> ops_by_name_;  // p_.ops by name
   std::map<std::string, const ir::Loop*, std::less<>> loops_;  // written, by name
 };
 
