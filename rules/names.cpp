@@ -9,21 +9,21 @@ bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || 
 }  // namespace
 
 std::string to_dns1123(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
+  // Written in place: no separator is written first or twice, and trailing ones are cut.
+  std::string out(name.size(), '\0');
+  std::size_t n = 0;
   for (char c : name) {
     if (c >= 'A' && c <= 'Z') {
-      out += static_cast<char>(c - 'A' + 'a');
+      out[n++] = static_cast<char>(c - 'A' + 'a');
     } else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-      out += c;
+      out[n++] = c;
     } else if (c == '_' || c == '-' || c == '.' || c == ' ' || c == '/') {
-      if (!out.empty() && out.back() != '-') out += '-';
+      if (n > 0 && out[n - 1] != '-') out[n++] = '-';
     }
   }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  std::size_t start = 0;
-  while (start < out.size() && out[start] == '-') ++start;
-  return out.substr(start);
+  while (n > 0 && out[n - 1] == '-') --n;
+  out.resize(n);
+  return out;
 }
 
 bool is_dns1123_label(std::string_view name, std::size_t max_length) {

@@ -49,8 +49,9 @@ const std::vector<std::uint32_t>& SourceManager::line_starts(FileId id) const {
   File& file = files_[id];
   if (file.line_starts.empty()) {
     file.line_starts.push_back(0);
-    for (std::uint32_t i = 0; i < file.text.size(); ++i)
-      if (file.text[i] == '\n') file.line_starts.push_back(i + 1);
+    std::string_view text = file.text;
+    for (std::size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1))
+      file.line_starts.push_back(static_cast<std::uint32_t>(i + 1));
   }
   return file.line_starts;
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <unordered_map>
 #include <set>
+#include <unordered_set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,7 @@
 #include "compiler/emit/argo/workflow_writer.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "compiler/ir/ir.hpp"
+#include "compiler/ir/plan.hpp"
 
 namespace pipec::emit::argo::detail {
 
@@ -157,10 +159,10 @@ class WorkflowWriter {
     }
   };
   std::map<std::string, TemplateText> templates_;  // by name: written in name order
-  std::map<std::string, std::pair<std::string, SourceRange>> template_owner_;
-  std::map<std::string, int> op_template_count_;  // op name -> templates made for it
+  ir::NameMap<std::pair<std::string, SourceRange>> template_owner_;  // looked up, never walked
+  ir::NameMap<int> op_template_count_;  // op name -> templates made for it
   std::map<std::string, OpText, std::less<>> op_text_;
-  std::set<std::string> reserved_names_;  // names other templates will take
+  std::unordered_set<std::string, ir::NameHash, std::equal_to<>> reserved_names_;  // names other templates will take
   std::unordered_map<std::string_view, const ir::ContainerOp*> ops_by_name_;  // p_.ops by name
   std::map<std::string, const ir::Loop*, std::less<>> loops_;  // written, by name
 };
