@@ -13,11 +13,24 @@ fail() { echo "install.deb: $*" >&2; exit 1; }
 deb=$(ls "$tmp"/out/pipec_*.deb)
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-for lib in libc6 libcurl4 libarchive13; do
-  grep -q "$lib" <<<"$depends" || fail "Depends lacks $lib (dpkg-shlibdeps): $depends"
-done
 dpkg-deb -x "$deb" "$tmp/root"
 r=$tmp/root/usr
+# Every shared library an installed program loads is in Depends, by its package (libarchive
+# and fmt are linked in, so their packages are not: what is listed follows the binaries).
+packages=$(sed 's/ ([^)]*)//g; s/ *| */\n/g; s/, /\n/g' <<<"$depends")  # one name a line
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+needed=0
+for bin in $(find "$r" -type f -perm -u+x); do
+  file "$bin" | grep -q ELF || continue
+  for soname in $(objdump -p "$bin" | awk '$1 == "NEEDED" {print $2}'); do
+    pkg=$(dpkg -S "*/$multiarch/$soname" 2>/dev/null | head -n1 | cut -d: -f1)
+    [ -n "$pkg" ] || fail "no package ships $soname (needed by ${bin#$tmp/root})"
+    grep -qxF "$pkg" <<<"$packages" || fail "Depends lacks $pkg for $soname of ${bin#$tmp/root}: $depends"
+    needed=$((needed + 1))
+  done
+done
+[ "$needed" -gt 0 ] || fail "no program of the package needs a shared library: none was found"
+grep -q "libcurl4" <<<"$depends" || fail "Depends lacks libcurl4 (dpkg-shlibdeps): $depends"
 "$r/bin/pipec" --version | grep -q '^pipec ' || fail "unpacked pipec --version"
 "$r/bin/pipec" build "$r/share/doc/pipec/examples/mpi_run.pipe" -o "$tmp/x.tar.gz" -q || fail "unpacked pipec build"
 "$r/bin/pipec" run --help | grep -q -- "--param" || fail "unpacked pipec run --help"
