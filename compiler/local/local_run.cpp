@@ -391,6 +391,7 @@ std::string shown_value(const std::string& value) {
 int Runner::run() {
   std::error_code ec;
   fs::remove_all(o_.run_dir + "/steps", ec);  // a run dir given again holds this run only
+  fs::remove_all(o_.run_dir + "/outputs", ec);
   fs::create_directories(o_.run_dir + "/steps", ec);
   if (ec) {
     err_ << fmt::format("pipec: error: cannot create the run dir '{}': {}\n", o_.run_dir, ec.message());

@@ -508,8 +508,11 @@ def outputs():
         fail("the outputs shown: " + table)
     if f"echo         {shown}" not in lines or "squares      [\"4\",\"9\"]" not in lines:
         fail("the values shown: " + table)
-    # A failed step: the run fails, and has no outputs.
-    p = run(os.path.join(HERE, "outputs.pipe"), "-p", "fail=true", expect=1)
+    # A failed step: the run fails, and has no outputs (the same run dir again: none left).
+    p = subprocess.run([PIPEC, "run", "--local", os.path.join(HERE, "outputs.pipe"), "-p", "fail=true",
+                        "--run-dir", RUN], capture_output=True, text=True, timeout=240)
+    if p.returncode != 1:
+        fail(f"fail=true: exit {p.returncode}")
     if "OUTPUT" in p.stdout or os.path.exists(os.path.join(RUN, "outputs")) or \
             "outputs" in json.loads(read("summary.json")):
         fail("outputs of a failed run")
