@@ -136,6 +136,11 @@ void print_summary(const ir::Pipeline& pipeline, const std::string& output, std:
     params.emplace_back(p.name, text);
   }
   print_rows("parameters", params);
+  // The run's outputs (`pipeline NAME -> (...)`) and the step output each one is.
+  std::vector<std::pair<std::string, std::string>> outputs;
+  for (const auto& o : pipeline.outputs)
+    outputs.emplace_back(o.name, fmt::format("{} = {}.{}", o.type.str(), o.ref.name, o.ref.field));
+  print_rows("outputs", outputs);
   out << fmt::format("  wrote {} ({})\n", output, human_size(bytes));
 }
 

@@ -55,6 +55,15 @@ bool Runner::condition(const ir::Condition& c, const Scope& s) {
   return condition_holds(c, [&](const ir::Ref& r) { return ref_text(r, s); });
 }
 
+// The outputs a pipeline declares, read from the scope its DAG ran in: a called pipeline's
+// (they become its call's) and the one run's (the run's outputs). Throws EvalError when one
+// is not available.
+std::map<std::string, std::string> Runner::outputs_of(const ir::Pipeline& p, const Scope& s) {
+  std::map<std::string, std::string> values;
+  for (const auto& out : p.outputs) values[out.name] = ref_text(out.ref, s);
+  return values;
+}
+
 // A step that calls a pipeline: its DAG runs with the arguments as its parameters, in a
 // scope of its own, and its outputs become the step's. It takes no job slot itself.
 Outcome Runner::run_call(const ir::Step& step, Scope& scope, int phase) {
@@ -86,8 +95,7 @@ Outcome Runner::run_call(const ir::Step& step, Scope& scope, int phase) {
   Outcome o = run_dag(callee->dag, inner, phase);
   if (o == Outcome::Succeeded) {
     try {
-      std::map<std::string, std::string> values;
-      for (const auto& out : callee->outputs) values[out.name] = ref_text(out.ref, inner);
+      std::map<std::string, std::string> values = outputs_of(*callee, inner);
       std::lock_guard lock(mu_);
       scope.outputs[step.name] = std::move(values);
     } catch (const EvalError& e) {
@@ -333,9 +341,57 @@ void signal_thread(std::atomic<bool>& quit) {
   }
 }
 
+// Keeps the pipeline's outputs in the run dir as steps keep theirs: outputs/NAME holds each
+// value (a file output byte for byte). Returns them for summary.json: each value's text, a
+// file output's path in outputs/.
+Json Runner::record_outputs(const std::map<std::string, std::string>& values) {
+  Json recorded = Json::object();
+  std::error_code ec;
+  fs::create_directories(o_.run_dir + "/outputs", ec);
+  for (const auto& out : p_.outputs) {
+    const std::string& value = values.at(out.name);
+    std::string path = fs::absolute(o_.run_dir + "/outputs/" + out.name).string();
+    if (out.type.kind == ir::TypeKind::File) {
+      fs::copy_file(value, path, fs::copy_options::overwrite_existing, ec);
+      if (ec) throw EvalError{fmt::format("output '{}' could not be kept: {}", out.name, ec.message())};
+      recorded[out.name] = path;
+      continue;
+    }
+    std::ofstream(path, std::ios::binary) << value;
+    recorded[out.name] = value;
+  }
+  return recorded;
+}
+
+namespace {
+
+// A value as the end of a run shows it: on one line (a control character or a backslash
+// written as a C escape: `\n`, `\x1b`, `\\`), at most 120 bytes of it; the whole value
+// is in outputs/NAME.
+std::string shown_value(const std::string& value) {
+  constexpr std::size_t kShown = 120;
+  std::string text;
+  std::size_t i = 0;
+  for (; i < value.size() && text.size() < kShown; ++i) {
+    unsigned char c = static_cast<unsigned char>(value[i]);
+    if (c == '\\') text += "\\\\";
+    else if (c == '\n') text += "\\n";
+    else if (c == '\t') text += "\\t";
+    else if (c == '\r') text += "\\r";
+    else if (c < 0x20 || c == 0x7f) text += fmt::format("\\x{:02x}", c);
+    else text += static_cast<char>(c);
+  }
+  while (i < value.size() && (static_cast<unsigned char>(value[i]) & 0xC0) == 0x80) text += value[i++];  // whole characters
+  if (i < value.size()) text += fmt::format("... ({} bytes)", value.size());
+  return text;
+}
+
+}  // namespace
+
 int Runner::run() {
   std::error_code ec;
   fs::remove_all(o_.run_dir + "/steps", ec);  // a run dir given again holds this run only
+  fs::remove_all(o_.run_dir + "/outputs", ec);
   fs::create_directories(o_.run_dir + "/steps", ec);
   if (ec) {
     err_ << fmt::format("pipec: error: cannot create the run dir '{}': {}\n", o_.run_dir, ec.message());
@@ -349,6 +405,16 @@ int Runner::run() {
   auto t0 = Clock::now();
   Scope main;
   Outcome result = run_dag(p_.dag, main, 0);
+  // The pipeline's own outputs, as its main DAG ends (Argo's entry template's outputs).
+  Json outputs = Json::object();
+  std::string outputs_error;
+  if (result == Outcome::Succeeded && !p_.outputs.empty()) {
+    try {
+      outputs = record_outputs(outputs_of(p_, main));
+    } catch (const EvalError& e) {
+      outputs_error = e.message;
+    }
+  }
   Outcome final_result = Outcome::Succeeded;
   if (!p_.exit_handler.empty()) {
     Scope fin;
@@ -374,12 +440,23 @@ int Runner::run() {
     summary.push_back({{"step", r.name}, {"kind", r.kind}, {"outcome", outcome_name(r.outcome)},
                        {"seconds", r.seconds}, {"metrics", r.metrics}, {"message", r.message}});
   }
-  bool ok = result == Outcome::Succeeded && final_result == Outcome::Succeeded && failures == 0 && !stopped;
+  if (!outputs.empty()) {
+    // The pipeline's outputs, one line each (the whole values are in outputs/NAME).
+    std::size_t w_out = 6;
+    for (const auto& out : p_.outputs) w_out = std::max(w_out, out.name.size());
+    out_ << fmt::format("\n{:<{}}  {}\n", "OUTPUT", w_out, "VALUE");
+    for (const auto& out : p_.outputs)
+      out_ << fmt::format("{:<{}}  {}\n", out.name, w_out, shown_value(outputs[out.name].get<std::string>()));
+  }
+  if (!outputs_error.empty()) out_ << fmt::format("\npipeline {}: {}\n", p_.name, outputs_error);
+  bool ok = result == Outcome::Succeeded && final_result == Outcome::Succeeded && failures == 0 && !stopped &&
+            outputs_error.empty();
   std::string verdict = stopped ? "stopped" : ok ? "succeeded" : "failed";
   out_ << fmt::format("\npipeline {} {} in {:.1f} s; logs, outputs and metrics in {}\n", p_.name, verdict,
                       total, o_.run_dir);
   out_.flush();
   Json doc = {{"pipeline", p_.name}, {"outcome", verdict}, {"seconds", total}, {"steps", summary}};
+  if (!outputs.empty()) doc["outputs"] = outputs;
   std::ofstream(o_.run_dir + "/summary.json") << doc.dump(2) << '\n';
   if (stopped) return kLocalInterrupted;
   return ok ? kLocalOk : kLocalFailed;

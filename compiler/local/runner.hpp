@@ -149,6 +149,8 @@ class Runner {
   Outcome run_step(const ir::Step& step, Scope& scope, int phase);
   Outcome run_loop(const ir::Loop& loop, Scope& scope, int phase);
   Outcome run_call(const ir::Step& step, Scope& scope, int phase);
+  std::map<std::string, std::string> outputs_of(const ir::Pipeline& p, const Scope& s);
+  Json record_outputs(const std::map<std::string, std::string>& values);
   /// The pipeline whose DAG `s` belongs to: a called one, or the one run.
   const ir::Pipeline& pipeline_of(const Scope& s) const {
     for (const Scope* sc = &s; sc; sc = sc->parent)

@@ -175,6 +175,7 @@ class Checker {
   void index_param(const ast::ParamDecl& p);
   void index_step(const ast::StepDecl& s);
   void index_pipeline(const ast::PipelineDecl& p);
+  void index_argument(const ast::Identifier& callee, const ast::Identifier& param, std::size_t id);
   bool index_callable(const ast::Identifier& name, std::string sig, const std::string& doc);
   void index_outputs(const ast::Identifier& owner, const std::vector<ast::OpOutputDecl>& outputs, bool first);
   void use_symbol(SourceRange at, const std::map<std::string, std::size_t, std::less<>>& names,

@@ -131,29 +131,47 @@ void Checker::index_op(const ast::OpDecl& op) {
   bool first = index_callable(op.name, signature(op.name.name, params, op.outputs), op.doc);
   for (const auto& p : op.params) {
     std::size_t id = declare_symbol(Symbol::Kind::OpParameter, p.name, type_text(p.type), p.doc, op.name.name);
-    if (first)
-      members_.emplace(std::make_tuple(Symbol::Kind::OpParameter, op.name.name, p.name.name), id);
+    if (first) index_argument(op.name, p.name, id);
   }
   index_outputs(op.name, op.outputs, first);
 }
 
+// A parameter a call of `callee` names in its arguments: the symbol the argument's name
+// means, and one the call's completion offers.
+void Checker::index_argument(const ast::Identifier& callee, const ast::Identifier& param, std::size_t id) {
+  members_.emplace(std::make_tuple(Symbol::Kind::OpParameter, callee.name, param.name), id);
+  symbols_->arguments[callee.name].push_back(id);
+}
+
 // A pipeline is called as an op is: its symbol is an op's, its signature its params and
-// outputs (`pipeline train_eval(lr: float) -> (model: file)`); its params are declared as
-// the pipeline's own (index_param).
+// outputs (`pipeline train_eval(lr: float) -> (model: file)`). Its params are declared
+// here, for every pipeline (also one no pipeline calls yet), as the pipeline's own
+// parameters: what its callers' arguments of that name mean, and what index_param() finds
+// when the pipeline is checked.
 void Checker::index_pipeline(const ast::PipelineDecl& p) {
+  std::vector<const ast::ParamDecl*> decls;
   std::vector<std::pair<const ast::Identifier*, const ast::TypeExpr*>> params;
   for (const auto& s : p.body.statements)
-    if (const auto* param = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get()))
+    if (const auto* param = boost::get<x3::forward_ast<ast::ParamDecl>>(&s.get())) {
+      decls.push_back(&param->get());
       params.emplace_back(&param->get().name, &param->get().type);
+    }
   bool first = index_callable(p.name, signature("pipeline " + p.name.name, params, p.outputs), p.doc);
+  for (const auto* param : decls) {
+    std::size_t id = declare_symbol(Symbol::Kind::Parameter, param->name, type_text(param->type), param->doc, "");
+    if (first) index_argument(p.name, param->name, id);
+  }
   index_outputs(p.name, p.outputs, first);
 }
 
 void Checker::index_param(const ast::ParamDecl& p) {
-  std::size_t id = declare_symbol(Symbol::Kind::Parameter, p.name, type_text(p.type), p.doc, "");
+  // The symbol index_pipeline() declared for it, when this pipeline is the first of its name.
+  auto it = members_.find(std::make_tuple(Symbol::Kind::OpParameter, program_.name, p.name.name));
+  const bool declared = it != members_.end() && symbols_->symbols[it->second].range.file == p.name.range.file &&
+                        symbols_->symbols[it->second].range.begin == p.name.range.begin;
+  std::size_t id =
+      declared ? it->second : declare_symbol(Symbol::Kind::Parameter, p.name, type_text(p.type), p.doc, "");
   symbols_->params.emplace(p.name.name, id);
-  // A called pipeline's parameter is what its callers' arguments of that name mean.
-  members_.emplace(std::make_tuple(Symbol::Kind::OpParameter, program_.name, p.name.name), id);
 }
 
 void Checker::index_step(const ast::StepDecl& s) {

@@ -53,6 +53,9 @@ struct SymbolTable {
   std::vector<Use> uses;
   /// The symbol each name means where the checker looks it up: the first declaration.
   std::map<std::string, std::size_t, std::less<>> ops, steps, params;
+  /// The parameters a step that calls each op or pipeline (by name: the one `ops` means)
+  /// passes by name, in declaration order: an op's op parameters, a pipeline's parameters.
+  std::map<std::string, std::vector<std::size_t>, std::less<>> arguments;
 
   /// The symbol at `offset` in `file`: the one a use there means, else the one declared
   /// there.

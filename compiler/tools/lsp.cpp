@@ -410,7 +410,7 @@ class Server {
           if (s.kind == Kind::Output && s.op == x.symbols[step->second].type) item(s, 5, "");
       return items;
     }
-    // Inside `op(...)`: the op's parameters not given yet, as `name: `.
+    // Inside `op(...)` or `pipeline(...)`: the parameters a call of it takes, as `name: `.
     int depth = 0;
     for (std::size_t i = word; i > 0; --i) {
       char c = d.text[i - 1];
@@ -420,10 +420,8 @@ class Server {
         if (depth > 0) { --depth; continue; }
         std::size_t end = i - 1, begin = end;
         while (begin > 0 && (std::isalnum(static_cast<unsigned char>(d.text[begin - 1])) || d.text[begin - 1] == '_')) --begin;
-        std::string op = d.text.substr(begin, end - begin);
-        if (x.ops.count(op))
-          for (const auto& s : x.symbols)
-            if (s.kind == Kind::OpParameter && s.op == op) item(s, 5, s.name + ": ");
+        if (auto args = x.arguments.find(d.text.substr(begin, end - begin)); args != x.arguments.end())
+          for (std::size_t id : args->second) item(x.symbols[id], 5, x.symbols[id].name + ": ");
         break;
       }
     }

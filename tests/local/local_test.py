@@ -475,7 +475,51 @@ def pipes():
         fail(f"holdout=false: summary {got.get('summary')}")
 
 
+def outputs():
+    """The outputs of the pipeline run: each kept in outputs/NAME (a value exactly, a file
+    byte for byte), listed in summary.json and shown after the table, one line each with
+    control characters escaped; none when the step they come from fails."""
+    p = run(os.path.join(HERE, "outputs.pipe"), "--params-file", params_file({"msg": HOSTILE}), expect=0)
+    summary = json.loads(read("summary.json"))
+    if read("outputs/echo") != HOSTILE:
+        fail("outputs/echo: " + repr(read("outputs/echo")))
+    import hashlib
+    with open(os.path.join(RUN, "outputs/data"), "rb") as f:
+        data = f.read()
+    if hashlib.sha256(data).hexdigest() != read("outputs/sum") or b"\0" not in data or data.endswith(b"\n"):
+        fail("outputs/data is not the step's file byte for byte")
+    with open(os.path.join(RUN, "steps/c/m/outputs/data"), "rb") as f:
+        called = f.read()
+    with open(os.path.join(RUN, "outputs/called_file"), "rb") as f:
+        if f.read() != called:
+            fail("outputs/called_file is not the called pipeline's file")
+    want = {"echo": HOSTILE, "data": os.path.join(RUN, "outputs/data"), "sum": read("outputs/sum"),
+            "squares": '["4","9"]', "called": "25", "called_file": os.path.join(RUN, "outputs/called_file"),
+            "called_list": '["36","49"]'}
+    if summary.get("outputs") != want:
+        fail(f"summary.json outputs: {summary.get('outputs')!r}, want {want!r}")
+    for name, value in want.items():
+        if name not in ("echo", "data", "called_file") and read(f"outputs/{name}") != value:
+            fail(f"outputs/{name}: {read(f'outputs/{name}')!r}")
+    shown = HOSTILE.replace("\\", "\\\\").replace("\n", "\\n")
+    table = p.stdout[p.stdout.index("\nOUTPUT "):p.stdout.index("\npipeline outputs succeeded")]
+    lines = table.strip("\n").split("\n")
+    if lines[0].split() != ["OUTPUT", "VALUE"] or [l.split()[0] for l in lines[1:]] != list(want):
+        fail("the outputs shown: " + table)
+    if f"echo         {shown}" not in lines or "squares      [\"4\",\"9\"]" not in lines:
+        fail("the values shown: " + table)
+    # A failed step: the run fails, and has no outputs (the same run dir again: none left).
+    p = subprocess.run([PIPEC, "run", "--local", os.path.join(HERE, "outputs.pipe"), "-p", "fail=true",
+                        "--run-dir", RUN], capture_output=True, text=True, timeout=240)
+    if p.returncode != 1:
+        fail(f"fail=true: exit {p.returncode}")
+    if "OUTPUT" in p.stdout or os.path.exists(os.path.join(RUN, "outputs")) or \
+            "outputs" in json.loads(read("summary.json")):
+        fail("outputs of a failed run")
+
+
 os.makedirs(WORK, exist_ok=True)
 {"fanin": fanin, "files": files, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
- "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python, "pipes": pipes}[SCENARIO]()
+ "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python, "pipes": pipes,
+ "outputs": outputs}[SCENARIO]()
 print("ok")

@@ -143,6 +143,60 @@ async function main_() {
   for (const want of ['image', 'command', 'workers', 'gpus', 'workers', 'get', 'fetch'])
     assert.ok(labels.includes(want), `completion lacks ${want}: ${labels.join(' ')}`);
 
+  // A pipeline's call offers its parameters as an op's call does, with types and docs: one
+  // of a used file that no pipeline called yet (the call being typed is the first), and
+  // one of this file that is called.
+  const libp = path.join(work, 'libp.pipe');
+  fs.writeFileSync(libp, [
+    'use "lib.pipe"',
+    '',
+    '## Trains and evaluates.',
+    'pipeline train_eval -> (size: int) {',
+    '  ## The learning rate.',
+    '  param lr: float = 0.1',
+    '  param data: string',
+    '  step f = fetch(url: data)',
+    '  output size = f.size',
+    '}',
+    ''].join('\n'));
+  const callsGood = [
+    'use "libp.pipe"',
+    '',
+    'pipeline local_one -> (n: int) {',
+    '  ## How many.',
+    '  param k: int = 1',
+    '  step g = fetch(url: "x")',
+    '  output n = g.size',
+    '}',
+    '',
+    'pipeline top {',
+    '  step a = local_one(k: 2)',
+    '}',
+    ''].join('\n');
+  const calls = path.join(work, 'calls.pipe');
+  fs.writeFileSync(calls, callsGood);
+  const callsUri = 'file://' + calls;
+  await connection.sendNotification(lsp.DidOpenTextDocumentNotification.type,
+    { textDocument: { uri: callsUri, languageId: 'pipe', version: 1, text: callsGood } });
+  assert.deepStrictEqual((await nextDiagnostics()).diagnostics, []);
+  const typing = callsGood.replace('  step a = local_one(k: 2)\n', '  step a = local_one(k: 2)\n  step b = train_eval(\n');
+  await connection.sendNotification(lsp.DidChangeTextDocumentNotification.type,
+    { textDocument: { uri: callsUri, version: 2 }, contentChanges: [{ text: typing }] });
+  await nextDiagnostics();
+  const args = (items) => items.filter((i) => i.insertText !== undefined)
+    .map((i) => [i.label, i.kind, i.insertText, i.detail, i.documentation]);
+  c = await connection.sendRequest(lsp.CompletionRequest.type,
+    { textDocument: { uri: callsUri }, position: at(typing, 'train_eval(', 11) });
+  assert.deepStrictEqual(args(c), [['lr', 5, 'lr: ', 'parameter: float', 'The learning rate.'],
+                                   ['data', 5, 'data: ', 'parameter: string', undefined]]);
+  c = await connection.sendRequest(lsp.CompletionRequest.type,
+    { textDocument: { uri: callsUri }, position: at(typing, 'local_one(k', 10) });
+  assert.deepStrictEqual(args(c), [['k', 5, 'k: ', 'parameter: int', 'How many.']]);
+  // An op's call, in the same document: its op parameters (the same path).
+  c = await connection.sendRequest(lsp.CompletionRequest.type,
+    { textDocument: { uri: callsUri }, position: at(typing, 'fetch(url: "x")', 6) });
+  assert.deepStrictEqual(args(c), [['url', 5, 'url: ', 'op parameter: string', 'Where from.']]);
+
   // Document symbols.
   const symbols = await connection.sendRequest(lsp.DocumentSymbolRequest.type, { textDocument: { uri } });
   // (the pipeline too: a step may call it, docs/language.md "Pipelines as steps")

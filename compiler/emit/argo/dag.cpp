@@ -226,24 +226,16 @@ void WorkflowWriter::add_loop_outputs() {
   }
 }
 
-// A pipeline called as a step: one DAG template, shared by every call, named after it. Its
-// inputs are its parameters; its outputs are its steps' (or, through loops, their lists),
-// as its plan routes them to the top of its DAG.
-void WorkflowWriter::add_callee(const ir::Pipeline& callee) {
-  cur_ = &callee;
-  std::string name = k8s_name(callee.name, callee.range, "pipeline");
-  claim_template(name, callee.range, "pipeline '" + callee.name + "'");
-  Scope top;
-  top.dag = ir::Plan::kMain;
-  std::string tasks;
-  dag_tasks(callee.dag, top, tasks);
-  std::vector<std::string> inputs;
-  for (const auto& param : callee.params) inputs.push_back(param.name);
-  add_dag_template(name, inputs, std::move(tasks));
-  std::string& text = templates_.at(name).text;
+// The outputs a pipeline declares (`-> (...)`, `output NAME = STEP.OUTPUT`) as the outputs
+// of its DAG template `tmpl`: `outputs.parameters` (`valueFrom.parameter`) and
+// `outputs.artifacts` (`from`) of its tasks, or through loops their lists, as its plan routes
+// them to the top of its DAG (`top`). A called pipeline's template (its callers' tasks read
+// them) and the entry template of the pipeline built (the run's outputs, which the UI shows).
+void WorkflowWriter::add_pipeline_outputs(const ir::Pipeline& p, const std::string& tmpl, Scope& top) {
+  std::string& text = templates_.at(tmpl).text;
   bool any[2] = {false, false};  // parameters, artifacts
   for (int files = 0; files < 2; ++files) {
-    for (const auto& out : callee.outputs) {
+    for (const auto& out : p.outputs) {
       if (is_file(out.ref) != (files == 1)) continue;
       if (!any[0] && !any[1]) {
         new_line(text, 4);
@@ -267,6 +259,23 @@ void WorkflowWriter::add_callee(const ir::Pipeline& callee) {
       }
     }
   }
+}
+
+// A pipeline called as a step: one DAG template, shared by every call, named after it. Its
+// inputs are its parameters; its outputs are its steps' (or, through loops, their lists),
+// as its plan routes them to the top of its DAG.
+void WorkflowWriter::add_callee(const ir::Pipeline& callee) {
+  cur_ = &callee;
+  std::string name = k8s_name(callee.name, callee.range, "pipeline");
+  claim_template(name, callee.range, "pipeline '" + callee.name + "'");
+  Scope top;
+  top.dag = ir::Plan::kMain;
+  std::string tasks;
+  dag_tasks(callee.dag, top, tasks);
+  std::vector<std::string> inputs;
+  for (const auto& param : callee.params) inputs.push_back(param.name);
+  add_dag_template(name, inputs, std::move(tasks));
+  add_pipeline_outputs(callee, name, top);
   add_loop_outputs();
   cur_ = &p_;
 }

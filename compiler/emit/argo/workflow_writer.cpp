@@ -187,6 +187,7 @@ bool WorkflowWriter::run(std::string& out) {
   tasks.reserve(p_.dag.size() * 512);
   dag_tasks(p_.dag, main, tasks);
   add_dag_template(entry, {}, std::move(tasks));
+  add_pipeline_outputs(p_, entry, main);  // the run's outputs, as a called pipeline's
   if (!exit_name.empty()) {
     Scope fin;
     fin.dag = ir::Plan::kFinally;

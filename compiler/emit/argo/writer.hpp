@@ -104,6 +104,7 @@ class WorkflowWriter {
                  bool here, std::string& out);
   void add_loop_outputs();
   void add_callee(const ir::Pipeline& callee);
+  void add_pipeline_outputs(const ir::Pipeline& p, const std::string& tmpl, Scope& top);
   std::string container_template(const ir::Step& step);
   Json container_template_json(const ir::ContainerOp* op, const std::string& name, const std::string& display,
                                bool with_doc);

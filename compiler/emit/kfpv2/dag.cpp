@@ -23,16 +23,9 @@ void SpecWriter::add_loop_outputs() {
       std::string key = channel(ref, body);
       std::set<std::string> deps;
       J from = resolve(ref, body, deps)["taskOutputParameter"];
-      J spec = {{"parameterType", parameter_type(e.type)}};
-      auto put = [&](const std::string& component, J value) {
-        J& c = components_[component];
-        c["dag"]["outputs"]["parameters"][key] = {{"valueFromParameter", std::move(value)}};
-        c["outputDefinitions"]["parameters"][key] = spec;
-      };
-      put("comp-" + loop_name, {{"outputParameterKey", from["outputParameterKey"]},
-                                {"producerSubtask", from["producerTask"]}});
+      add_dag_output(components_["comp-" + loop_name], key, e.type, from["producerTask"], from["outputParameterKey"]);
       if (place.conditional)
-        put("comp-" + prefix_ + "condition-" + loop_name, {{"outputParameterKey", key}, {"producerSubtask", loop_name}});
+        add_dag_output(components_["comp-" + prefix_ + "condition-" + loop_name], key, e.type, loop_name, key);
     }
   }
 }
@@ -159,6 +152,35 @@ std::vector<std::pair<std::string, ir::Type>> SpecWriter::step_outputs(const ir:
   return out;
 }
 
+// Output `name` of a DAG component: output `key` of its task `producer`, an artifact when
+// `type` is a file (`artifactSelectors`), else a parameter (`valueFromParameter`).
+void add_dag_output(J& component, const std::string& name, const ir::Type& type, const J& producer,
+                    const J& key) {
+  if (is_file(type)) {
+    component["dag"]["outputs"]["artifacts"][name] = {
+        {"artifactSelectors", J::array({{{"producerSubtask", producer}, {"outputArtifactKey", key}}})}};
+    component["outputDefinitions"]["artifacts"][name] = artifact_type();
+  } else {
+    component["dag"]["outputs"]["parameters"][name] = {
+        {"valueFromParameter", {{"producerSubtask", producer}, {"outputParameterKey", key}}}};
+    component["outputDefinitions"]["parameters"][name] = {{"parameterType", parameter_type(type)}};
+  }
+}
+
+// The outputs a pipeline declares (`-> (...)`, `output NAME = STEP.OUTPUT`) as outputs of
+// the DAG component whose tasks `top` holds: its steps' (or, through loops, their lists), as
+// its plan routes them. A called pipeline's component (its callers read them) and the root
+// of the pipeline built (the run's outputs), as kfp compiles a pipeline function's return.
+void SpecWriter::add_pipeline_outputs(const ir::Pipeline& p, Scope& top, J& component) {
+  for (const auto& out : p.outputs) {
+    std::set<std::string> deps;
+    J source = resolve(out.ref, top, deps);
+    if (!source.contains("taskOutputParameter")) continue;  // sema gives a step's output
+    const J& from = source["taskOutputParameter"];
+    add_dag_output(component, out.name, out.type, from["producerTask"], from["outputParameterKey"]);
+  }
+}
+
 // A pipeline called as a step: one DAG component `comp-<pipeline>`, shared by every call,
 // as kfp compiles a pipeline used inside a pipeline. Its inputs are its parameters; its
 // outputs are its steps' (or, through loops, their lists), as its plan routes them.
@@ -181,23 +203,7 @@ void SpecWriter::add_callee(const ir::Pipeline& callee) {
     }
     spec["inputDefinitions"]["parameters"][param.name] = std::move(in);
   }
-  for (const auto& out : callee.outputs) {
-    std::set<std::string> deps;
-    J source = resolve(out.ref, top, deps);
-    if (!source.contains("taskOutputParameter")) continue;  // sema gives a step's output
-    const J& from = source["taskOutputParameter"];
-    if (is_file(out.type)) {
-      spec["dag"]["outputs"]["artifacts"][out.name] = {
-          {"artifactSelectors", J::array({{{"producerSubtask", from["producerTask"]},
-                                           {"outputArtifactKey", from["outputParameterKey"]}}})}};
-      spec["outputDefinitions"]["artifacts"][out.name] = artifact_type();
-    } else {
-      spec["dag"]["outputs"]["parameters"][out.name] = {
-          {"valueFromParameter", {{"producerSubtask", from["producerTask"]},
-                                  {"outputParameterKey", from["outputParameterKey"]}}}};
-      spec["outputDefinitions"]["parameters"][out.name] = {{"parameterType", parameter_type(out.type)}};
-    }
-  }
+  add_pipeline_outputs(callee, top, spec);
   components_[component] = std::move(spec);
   add_loop_outputs();
   cur_ = &p_;
@@ -231,27 +237,12 @@ void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
       task_name = "condition-" + name;
       std::string component = "comp-" + prefix_ + task_name;
       claim_component(component, range, "the condition of '" + (step ? step->name : loop->var) + "'");
-      J dag_spec = {{"tasks", {{name, std::move(inner)}}}};
-      J outputs = J::object();
-      J artifact_outputs = J::object();
+      J component_spec = {{"dag", {{"tasks", {{name, std::move(inner)}}}}}};
       if (step)
-        for (const auto& [out, type] : step_outputs(*step)) {
-          std::string key = kChannel + name + "-" + out;
-          if (is_file(type)) {
-            dag_spec["outputs"]["artifacts"][key] = {
-                {"artifactSelectors", J::array({{{"producerSubtask", name}, {"outputArtifactKey", out}}})}};
-            artifact_outputs[key] = artifact_type();
-            continue;
-          }
-          dag_spec["outputs"]["parameters"][key] = {
-              {"valueFromParameter", {{"producerSubtask", name}, {"outputParameterKey", out}}}};
-          outputs[key] = {{"parameterType", parameter_type(type)}};
-        }
-      J component_spec = {{"dag", std::move(dag_spec)}};
+        for (const auto& [out, type] : step_outputs(*step))
+          add_dag_output(component_spec, kChannel + name + "-" + out, type, name, out);
       J inputs = component_inputs(w);
       if (!inputs.empty()) component_spec["inputDefinitions"] = {{"parameters", std::move(inputs)}};
-      if (!outputs.empty()) component_spec["outputDefinitions"]["parameters"] = std::move(outputs);
-      if (!artifact_outputs.empty()) component_spec["outputDefinitions"]["artifacts"] = std::move(artifact_outputs);
       add_artifact_inputs(component_spec, w.imports);
       components_[component] = std::move(component_spec);
       task = J::object();

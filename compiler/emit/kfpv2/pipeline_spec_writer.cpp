@@ -18,7 +18,9 @@
 //  - `finally`: the main DAG becomes `exit-handler-1`, and the finally steps a DAG
 //    `finally` run after it with `ALL_UPSTREAM_TASKS_COMPLETED`;
 //  - a pipeline called as a step is a DAG component `comp-<pipeline>`, shared by its
-//    calls, with its parameters as inputs and its outputs from its tasks'.
+//    calls, with its parameters as inputs and its outputs from its tasks';
+//  - the outputs the pipeline built declares are the root's `outputDefinitions` and
+//    `dag.outputs`, as kfp writes a pipeline function's return value.
 // Values reach a container only as whole placeholders the KFP launcher replaces, never as
 // script text: a shell-form command reads them from variables its prologue sets from its
 // positional arguments, as the Argo target reads environment variables.
@@ -58,9 +60,13 @@ bool SpecWriter::run(std::string& out) {
   Scope root;
   root.root = true;
   J tasks = J::object();
+  // The root: its tasks, inputs and the outputs the pipeline declares (kfp's
+  // `outputDefinitions` and `dag.outputs` of a pipeline function that returns outputs).
+  J root_spec = J::object();
   if (p_.exit_handler.empty()) {
     root.dag = ir::Plan::kMain;
     dag(p_.dag, root, tasks);
+    add_pipeline_outputs(p_, root, root_spec);
   } else {
     Scope main;
     main.parent = &root;
@@ -69,6 +75,9 @@ bool SpecWriter::run(std::string& out) {
     dag(p_.dag, main, main_tasks);
     claim_component("comp-exit-handler-1", p_.range, "the pipeline's main DAG");
     J comp = {{"dag", {{"tasks", std::move(main_tasks)}}}};
+    // The outputs come out of the main DAG's component, under their own names.
+    add_pipeline_outputs(p_, main, comp);
+    for (const auto& o : p_.outputs) add_dag_output(root_spec, o.name, o.type, "exit-handler-1", o.name);
     if (J in = component_inputs(main); !in.empty()) comp["inputDefinitions"] = {{"parameters", std::move(in)}};
     add_artifact_inputs(comp, main.imports);
     components_["comp-exit-handler-1"] = std::move(comp);
@@ -138,8 +147,9 @@ bool SpecWriter::run(std::string& out) {
   spec["deploymentSpec"] = {{"executors", std::move(executors_)}};
   spec["pipelineInfo"] = {{"name", name}};
   if (!p_.description.empty()) spec["pipelineInfo"]["description"] = p_.description;
-  spec["root"] = {{"dag", {{"tasks", std::move(tasks)}}}};
-  if (!params.empty()) spec["root"]["inputDefinitions"] = {{"parameters", std::move(params)}};
+  root_spec["dag"]["tasks"] = std::move(tasks);
+  if (!params.empty()) root_spec["inputDefinitions"] = {{"parameters", std::move(params)}};
+  spec["root"] = std::move(root_spec);
   spec["schemaVersion"] = "2.1.0";
   spec["sdkVersion"] = options_.sdk_version;
 

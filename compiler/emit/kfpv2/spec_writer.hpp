@@ -103,6 +103,9 @@ inline std::string ref_key(const ir::Ref& r) {
 
 /// The files a DAG component takes from outside, as its input artifacts (dag.cpp).
 void add_artifact_inputs(J& component, const std::vector<Scope::Import>& imports);
+/// Output `name` of a DAG component from output `key` of its task `producer` (dag.cpp).
+void add_dag_output(J& component, const std::string& name, const ir::Type& type, const J& producer,
+                    const J& key);
 
 class SpecWriter {
  public:
@@ -144,6 +147,7 @@ class SpecWriter {
   J loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps);
   void add_loop_outputs();
   void add_callee(const ir::Pipeline& callee);
+  void add_pipeline_outputs(const ir::Pipeline& p, Scope& top, J& component);
   /// The outputs a step gives (its op's, or its called pipeline's): name and type.
   std::vector<std::pair<std::string, ir::Type>> step_outputs(const ir::Step& step) const;
   void add_dependencies(J& task, const std::vector<std::string>& depends, std::set<std::string> deps) const;

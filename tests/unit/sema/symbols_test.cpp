@@ -73,6 +73,57 @@ TEST(Symbols, NamesMeanWhatTheCheckerResolvedThemTo) {
   EXPECT_EQ(shown(&table.symbols[*decl]), "step first: echo");
 }
 
+// What a call of each op or pipeline takes by name: an op's op parameters, a pipeline's
+// parameters (also of a pipeline nothing calls, and each declared once when it is checked),
+// in declaration order; a name both an op and a pipeline have is the op's.
+TEST(Symbols, ArgumentsOfOpsAndPipelines) {
+  SourceManager sources;
+  const std::string text =
+      "op echo(message: string, times: int = 1) {\n"
+      "  image \"busybox\"\n"
+      "  command [\"echo\", \"${message}\"]\n"
+      "}\n"
+      "pipeline unused {\n"
+      "  param a: int = 1\n"
+      "  step u = echo(message: \"u\")\n"
+      "}\n"
+      "pipeline echo {\n"
+      "  param hidden: int = 1\n"
+      "  step h = echo(message: \"h\")\n"
+      "}\n"
+      "pipeline inner {\n"
+      "  ## How many.\n"
+      "  param count: int = 1\n"
+      "  param label: string\n"
+      "  step e = echo(message: label)\n"
+      "}\n"
+      "pipeline p {\n"
+      "  step i = inner(label: \"x\")\n"
+      "}\n";
+  FileId main = sources.add("main.pipe", text);
+  SymbolTable table = index_program(sources, main);
+  ASSERT_TRUE(table.loaded);
+  auto arguments = [&](const std::string& callee) {
+    std::string out;
+    auto it = table.arguments.find(callee);
+    if (it == table.arguments.end()) return std::string("none");
+    for (std::size_t id : it->second) out += (out.empty() ? "" : ", ") + shown(&table.symbols[id]);
+    return out;
+  };
+  EXPECT_EQ(arguments("echo"), "op parameter message: string of echo, op parameter times: int of echo");
+  EXPECT_EQ(arguments("inner"), "parameter count: int, parameter label: string");
+  EXPECT_EQ(table.symbols[table.arguments.at("inner")[0]].doc, "How many.");
+  EXPECT_EQ(arguments("unused"), "parameter a: int");
+  EXPECT_EQ(arguments("p"), "none");
+  // The called pipeline was checked: its parameter is declared once, and the argument's
+  // name and a use in its body mean that one symbol.
+  std::size_t count = 0;
+  for (const auto& s : table.symbols) count += s.name == "label";
+  EXPECT_EQ(count, 1u);
+  EXPECT_EQ(used_at(table, text, "label: \"x\""), &table.symbols[table.arguments.at("inner")[1]]);
+  EXPECT_EQ(used_at(table, text, "message: label", 9), &table.symbols[table.arguments.at("inner")[1]]);
+}
+
 TEST(Symbols, ATextThatDoesNotParseHasNoTable) {
   SourceManager sources;
   FileId main = sources.add("main.pipe", "pipeline p {\n  step = \n");
