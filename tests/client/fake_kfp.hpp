@@ -85,7 +85,9 @@ class FakeKfp {
     nlohmann::json request;
     std::size_t step = 0;
   };
-  void routes();
+  void routes();          ///< what every request passes, then the routes below
+  void routes_v1beta1();  ///< fake_kfp_v1beta1.cpp
+  void routes_v2beta1();  ///< fake_kfp_v2beta1.cpp
   bool forbidden(const httplib::Request& req, httplib::Response& res);
   std::string next_id(const std::string& kind);
 
