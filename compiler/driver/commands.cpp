@@ -371,7 +371,7 @@ int run_component_show(const std::string& file, const CommonOptions& common) {
     return kExitUsage;
   }
   sema::component::Component c;
-  bool ok = sema::component::read(sources, id, diags, c);
+  bool ok = sema::component::read(sources, id, diags, c) && sema::component::resolve_refs(sources, c, diags);
   print_diagnostics(diags, sources, common);
   if (!ok) return kExitErrors;
   std::cout << sema::component::declaration(c);

@@ -95,7 +95,12 @@ bool read(const SourceManager& sources, FileId file, Diagnostics& diags, Compone
   // A KFP v2 component is a pipeline spec (deploymentSpec, pipelineInfo); a v1 one is not.
   if (root.get("deploymentSpec") || root.get("pipelineInfo")) return detail::read_v2(root, diags, out);
   if (!detail::read_v1(root, diags, out)) return false;
-  if (out.image.empty()) {
+  detail::finish_v1(out);
+  return true;
+}
+
+void detail::finish_v1(Component& out) {
+  if (out.image.empty() && !out.graph) {
     // The image is given by each step: `image`, or `container_image` when an input has that name.
     auto taken = [&](const std::string& n) {
       return std::any_of(out.inputs.begin(), out.inputs.end(), [&](const Input& in) { return in.name == n; });
@@ -107,10 +112,79 @@ bool read(const SourceManager& sources, FileId file, Diagnostics& diags, Compone
     image.range = out.range;
     out.inputs.push_back(std::move(image));
   }
-  return true;
 }
 
+namespace {
+
+// A graph component as .pipe source: a pipeline of its tasks (component.hpp).
+std::string graph_declaration(const Component& c) {
+  std::string out;
+  doc_lines(out, c.doc.empty() && c.kfp_name != c.name ? fmt::format("KFP graph component '{}'.", c.kfp_name) : c.doc, "");
+  out += fmt::format("pipeline {}", c.name);
+  if (!c.outputs.empty()) {
+    out += " -> (";
+    for (std::size_t i = 0; i < c.outputs.size(); ++i)
+      out += fmt::format("{}{}: {}", i ? ", " : "", c.outputs[i].name, c.outputs[i].type.str());
+    out += ")";
+  }
+  out += " {\n";
+  auto input = [&](const Component& of, const std::string& kfp) -> const Input& {
+    return *std::find_if(of.inputs.begin(), of.inputs.end(), [&](const Input& i) { return i.kfp_name == kfp; });
+  };
+  auto task = [&](const std::string& kfp) -> const Task& {
+    return *std::find_if(c.tasks.begin(), c.tasks.end(), [&](const Task& t) { return t.kfp_name == kfp; });
+  };
+  auto output_ref = [&](const GraphArg& a) {
+    const Task& from = task(a.task);
+    const auto& outs = from.component->outputs;
+    auto o = std::find_if(outs.begin(), outs.end(), [&](const Output& x) { return x.kfp_name == a.text; });
+    return fmt::format("{}.{}", from.name, o->name);
+  };
+  for (const auto& in : c.inputs) {
+    doc_lines(out, in.doc, "  ");
+    out += fmt::format("  param {}: {}", in.name, in.type.str());
+    if (in.default_value) out += " = " + literal_source(*in.default_value);
+    out += "\n";
+  }
+  for (const auto& t : c.tasks) {
+    out += fmt::format("  step {} = {}(", t.name, t.component->name);
+    bool first = true;
+    for (const auto& [kfp, a] : t.args) {
+      const Input& to = input(*t.component, kfp);
+      out += fmt::format("{}{}: ", first ? "" : ", ", to.name);
+      first = false;
+      switch (a.kind) {
+        case GraphArg::Kind::Constant:
+          out += literal_source(*detail::constant_literal(a.text, to.type));
+          break;
+        case GraphArg::Kind::GraphInput: {
+          const Input& from = input(c, a.text);
+          // KFP passes every value as its text: a number or bool where a string is taken is its text.
+          bool as_text = to.type.kind == ir::TypeKind::String && (from.type.kind == ir::TypeKind::Int ||
+                                                                  from.type.kind == ir::TypeKind::Float ||
+                                                                  from.type.kind == ir::TypeKind::Bool);
+          out += as_text ? fmt::format("\"${{{}}}\"", from.name) : from.name;
+          break;
+        }
+        case GraphArg::Kind::TaskOutput:
+          out += output_ref(a);
+          break;
+      }
+    }
+    out += ")\n";
+  }
+  for (const auto& [kfp, a] : c.output_values) {
+    auto o = std::find_if(c.outputs.begin(), c.outputs.end(), [&](const Output& x) { return x.kfp_name == kfp; });
+    out += fmt::format("  output {} = {}\n", o->name, output_ref(a));
+  }
+  out += "}\n";
+  return out;
+}
+
+}  // namespace
+
 std::string declaration(const Component& c) {
+  if (c.graph) return graph_declaration(c);
   std::string out;
   std::string doc = c.doc;
   if (!c.kfp_name.empty() && c.kfp_name != c.name)

@@ -120,14 +120,32 @@ class Loader {
       return false;
     }
     auto c = std::make_shared<component::Component>();
-    if (!component::read(sources_, yaml, diags_, *c)) {
+    if (!component::read(sources_, yaml, diags_, *c) || !component::resolve_refs(sources_, *c, diags_)) {
       diags_.note(at, fmt::format("'{}' is used here", display));
       return false;
+    }
+    return add_component(std::move(c), display, key, used);
+  }
+
+  // The module of a component read: its op's declaration, or a graph component's pipeline
+  // after the modules of the components its tasks call (each once, by its key).
+  bool add_component(std::shared_ptr<component::Component> c, const std::string& display,
+                     const std::string& key, FileId& used) {
+    std::vector<std::pair<SourceRange, FileId>> uses;  // the graph's pipeline calls them
+    for (const auto& t : c->tasks) {
+      FileId task_file = kNoFile;
+      if (auto it = loaded_.find(t.key); it != loaded_.end()) {
+        task_file = it->second;
+      } else if (!add_component(t.component, t.url.empty() ? t.key : t.url, t.key, task_file)) {
+        return false;
+      }
+      uses.emplace_back(t.ref_range, task_file);
     }
     FileId file = sources_.add(display + " (op)", component::declaration(*c));
     used = file;
     if (!load(file, key, false, false)) return false;
     out_.back().component = std::move(c);
+    out_.back().uses = std::move(uses);
     return true;
   }
 
