@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "compiler/sema/component_detail.hpp"
@@ -146,13 +147,34 @@ std::string graph_declaration(const Component& c) {
     if (in.default_value) out += " = " + literal_source(*in.default_value);
     out += "\n";
   }
+  auto output_type = [&](const GraphArg& a) {
+    const auto& outs = task(a.task).component->outputs;
+    return std::find_if(outs.begin(), outs.end(), [&](const Output& x) { return x.kfp_name == a.text; })->type;
+  };
   for (const auto& t : c.tasks) {
+    // KFP passes a constant or a value output where a file is read as that file: a step of
+    // kValueAsFileOp writes it first.
+    std::map<std::string, std::string> as_file;
+    for (const auto& [kfp, a] : t.args) {
+      const Input& to = input(*t.component, kfp);
+      if (to.type.kind != ir::TypeKind::File || a.kind == GraphArg::Kind::GraphInput) continue;
+      if (a.kind == GraphArg::Kind::TaskOutput && output_type(a).kind == ir::TypeKind::File) continue;
+      std::string step = fmt::format("{}_{}_file", t.name, to.name);
+      std::string value = a.kind == GraphArg::Kind::Constant ? literal_source(ir::Literal(a.text))
+                                                              : fmt::format("\"${{{}}}\"", output_ref(a));
+      out += fmt::format("  step {} = {}(value: {})\n", step, kValueAsFileOp, value);
+      as_file[kfp] = step + ".file";
+    }
     out += fmt::format("  step {} = {}(", t.name, t.component->name);
     bool first = true;
     for (const auto& [kfp, a] : t.args) {
       const Input& to = input(*t.component, kfp);
       out += fmt::format("{}{}: ", first ? "" : ", ", to.name);
       first = false;
+      if (auto f = as_file.find(kfp); f != as_file.end()) {
+        out += f->second;
+        continue;
+      }
       switch (a.kind) {
         case GraphArg::Kind::Constant:
           out += literal_source(*detail::constant_literal(a.text, to.type));
@@ -182,6 +204,18 @@ std::string graph_declaration(const Component& c) {
 }
 
 }  // namespace
+
+std::string value_as_file_source() {
+  return fmt::format(
+      "## Writes a value to a file: a KFP graph component passes a constant or a task's value\n"
+      "## output to a task that reads the input as a file (docs/language.md).\n"
+      "op {}(value: string) -> (file: file) {{\n"
+      "  image \"{}\"\n"
+      "  command [\"sh\", \"-c\", \"printf '%s' \\\"$1\\\" > /tmp/value\", \"{}\", \"${{value}}\"]\n"
+      "  outputs {{file: \"/tmp/value\"}}\n"
+      "}}\n",
+      kValueAsFileOp, kValueAsFileImage, kValueAsFileOp);
+}
 
 std::string declaration(const Component& c) {
   if (c.graph) return graph_declaration(c);

@@ -154,6 +154,13 @@ bool may_leave_out(const Component& c, const std::string& param);
 /// `output` per output value.
 std::string declaration(const Component& c);
 
+/// The op a graph component's pipeline writes a constant or a value output with, where a
+/// task reads the input as a file (KFP passes either as a file); its .pipe source, loaded
+/// once with every graph component.
+inline constexpr const char* kValueAsFileOp = "value_as_file";
+inline constexpr const char* kValueAsFileImage = "busybox:1.36";
+std::string value_as_file_source();
+
 /// What a step gives an input: nothing (left out), a constant, or a run-time value.
 struct Given {
   bool present = false;

@@ -173,7 +173,8 @@ class RefResolver {
                                          kfp, callee.kfp_name));
           continue;
         }
-        if (a.kind == GraphArg::Kind::Constant && !detail::constant_literal(a.text, to->type))
+        if (a.kind == GraphArg::Kind::Constant && to->type.kind != TypeKind::File &&
+            !detail::constant_literal(a.text, to->type))
           ok = fail(a.range, fmt::format("task '{}' gives input '{}' ({}) the constant '{}', which is not a {}",
                                          t.kfp_name, kfp, to->type.str(), a.text,
                                          to->type.kind == TypeKind::File ? "step's file output" : to->type.str()));

@@ -132,6 +132,18 @@ class Loader {
   bool add_component(std::shared_ptr<component::Component> c, const std::string& display,
                      const std::string& key, FileId& used) {
     std::vector<std::pair<SourceRange, FileId>> uses;  // the graph's pipeline calls them
+    if (c->graph) {  // and the op that writes a value as a file (component.hpp)
+      const std::string helper = std::string("pipec:") + component::kValueAsFileOp;
+      FileId helper_file = kNoFile;
+      if (auto it = loaded_.find(helper); it != loaded_.end()) {
+        helper_file = it->second;
+      } else {
+        helper_file = sources_.add(std::string(component::kValueAsFileOp) + ".pipe (pipec)",
+                                   component::value_as_file_source());
+        if (!load(helper_file, helper, false, false)) return false;
+      }
+      uses.emplace_back(c->range, helper_file);
+    }
     for (const auto& t : c->tasks) {
       FileId task_file = kNoFile;
       if (auto it = loaded_.find(t.key); it != loaded_.end()) {
