@@ -8,6 +8,7 @@
 // `pipec component show` see one declaration), and instantiate() resolves the placeholders
 // for one call, as kfp 1.8's compiler does for the arguments a step gives.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -124,13 +125,20 @@ inline constexpr int kMaxGraphDepth = 16;
 /// else ~/.cache/pipec/components. A file there is named by its SHA-256 (64 hex digits).
 std::string cache_dir();
 
+/// Downloads the file at `url` into `body` (bounded), or says why not in `error`.
+using Fetch = std::function<bool(const std::string& url, std::string& body, std::string& error)>;
+
 /// Resolves the componentRef of every task of graph component `c`, and of the graph
-/// components those name, as kfp's ComponentStore does offline: an inline `spec`, else the
-/// cache file named by the `digest` (its SHA-256 checked). Then checks each task's
-/// arguments against the component it calls and settles the types of the graph's inputs
-/// (a `file` where a task takes one) and outputs (those of the task outputs they are).
-/// Every problem is reported at its place in the YAML. Does nothing for other components.
-[[nodiscard]] bool resolve_refs(SourceManager& sources, Component& c, Diagnostics& diags);
+/// components those name, as kfp's ComponentStore does: an inline `spec`, else the cache
+/// file named by the `digest` (its SHA-256 checked). Then checks each task's arguments
+/// against the component it calls and settles the types of the graph's inputs (a `file`
+/// where a task takes one) and outputs (those of the task outputs they are). Every problem
+/// is reported at its place in the YAML. Does nothing for other components.
+/// With `fetch` (`pipec component fetch`; building never downloads), a digest missing from
+/// the cache is fetched from the componentRef's `url`, checked against the digest and saved
+/// in the cache; `saved` gets each file saved.
+[[nodiscard]] bool resolve_refs(SourceManager& sources, Component& c, Diagnostics& diags,
+                                const Fetch& fetch = {}, std::vector<std::string>* saved = nullptr);
 
 /// KFP's _sanitize_python_function_name: lower case, every run of non-word characters or
 /// `_` one `_`, no leading or trailing `_`, `n` before a leading digit.

@@ -12,6 +12,7 @@
 
 #include "compiler/base/sha256.hpp"
 #include "compiler/sema/component_detail.hpp"
+#include "fileio/atomic_file.hpp"
 
 namespace pipec::sema::component {
 
@@ -78,7 +79,8 @@ const Output* find_output(const Component& c, const std::string& kfp) {
 
 class RefResolver {
  public:
-  RefResolver(SourceManager& sources, Diagnostics& diags) : sources_(sources), diags_(diags) {}
+  RefResolver(SourceManager& sources, Diagnostics& diags, const Fetch& fetch, std::vector<std::string>* saved)
+      : sources_(sources), diags_(diags), fetch_(fetch), saved_(saved) {}
 
   bool resolve(Component& c, int depth) {
     if (!c.graph) return true;
@@ -127,11 +129,14 @@ class RefResolver {
     std::string dir = cache_dir();
     std::string path = (std::filesystem::path(dir) / t.digest).generic_string();
     std::error_code ec;
+    if (!dir.empty() && fetch_ && !t.url.empty() && !std::filesystem::exists(path, ec) && !download(t, dir, path))
+      return false;
     if (dir.empty() || !std::filesystem::is_regular_file(path, ec))
       return fail(t.ref_range,
                   fmt::format("the component of task '{}' (digest {}{}) is not in the component cache "
-                              "{}: save it there as a file named by its digest (its SHA-256), or set "
-                              "PIPEC_COMPONENT_CACHE to a directory that has it",
+                              "{}: run `pipec component fetch` on the component that uses it (it "
+                              "downloads the url), or save the file there named by its digest (its "
+                              "SHA-256), or set PIPEC_COMPONENT_CACHE to a directory that has it",
                               t.kfp_name, t.digest, url, dir.empty() ? "(no $HOME)" : "'" + dir + "'"));
     std::string error;
     FileId file = load_file(sources_, path, error);
@@ -155,6 +160,27 @@ class RefResolver {
     }
     by_digest_.emplace(t.digest, c);
     t.component = std::move(c);
+    return true;
+  }
+
+  // `pipec component fetch`: the file at the task's url, saved in the cache when its
+  // SHA-256 is the digest.
+  bool download(const Task& t, const std::string& dir, const std::string& path) {
+    std::string body, error;
+    if (!fetch_(t.url, body, error))
+      return fail(t.ref_range, fmt::format("cannot fetch the component of task '{}' from {}: {}", t.kfp_name, t.url, error));
+    if (body.size() > kMaxFileBytes)
+      return fail(t.ref_range, fmt::format("the component of task '{}' at {} is larger than {} bytes", t.kfp_name,
+                                           t.url, kMaxFileBytes));
+    if (std::string actual = sha256_hex(body); actual != t.digest)
+      return fail(t.ref_range, fmt::format("the file at {} (task '{}') has SHA-256 {}, not the componentRef's digest "
+                                           "{}: it is not the component the digest names",
+                                           t.url, t.kfp_name, actual, t.digest));
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (!fileio::write_file_atomically(path, body, error))
+      return fail(t.ref_range, fmt::format("cannot save the component of task '{}': {}", t.kfp_name, error));
+    if (saved_) saved_->push_back(path);
     return true;
   }
 
@@ -221,14 +247,17 @@ class RefResolver {
 
   SourceManager& sources_;
   Diagnostics& diags_;
+  const Fetch& fetch_;
+  std::vector<std::string>* saved_;
   std::map<std::string, std::shared_ptr<Component>> by_digest_;
   std::vector<std::string> chain_;  // the digests being resolved, outermost first
 };
 
 }  // namespace
 
-bool resolve_refs(SourceManager& sources, Component& c, Diagnostics& diags) {
-  RefResolver r(sources, diags);
+bool resolve_refs(SourceManager& sources, Component& c, Diagnostics& diags, const Fetch& fetch,
+                  std::vector<std::string>* saved) {
+  RefResolver r(sources, diags, fetch, saved);
   return r.resolve(c, 0);
 }
 
