@@ -20,6 +20,7 @@
 #include "compiler/client/kfp/operate.hpp"
 #include "compiler/compile/compile.hpp"
 #include "compiler/driver/cmd_local.hpp"
+#include "compiler/driver/commands.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/package/package.hpp"
 #include "compiler/sema/component.hpp"
@@ -146,14 +147,6 @@ bool connect(const KfpOptions& options, kfp::Connection& connection) {
 // the client's one HTTP transport, bounded), checked against their digests and saved there,
 // recursively; then the graph component imports offline (docs/language.md "Graph components").
 int run_component_fetch(const std::string& file, const CommonOptions& common) {
-  SourceManager sources;
-  Diagnostics diags;
-  std::string error;
-  FileId id = sema::component::load_file(sources, file, error);
-  if (id == kNoFile) {
-    std::cerr << "pipec: error: cannot read '" << file << "': " << error << "\n";
-    return kExitUsage;
-  }
   client::TransportOptions options;
   options.timeout = std::chrono::seconds(60);
   client::CurlTransport transport(options);
@@ -181,11 +174,9 @@ int run_component_fetch(const std::string& file, const CommonOptions& common) {
   };
   sema::component::Component c;
   std::vector<std::string> saved;
-  bool ok = sema::component::read(sources, id, diags, c) &&
-            sema::component::resolve_refs(sources, c, diags, fetch, &saved);
-  print_diagnostics(diags, sources, common);
+  int code = read_component_file(file, common, c, fetch, &saved);
   for (const auto& path : saved) std::cout << "saved " << path << "\n";
-  if (!ok) return kExitErrors;
+  if (code != kExitOk) return code;
   if (!c.graph) std::cout << "'" << file << "' is not a graph component: it references no components\n";
   return kExitOk;
 }
