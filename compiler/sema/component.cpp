@@ -132,9 +132,9 @@ std::string graph_declaration(const Component& c) {
   auto input = [&](const Component& of, const std::string& kfp) -> const Input& {
     return *std::find_if(of.inputs.begin(), of.inputs.end(), [&](const Input& i) { return i.kfp_name == kfp; });
   };
-  auto task = [&](const std::string& kfp) -> const Task& {
-    return *std::find_if(c.tasks.begin(), c.tasks.end(), [&](const Task& t) { return t.kfp_name == kfp; });
-  };
+  std::map<std::string, const Task*> tasks;
+  for (const auto& t : c.tasks) tasks.emplace(t.kfp_name, &t);
+  auto task = [&](const std::string& kfp) -> const Task& { return *tasks.at(kfp); };
   auto output_ref = [&](const GraphArg& a) {
     const Task& from = task(a.task);
     const auto& outs = from.component->outputs;

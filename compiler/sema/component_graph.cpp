@@ -188,6 +188,8 @@ class RefResolver {
   // input's text); then the graph's input types (a `file` where a task takes one) and
   // output types (those of the outputs they are).
   bool check(Component& c) {
+    tasks_.clear();
+    for (const auto& t : c.tasks) tasks_.emplace(t.kfp_name, &t);
     bool ok = true;
     std::map<std::string, bool> takes_file;
     for (const auto& t : c.tasks) {
@@ -205,7 +207,7 @@ class RefResolver {
                                          t.kfp_name, kfp, to->type.str(), a.text,
                                          to->type.kind == TypeKind::File ? "step's file output" : to->type.str()));
         if (a.kind == GraphArg::Kind::GraphInput && to->type.kind == TypeKind::File) takes_file[a.text] = true;
-        if (a.kind == GraphArg::Kind::TaskOutput) ok = check_output(c, a) && ok;
+        if (a.kind == GraphArg::Kind::TaskOutput) ok = check_output(a) && ok;
       }
       for (const auto& in : callee.inputs) {
         bool given = std::any_of(t.args.begin(), t.args.end(), [&](const auto& a) { return a.first == in.kfp_name; });
@@ -224,22 +226,18 @@ class RefResolver {
       in.default_value.reset();
     }
     for (auto& [kfp, a] : c.output_values) {
-      if (!check_output(c, a)) {
+      if (!check_output(a)) {
         ok = false;
         continue;
       }
       auto out = std::find_if(c.outputs.begin(), c.outputs.end(), [&](const Output& o) { return o.kfp_name == kfp; });
-      out->type = find_output(*task_of(c, a.task).component, a.text)->type;
+      out->type = find_output(*tasks_.at(a.task)->component, a.text)->type;
     }
     return ok;
   }
 
-  static const Task& task_of(const Component& c, const std::string& kfp) {
-    return *std::find_if(c.tasks.begin(), c.tasks.end(), [&](const Task& t) { return t.kfp_name == kfp; });
-  }
-
-  bool check_output(const Component& c, const GraphArg& a) {
-    const Component& from = *task_of(c, a.task).component;
+  bool check_output(const GraphArg& a) {
+    const Component& from = *tasks_.at(a.task)->component;
     if (find_output(from, a.text)) return true;
     return fail(a.range, fmt::format("taskOutput names '{}', which is not an output of task '{}' ('{}')", a.text,
                                      a.task, from.kfp_name));
@@ -251,6 +249,7 @@ class RefResolver {
   std::vector<std::string>* saved_;
   std::map<std::string, std::shared_ptr<Component>> by_digest_;
   std::vector<std::string> chain_;  // the digests being resolved, outermost first
+  std::map<std::string, const Task*> tasks_;  // of the graph being checked, by KFP name
 };
 
 }  // namespace

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
+#include <queue>
 #include <set>
 
 #include "compiler/syntax/lexer.hpp"
@@ -665,18 +667,24 @@ class Reader : ReaderBase {
       for (const auto& [name, a] : tasks[i].args)
         if (known(a) && a.kind == GraphArg::Kind::TaskOutput) needs[i].insert(index.at(a.task));
     for (const auto& [name, a] : c.output_values) known(a);
+    // Kahn's algorithm, the first ready task in the graph's order first.
+    std::vector<std::size_t> waiting(tasks.size());
+    std::vector<std::vector<std::size_t>> readers(tasks.size());
+    std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      waiting[i] = needs[i].size();
+      for (std::size_t d : needs[i]) readers[d].push_back(i);
+      if (waiting[i] == 0) ready.push(i);
+    }
     std::vector<bool> done(tasks.size(), false);
     std::vector<std::size_t> order;
-    for (bool progress = true; progress;) {
-      progress = false;
-      for (std::size_t i = 0; i < tasks.size(); ++i) {
-        if (done[i] || std::any_of(needs[i].begin(), needs[i].end(), [&](std::size_t d) { return !done[d]; }))
-          continue;
-        done[i] = true;
-        order.push_back(i);
-        progress = true;
-        break;  // the first task ready, in the graph's order
-      }
+    while (!ready.empty()) {
+      std::size_t i = ready.top();
+      ready.pop();
+      done[i] = true;
+      order.push_back(i);
+      for (std::size_t r : readers[i])
+        if (--waiting[r] == 0) ready.push(r);
     }
     for (std::size_t i = 0; i < tasks.size(); ++i)
       if (!done[i]) {
