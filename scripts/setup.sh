@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config git
   libboost-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev
-  libcurl4-openssl-dev libarchive-dev libcpp-httplib-dev libssl-dev libgtest-dev libgmock-dev
+  libcurl4-openssl-dev libarchive-dev libcpp-httplib-dev libssl-dev nettle-dev libgtest-dev libgmock-dev
   clang libclang-rt-dev
   python3 python3-yaml ca-certificates curl
   # ../shared/tools/kfp-v2-validate (the KFP v2 target's checks) and its vendored kfp SDK

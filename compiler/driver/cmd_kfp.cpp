@@ -20,8 +20,10 @@
 #include "compiler/client/kfp/operate.hpp"
 #include "compiler/compile/compile.hpp"
 #include "compiler/driver/cmd_local.hpp"
+#include "compiler/driver/commands.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/package/package.hpp"
+#include "compiler/sema/component.hpp"
 
 namespace pipec::driver {
 
@@ -138,6 +140,45 @@ bool connect(const KfpOptions& options, kfp::Connection& connection) {
   }, connection);
   if (!status) std::cerr << "pipec: error: " << status.message() << '\n';
   return status.is_ok();
+}
+
+// `pipec component fetch FILE.yaml`: the components a graph component's componentRefs name
+// that are not in the component cache, downloaded from their urls (http or https, through
+// the client's one HTTP transport, bounded), checked against their digests and saved there,
+// recursively; then the graph component imports offline (docs/language.md "Graph components").
+int run_component_fetch(const std::string& file, const CommonOptions& common) {
+  client::TransportOptions options;
+  options.timeout = std::chrono::seconds(60);
+  client::CurlTransport transport(options);
+  sema::component::Fetch fetch = [&](const std::string& url, std::string& body, std::string& why) {
+    if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0) {
+      why = "only http and https urls are fetched";
+      return false;
+    }
+    client::HttpRequest request;
+    request.url = url;
+    client::HttpResponse response;
+    if (Status sent = transport.send(request, response); !sent.is_ok()) {
+      why = sent.message();
+      return false;
+    }
+    if (response.status != 200) {
+      why = response.location.empty() ? fmt::format("the server answered HTTP {}", response.status)
+                                      : fmt::format("the server answered HTTP {} (redirects to {}, which pipec "
+                                                    "does not follow)",
+                                                    response.status, response.location);
+      return false;
+    }
+    body = std::move(response.body);
+    return true;
+  };
+  sema::component::Component c;
+  std::vector<std::string> saved;
+  int code = read_component_file(file, common, c, fetch, &saved);
+  for (const auto& path : saved) std::cout << "saved " << path << "\n";
+  if (code != kExitOk) return code;
+  if (!c.graph) std::cout << "'" << file << "' is not a graph component: it references no components\n";
+  return kExitOk;
 }
 
 int run_upload(const KfpOptions& options) {
@@ -580,6 +621,18 @@ void add_kfp_commands(CLI::App& app, int& exit_code) {
     }
     exit_code = run_run(*run);
   });
+
+  struct FetchOptions {
+    std::string file;
+    CommonOptions common;
+  };
+  auto fetch = std::make_shared<FetchOptions>();
+  CLI::App* fetch_cmd = app.get_subcommand("component")->add_subcommand(
+      "fetch", "Download the components a graph component.yaml references (by url, checked against "
+               "their digests) into the component cache");
+  fetch_cmd->add_option("file", fetch->file, "The graph component.yaml")->required();
+  add_common_options(*fetch_cmd, fetch->common);
+  fetch_cmd->callback([fetch, &exit_code] { exit_code = run_component_fetch(fetch->file, fetch->common); });
 
   add_runs_commands(app, exit_code);
   add_logs_command(app, exit_code);

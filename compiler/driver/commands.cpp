@@ -370,7 +370,8 @@ void add_fmt_command(CLI::App& app, int& exit_code) {
   });
 }
 
-int run_component_show(const std::string& file, const CommonOptions& common) {
+int read_component_file(const std::string& file, const CommonOptions& common, sema::component::Component& c,
+                        const sema::component::Fetch& fetch, std::vector<std::string>* saved) {
   SourceManager sources;
   Diagnostics diags;
   std::string error;
@@ -379,10 +380,15 @@ int run_component_show(const std::string& file, const CommonOptions& common) {
     std::cerr << "pipec: error: cannot read '" << file << "': " << error << "\n";
     return kExitUsage;
   }
-  sema::component::Component c;
-  bool ok = sema::component::read(sources, id, diags, c);
+  bool ok = sema::component::read(sources, id, diags, c) &&
+            sema::component::resolve_refs(sources, c, diags, fetch, saved);
   print_diagnostics(diags, sources, common);
-  if (!ok) return kExitErrors;
+  return ok ? kExitOk : kExitErrors;
+}
+
+int run_component_show(const std::string& file, const CommonOptions& common) {
+  sema::component::Component c;
+  if (int code = read_component_file(file, common, c); code != kExitOk) return code;
   std::cout << sema::component::declaration(c);
   return kExitOk;
 }

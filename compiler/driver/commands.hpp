@@ -1,5 +1,10 @@
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "compiler/sema/component.hpp"
+
 namespace CLI {
 class App;
 }
@@ -23,5 +28,12 @@ void add_lsp_command(CLI::App& app, int& exit_code);
 
 /// `pipec component show FILE`: the op a KFP component makes, as .pipe source.
 void add_component_command(CLI::App& app, int& exit_code);
+
+struct CommonOptions;
+/// Reads a component file into `c` and resolves a graph component's references (with
+/// `fetch`: downloading what the cache lacks, `saved` listing what it saved); prints the
+/// diagnostics. Returns the exit code: kExitOk, kExitErrors, or kExitUsage (unreadable).
+int read_component_file(const std::string& file, const CommonOptions& common, sema::component::Component& c,
+                        const sema::component::Fetch& fetch = {}, std::vector<std::string>* saved = nullptr);
 
 }  // namespace pipec::driver

@@ -45,6 +45,8 @@ bool hands_over(const CLI::App& app, int argc, char** argv) {
   if (argc < 2) return true;
   std::string_view first = argv[1];
   if (first == "--version") return false;
+  // `component fetch` downloads, so it is pipec-kfp's; so is `component`'s help, which lists it.
+  if (first == "component" && argc > 2 && (std::string_view(argv[2]) == "fetch" || argv[2][0] == '-')) return true;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
     if (sub->get_name() == first) return false;
   return true;

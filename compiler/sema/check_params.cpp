@@ -28,9 +28,17 @@ void Checker::check_param(const ast::ParamDecl& p) {
   param.range = p.name.range;
   auto type = resolve_type(p.type);
   if (!type) return;
-  if (type->kind == TypeKind::File) {
-    diags_.error(p.type.range, "a pipeline parameter cannot be a 'file': files pass between steps "
-                               "(an op's file output to another op's file parameter)");
+  // A called pipeline takes files as an op does (a step passes it an op's file output);
+  // the pipeline built has no step before it to give one.
+  if (type->kind == TypeKind::File && root_) {
+    diags_.error(p.type.range, "the parameter of the pipeline built cannot be a 'file': files pass "
+                               "between steps (an op's file output to a file parameter of an op or "
+                               "of a called pipeline)");
+    return;
+  }
+  if (type->kind == TypeKind::File && p.default_value) {
+    diags_.error(range_of(*p.default_value), "a 'file' parameter has no default: a step passes it an "
+                                             "op's file output");
     return;
   }
   param.type = *type;

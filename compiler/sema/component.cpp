@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "compiler/sema/component_detail.hpp"
@@ -95,7 +96,12 @@ bool read(const SourceManager& sources, FileId file, Diagnostics& diags, Compone
   // A KFP v2 component is a pipeline spec (deploymentSpec, pipelineInfo); a v1 one is not.
   if (root.get("deploymentSpec") || root.get("pipelineInfo")) return detail::read_v2(root, diags, out);
   if (!detail::read_v1(root, diags, out)) return false;
-  if (out.image.empty()) {
+  detail::finish_v1(out);
+  return true;
+}
+
+void detail::finish_v1(Component& out) {
+  if (out.image.empty() && !out.graph) {
     // The image is given by each step: `image`, or `container_image` when an input has that name.
     auto taken = [&](const std::string& n) {
       return std::any_of(out.inputs.begin(), out.inputs.end(), [&](const Input& in) { return in.name == n; });
@@ -107,10 +113,112 @@ bool read(const SourceManager& sources, FileId file, Diagnostics& diags, Compone
     image.range = out.range;
     out.inputs.push_back(std::move(image));
   }
-  return true;
+}
+
+namespace {
+
+// A graph component as .pipe source: a pipeline of its tasks (component.hpp).
+std::string graph_declaration(const Component& c) {
+  std::string out;
+  doc_lines(out, c.doc.empty() && c.kfp_name != c.name ? fmt::format("KFP graph component '{}'.", c.kfp_name) : c.doc, "");
+  out += fmt::format("pipeline {}", c.name);
+  if (!c.outputs.empty()) {
+    out += " -> (";
+    for (std::size_t i = 0; i < c.outputs.size(); ++i)
+      out += fmt::format("{}{}: {}", i ? ", " : "", c.outputs[i].name, c.outputs[i].type.str());
+    out += ")";
+  }
+  out += " {\n";
+  auto input = [&](const Component& of, const std::string& kfp) -> const Input& {
+    return *std::find_if(of.inputs.begin(), of.inputs.end(), [&](const Input& i) { return i.kfp_name == kfp; });
+  };
+  std::map<std::string, const Task*> tasks;
+  for (const auto& t : c.tasks) tasks.emplace(t.kfp_name, &t);
+  auto task = [&](const std::string& kfp) -> const Task& { return *tasks.at(kfp); };
+  auto output_ref = [&](const GraphArg& a) {
+    const Task& from = task(a.task);
+    const auto& outs = from.component->outputs;
+    auto o = std::find_if(outs.begin(), outs.end(), [&](const Output& x) { return x.kfp_name == a.text; });
+    return fmt::format("{}.{}", from.name, o->name);
+  };
+  for (const auto& in : c.inputs) {
+    doc_lines(out, in.doc, "  ");
+    out += fmt::format("  param {}: {}", in.name, in.type.str());
+    if (in.default_value) out += " = " + literal_source(*in.default_value);
+    out += "\n";
+  }
+  auto output_type = [&](const GraphArg& a) {
+    const auto& outs = task(a.task).component->outputs;
+    return std::find_if(outs.begin(), outs.end(), [&](const Output& x) { return x.kfp_name == a.text; })->type;
+  };
+  for (const auto& t : c.tasks) {
+    // KFP passes a constant or a value output where a file is read as that file: a step of
+    // kValueAsFileOp writes it first.
+    std::map<std::string, std::string> as_file;
+    for (const auto& [kfp, a] : t.args) {
+      const Input& to = input(*t.component, kfp);
+      if (to.type.kind != ir::TypeKind::File || a.kind == GraphArg::Kind::GraphInput) continue;
+      if (a.kind == GraphArg::Kind::TaskOutput && output_type(a).kind == ir::TypeKind::File) continue;
+      std::string step = fmt::format("{}_{}_file", t.name, to.name);
+      std::string value = a.kind == GraphArg::Kind::Constant ? literal_source(ir::Literal(a.text))
+                                                              : fmt::format("\"${{{}}}\"", output_ref(a));
+      out += fmt::format("  step {} = {}(value: {})\n", step, kValueAsFileOp, value);
+      as_file[kfp] = step + ".file";
+    }
+    out += fmt::format("  step {} = {}(", t.name, t.component->name);
+    bool first = true;
+    for (const auto& [kfp, a] : t.args) {
+      const Input& to = input(*t.component, kfp);
+      out += fmt::format("{}{}: ", first ? "" : ", ", to.name);
+      first = false;
+      if (auto f = as_file.find(kfp); f != as_file.end()) {
+        out += f->second;
+        continue;
+      }
+      switch (a.kind) {
+        case GraphArg::Kind::Constant:
+          out += literal_source(*detail::constant_literal(a.text, to.type));
+          break;
+        case GraphArg::Kind::GraphInput: {
+          const Input& from = input(c, a.text);
+          // KFP passes every value as its text: a number or bool where a string is taken is its text.
+          bool as_text = to.type.kind == ir::TypeKind::String && (from.type.kind == ir::TypeKind::Int ||
+                                                                  from.type.kind == ir::TypeKind::Float ||
+                                                                  from.type.kind == ir::TypeKind::Bool);
+          out += as_text ? fmt::format("\"${{{}}}\"", from.name) : from.name;
+          break;
+        }
+        case GraphArg::Kind::TaskOutput:
+          out += output_ref(a);
+          break;
+      }
+    }
+    out += ")\n";
+  }
+  for (const auto& [kfp, a] : c.output_values) {
+    auto o = std::find_if(c.outputs.begin(), c.outputs.end(), [&](const Output& x) { return x.kfp_name == kfp; });
+    out += fmt::format("  output {} = {}\n", o->name, output_ref(a));
+  }
+  out += "}\n";
+  return out;
+}
+
+}  // namespace
+
+std::string value_as_file_source() {
+  return fmt::format(
+      "## Writes a value to a file: a KFP graph component passes a constant or a task's value\n"
+      "## output to a task that reads the input as a file (docs/language.md).\n"
+      "op {}(value: string) -> (file: file) {{\n"
+      "  image \"{}\"\n"
+      "  command [\"sh\", \"-c\", \"printf '%s' \\\"$1\\\" > /tmp/value\", \"{}\", \"${{value}}\"]\n"
+      "  outputs {{file: \"/tmp/value\"}}\n"
+      "}}\n",
+      kValueAsFileOp, kValueAsFileImage, kValueAsFileOp);
 }
 
 std::string declaration(const Component& c) {
+  if (c.graph) return graph_declaration(c);
   std::string out;
   std::string doc = c.doc;
   if (!c.kfp_name.empty() && c.kfp_name != c.name)

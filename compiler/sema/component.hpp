@@ -8,7 +8,9 @@
 // `pipec component show` see one declaration), and instantiate() resolves the placeholders
 // for one call, as kfp 1.8's compiler does for the arguments a step gives.
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +71,31 @@ struct Output {
   SourceRange range;
 };
 
+struct Component;
+
+/// An argument of a graph component's task, or the source of one of its outputs: a
+/// constant, one of the graph's inputs, or an output of another of its tasks.
+struct GraphArg {
+  enum class Kind { Constant, GraphInput, TaskOutput };
+  Kind kind = Kind::Constant;
+  std::string text;  // Constant: the value; GraphInput: the input; TaskOutput: the output (KFP names)
+  std::string task;  // TaskOutput: the task (its KFP name)
+  SourceRange range;
+};
+
+/// A task of a graph component (`implementation.graph.tasks`): a step calling the
+/// component its componentRef names (component_graph.cpp resolves it).
+struct Task {
+  std::string kfp_name, name;  // name: the step's (KFP's unique pythonic names of the tasks)
+  std::string url, digest;     // the componentRef's
+  /// The component it calls: its inline `spec`, or (after resolve_refs) the one its digest
+  /// names. `key` says which: "sha256:HEX" of the file, or the inline spec's place.
+  std::shared_ptr<Component> component;
+  std::string key;
+  std::vector<std::pair<std::string, GraphArg>> args;  // by the called component's input (KFP name)
+  SourceRange range, ref_range;
+};
+
 struct Component {
   std::string kfp_name, name, doc;
   std::vector<Input> inputs;
@@ -82,7 +109,36 @@ struct Component {
   std::vector<std::pair<std::string, std::string>> env;
   bool executor_input = false;  // some word is the executor input ({executorInput}, {{$}})
   SourceRange range;  // of the component's name (or the document)
+  /// A graph component (`implementation.graph`): a pipeline of its tasks, in dependency
+  /// order, and where each of its outputs comes from (by output, KFP name).
+  bool graph = false;
+  std::vector<Task> tasks;
+  std::vector<std::pair<std::string, GraphArg>> output_values;
 };
+
+/// The largest number of components one graph component's references resolve to (each
+/// once, however often referenced), and how deep graph components may nest.
+inline constexpr std::size_t kMaxGraphComponents = 256;
+inline constexpr int kMaxGraphDepth = 16;
+
+/// The component cache: $PIPEC_COMPONENT_CACHE, else $XDG_CACHE_HOME/pipec/components,
+/// else ~/.cache/pipec/components. A file there is named by its SHA-256 (64 hex digits).
+std::string cache_dir();
+
+/// Downloads the file at `url` into `body` (bounded), or says why not in `error`.
+using Fetch = std::function<bool(const std::string& url, std::string& body, std::string& error)>;
+
+/// Resolves the componentRef of every task of graph component `c`, and of the graph
+/// components those name, as kfp's ComponentStore does: an inline `spec`, else the cache
+/// file named by the `digest` (its SHA-256 checked). Then checks each task's arguments
+/// against the component it calls and settles the types of the graph's inputs (a `file`
+/// where a task takes one) and outputs (those of the task outputs they are). Every problem
+/// is reported at its place in the YAML. Does nothing for other components.
+/// With `fetch` (`pipec component fetch`; building never downloads), a digest missing from
+/// the cache is fetched from the componentRef's `url`, checked against the digest and saved
+/// in the cache; `saved` gets each file saved.
+[[nodiscard]] bool resolve_refs(SourceManager& sources, Component& c, Diagnostics& diags,
+                                const Fetch& fetch = {}, std::vector<std::string>* saved = nullptr);
 
 /// KFP's _sanitize_python_function_name: lower case, every run of non-word characters or
 /// `_` one `_`, no leading or trailing `_`, `n` before a leading digit.
@@ -100,8 +156,18 @@ bool may_leave_out(const Component& c, const std::string& param);
                         Component& out);
 
 /// The op's declaration as .pipe source: doc comments, `op NAME(PARAM: TYPE [= DEFAULT],
-/// ...) -> (OUTPUT: TYPE, ...)`, no body (the container comes from the component).
+/// ...) -> (OUTPUT: TYPE, ...)`, no body (the container comes from the component). A graph
+/// component (resolved) is a pipeline: `pipeline NAME -> (OUTPUT: TYPE, ...)` with a
+/// `param` per input, a step per task calling its component's op (or pipeline), and an
+/// `output` per output value.
 std::string declaration(const Component& c);
+
+/// The op a graph component's pipeline writes a constant or a value output with, where a
+/// task reads the input as a file (KFP passes either as a file); its .pipe source, loaded
+/// once with every graph component.
+inline constexpr const char* kValueAsFileOp = "value_as_file";
+inline constexpr const char* kValueAsFileImage = "busybox:1.36";
+std::string value_as_file_source();
 
 /// What a step gives an input: nothing (left out), a constant, or a run-time value.
 struct Given {

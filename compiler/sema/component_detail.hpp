@@ -106,6 +106,11 @@ std::optional<std::string> v2_text_for(const std::string& text, const Component&
 /// Reads a KFP v1 ComponentSpec (component_spec.cpp) and a KFP v2 component, a pipeline
 /// spec with one component (component_v2.cpp).
 bool read_v1(const YNode& root, Diagnostics& diags, Component& out);
+/// A graph task's constant argument as the value of an input of type `t` (kfp passes it
+/// as its text): nullopt when the type cannot hold it.
+std::optional<ir::Literal> constant_literal(const std::string& text, const ir::Type& t);
+/// After read_v1: a component without an image takes it as a parameter (component.hpp).
+void finish_v1(Component& c);
 bool read_v2(const YNode& root, Diagnostics& diags, Component& out);
 
 /// What the v1 and v2 component readers share: where their errors go, and whether any was

@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <optional>
+#include <queue>
 #include <set>
 
 #include "compiler/syntax/lexer.hpp"
@@ -184,11 +187,11 @@ class Reader : ReaderBase {
     if (impl) {
       const YNode* container = map(*impl, "container", false);
       if (!container) {
-        if (impl->get("graph"))
-          fail(impl->range, "'implementation.graph' (a graph component) is not supported; "
-                            "only 'implementation.container'");
-        else
-          fail(impl->range, "the component has no 'implementation.container'");
+        if (const YNode* graph = map(*impl, "graph", false))
+          read_graph(*graph, c);
+        else if (ok_)
+          fail(impl->range, "the component has no 'implementation.container' or "
+                            "'implementation.graph'");
       } else {
         read_container(*container, c);
         settle_files(c);
@@ -526,6 +529,177 @@ class Reader : ReaderBase {
                                 "outputMetadata)",
                                 k));
     return std::nullopt;
+  }
+
+  // implementation.graph (kfp's GraphSpec): its tasks, in dependency order as kfp sorts
+  // them, and its outputValues. Their componentRefs are resolved later (resolve_refs).
+  void read_graph(const YNode& graph, Component& c) {
+    c.graph = true;
+    const YNode* tasks = map(graph, "tasks", true);
+    if (!tasks) return;
+    std::vector<Task> read;
+    for (const auto& entry_ : tasks->entries) {
+      const YNode& id = entry_.first;
+      const YNode& t = entry_.second;
+      if (t.kind != YNode::Kind::Map) {
+        fail(t.range, fmt::format("task '{}' is a map with a 'componentRef', got {}", id.text,
+                                  kind_name(t.kind)));
+        continue;
+      }
+      Task task;
+      task.kfp_name = id.text;
+      task.range = id.range;
+      for (const auto& field_ : t.entries) {
+        const std::string& k = field_.first.text;
+        if (k != "componentRef" && k != "arguments" && k != "annotations")
+          fail(field_.first.range, fmt::format("task field '{}' is not supported (componentRef, "
+                                               "arguments)",
+                                               k));
+      }
+      if (const YNode* ref = map(t, "componentRef", true)) read_ref(*ref, task);
+      if (const YNode* args = map(t, "arguments", false)) {
+        for (const auto& arg_ : args->entries) {
+          if (auto a = graph_arg(arg_.second, c)) task.args.emplace_back(arg_.first.text, std::move(*a));
+        }
+      }
+      read.push_back(std::move(task));
+    }
+    if (const YNode* outputs = map(graph, "outputValues", false)) {
+      for (const auto& entry_ : outputs->entries) {
+        const YNode& k = entry_.first;
+        if (std::none_of(c.outputs.begin(), c.outputs.end(),
+                         [&](const Output& o) { return o.kfp_name == k.text; })) {
+          fail(k.range, fmt::format("outputValues names '{}', which is not an output", k.text));
+          continue;
+        }
+        auto a = graph_arg(entry_.second, c);
+        if (!a) continue;
+        if (a->kind != GraphArg::Kind::TaskOutput) {
+          fail(entry_.second.range, fmt::format("output '{}' must be a task's output "
+                                                "({{taskOutput: {{taskId, outputName}}}})",
+                                                k.text));
+          continue;
+        }
+        c.output_values.emplace_back(k.text, std::move(*a));
+      }
+    }
+    for (const auto& o : c.outputs)
+      if (std::none_of(c.output_values.begin(), c.output_values.end(),
+                       [&](const auto& v) { return v.first == o.kfp_name; }) && ok_)
+        fail(o.range, fmt::format("output '{}' has no source in 'implementation.graph.outputValues'",
+                                  o.kfp_name));
+    sort_tasks(std::move(read), c);
+  }
+
+  void read_ref(const YNode& ref, Task& task) {
+    task.ref_range = ref.range;
+    if (const YNode* u = scalar(ref, "url")) task.url = u->text;
+    if (const YNode* d = scalar(ref, "digest")) task.digest = d->text;
+    if (const YNode* spec = ref.get("spec"); spec && spec->kind != YNode::Kind::Null) {
+      auto inline_spec = std::make_shared<Component>();
+      if (read_v1(*spec, diags_, *inline_spec)) {
+        finish_v1(*inline_spec);
+        task.component = std::move(inline_spec);
+      } else {
+        ok_ = false;
+      }
+    }
+  }
+
+  // A task's argument: a constant (kfp takes a string, or a number or bool as its text), a
+  // graphInput or a taskOutput.
+  std::optional<GraphArg> graph_arg(const YNode& n, const Component& c) {
+    GraphArg a;
+    a.range = n.range;
+    if (n.kind == YNode::Kind::Scalar) {
+      a.text = word_text(n);
+      return a;
+    }
+    const YNode* in = n.kind == YNode::Kind::Map ? n.get("graphInput") : nullptr;
+    const YNode* out = n.kind == YNode::Kind::Map ? n.get("taskOutput") : nullptr;
+    if (n.kind != YNode::Kind::Map || n.entries.size() != 1 || (!in && !out)) {
+      fail(n.range, "an argument is a constant, {graphInput: {inputName}} or "
+                    "{taskOutput: {taskId, outputName}}");
+      return std::nullopt;
+    }
+    if (in) {
+      const YNode* name = in->kind == YNode::Kind::Map ? scalar(*in, "inputName", true) : nullptr;
+      if (!name) {
+        if (in->kind != YNode::Kind::Map) fail(in->range, "'graphInput' takes a map with 'inputName'");
+        return std::nullopt;
+      }
+      if (std::none_of(c.inputs.begin(), c.inputs.end(),
+                       [&](const Input& i) { return i.kfp_name == name->text; })) {
+        fail(name->range, fmt::format("graphInput names '{}', which is not an input", name->text));
+        return std::nullopt;
+      }
+      a.kind = GraphArg::Kind::GraphInput;
+      a.text = name->text;
+      a.range = name->range;
+      return a;
+    }
+    if (out->kind != YNode::Kind::Map) {
+      fail(out->range, "'taskOutput' takes a map with 'taskId' and 'outputName'");
+      return std::nullopt;
+    }
+    const YNode* task = scalar(*out, "taskId", true);
+    const YNode* name = scalar(*out, "outputName", true);
+    if (!task || !name) return std::nullopt;
+    a.kind = GraphArg::Kind::TaskOutput;
+    a.task = task->text;
+    a.text = name->text;
+    a.range = task->range;
+    return a;
+  }
+
+  // kfp's GraphSpec._post_init: every taskOutput names a task; the tasks sorted so that
+  // each comes after those it reads (else in their order); a cycle is an error.
+  void sort_tasks(std::vector<Task> tasks, Component& c) {
+    std::map<std::string, std::size_t> index;
+    for (std::size_t i = 0; i < tasks.size(); ++i) index.emplace(tasks[i].kfp_name, i);
+    auto known = [&](const GraphArg& a) {
+      if (a.kind != GraphArg::Kind::TaskOutput || index.count(a.task)) return true;
+      fail(a.range, fmt::format("taskOutput names task '{}', which is not a task of the graph", a.task));
+      return false;
+    };
+    std::vector<std::set<std::size_t>> needs(tasks.size());
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+      for (const auto& [name, a] : tasks[i].args)
+        if (known(a) && a.kind == GraphArg::Kind::TaskOutput) needs[i].insert(index.at(a.task));
+    for (const auto& [name, a] : c.output_values) known(a);
+    // Kahn's algorithm, the first ready task in the graph's order first.
+    std::vector<std::size_t> waiting(tasks.size());
+    std::vector<std::vector<std::size_t>> readers(tasks.size());
+    std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      waiting[i] = needs[i].size();
+      for (std::size_t d : needs[i]) readers[d].push_back(i);
+      if (waiting[i] == 0) ready.push(i);
+    }
+    std::vector<bool> done(tasks.size(), false);
+    std::vector<std::size_t> order;
+    while (!ready.empty()) {
+      std::size_t i = ready.top();
+      ready.pop();
+      done[i] = true;
+      order.push_back(i);
+      for (std::size_t r : readers[i])
+        if (--waiting[r] == 0) ready.push(r);
+    }
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+      if (!done[i]) {
+        fail(tasks[i].range, fmt::format("task '{}' depends on itself through its taskOutput "
+                                         "arguments (a cycle)",
+                                         tasks[i].kfp_name));
+        return;
+      }
+    std::vector<std::string> kfp;
+    for (std::size_t i : order) kfp.push_back(tasks[i].kfp_name);
+    auto names = unique_names(kfp);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      c.tasks.push_back(std::move(tasks[order[k]]));
+      c.tasks.back().name = names[k];
+    }
   }
 
   bool in_condition_ = false;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -23,8 +24,32 @@ namespace {
 
 class Loader {
  public:
-  Loader(SourceManager& sources, Diagnostics& diags, std::vector<LoadedModule>& out)
-      : sources_(sources), diags_(diags), out_(out) {}
+  Loader(SourceManager& sources, Diagnostics& diags, std::vector<LoadedModule>& out,
+         std::map<std::string, std::string> renames = {})
+      : sources_(sources), diags_(diags), out_(out), renames_(std::move(renames)) {}
+
+  // The ops of components that graph components call (by key) whose names another module's
+  // ops have too, each with the name it takes instead: NAME_<8 hex digits of its digest>.
+  // (A program that also `use`s another version of a component a graph component calls
+  // keeps both, so no name is refused.)
+  std::map<std::string, std::string> clashing_refs() const {
+    std::map<std::string, std::vector<std::pair<FileId, const ast::OpDecl*>>> by_name;
+    for (const auto& m : out_)
+      for (const auto& decl : m.module.decls)
+        if (const auto* op = boost::get<ast::OpDecl>(&decl.get())) by_name[op->name.name].emplace_back(m.file, op);
+    std::map<std::string, std::string> renames;
+    for (const auto& [name, decls] : by_name) {
+      if (decls.size() < 2) continue;
+      bool user = std::any_of(decls.begin(), decls.end(), [&](const auto& d) { return !ref_keys_.count(d.first); });
+      for (std::size_t i = user ? 0 : 1; i < decls.size(); ++i) {
+        auto key = ref_keys_.find(decls[i].first);
+        if (key == ref_keys_.end()) continue;
+        std::string hex = key->second.substr(key->second.find(':') + 1, 8);
+        renames.emplace(key->second, fmt::format("{}_{}", name, hex));
+      }
+    }
+    return renames;
+  }
 
   bool load(FileId file, const std::string& key, bool is_stdlib, bool is_main) {
     auto parsed = syntax::parse(sources_, file, diags_);
@@ -120,14 +145,48 @@ class Loader {
       return false;
     }
     auto c = std::make_shared<component::Component>();
-    if (!component::read(sources_, yaml, diags_, *c)) {
+    if (!component::read(sources_, yaml, diags_, *c) || !component::resolve_refs(sources_, *c, diags_)) {
       diags_.note(at, fmt::format("'{}' is used here", display));
       return false;
+    }
+    return add_component(std::move(c), display, key, used);
+  }
+
+  // The module of a component read: its op's declaration, or a graph component's pipeline
+  // after the modules of the components its tasks call (each once, by its key).
+  bool add_component(std::shared_ptr<component::Component> c, const std::string& display,
+                     const std::string& key, FileId& used) {
+    for (const auto& t : c->tasks)  // the names its tasks' components take (clashing_refs)
+      if (auto it = renames_.find(t.key); it != renames_.end()) t.component->name = it->second;
+    std::vector<std::pair<SourceRange, FileId>> uses;  // the graph's pipeline calls them
+    if (c->graph) {  // and the op that writes a value as a file (component.hpp)
+      const std::string helper = std::string("pipec:") + component::kValueAsFileOp;
+      FileId helper_file = kNoFile;
+      if (auto it = loaded_.find(helper); it != loaded_.end()) {
+        helper_file = it->second;
+      } else {
+        helper_file = sources_.add(std::string(component::kValueAsFileOp) + ".pipe (pipec)",
+                                   component::value_as_file_source());
+        if (!load(helper_file, helper, false, false)) return false;
+      }
+      uses.emplace_back(c->range, helper_file);
+    }
+    for (const auto& t : c->tasks) {
+      FileId task_file = kNoFile;
+      if (auto it = loaded_.find(t.key); it != loaded_.end()) {
+        task_file = it->second;
+      } else if (!add_component(t.component, t.url.empty() ? t.key : t.url, t.key, task_file)) {
+        return false;
+      } else {
+        ref_keys_.emplace(task_file, t.key);
+      }
+      uses.emplace_back(t.ref_range, task_file);
     }
     FileId file = sources_.add(display + " (op)", component::declaration(*c));
     used = file;
     if (!load(file, key, false, false)) return false;
     out_.back().component = std::move(c);
+    out_.back().uses = std::move(uses);
     return true;
   }
 
@@ -148,6 +207,8 @@ class Loader {
   std::vector<LoadedModule>& out_;
   std::map<std::string, FileId> loaded_;
   std::vector<std::pair<std::string, std::string>> stack_;  // key, display name
+  std::map<std::string, std::string> renames_;  // by key: the op names clashing_refs() chose
+  std::map<FileId, std::string> ref_keys_;      // the modules of components graph components call
 };
 
 }  // namespace
@@ -158,7 +219,16 @@ bool load_modules(SourceManager& sources, FileId main, Diagnostics& diags,
   std::string name(sources.name(main));
   std::error_code ec;
   fs::path canonical = fs::weakly_canonical(name, ec);
-  return loader.load(main, ec ? name : canonical.generic_string(), false, true);
+  std::string key = ec ? name : canonical.generic_string();
+  bool ok = loader.load(main, key, false, true);
+  if (!ok || diags.has_errors()) return ok;
+  // A component a graph component calls whose op name another op has: loaded again, the
+  // graph's op renamed (the files are read again; nothing was reported the first time).
+  auto renames = loader.clashing_refs();
+  if (renames.empty()) return true;
+  out.clear();
+  Loader again(sources, diags, out, std::move(renames));
+  return again.load(main, key, false, true);
 }
 
 }  // namespace pipec::sema

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "compiler/client/kfp/commands.hpp"
-#include "compiler/client/kfp/sha256.hpp"
+#include "compiler/base/sha256.hpp"
 #include "tests/client/fake_kfp.hpp"
 #include "tests/client/test_support.hpp"
 

@@ -1,4 +1,4 @@
-#include "compiler/client/kfp/sha256.hpp"
+#include "compiler/base/sha256.hpp"
 
 #include <gtest/gtest.h>
 

@@ -17,6 +17,8 @@ import subprocess
 import sys
 
 PARAM = re.compile(r"^  ([a-z_][a-z0-9_]*): ([a-z<>]+)( = .*)?,$")
+# A graph component shows as a pipeline: `pipeline NAME -> (...) {` and `  param NAME: TYPE`.
+PIPELINE_PARAM = re.compile(r"^  param ([a-z_][a-z0-9_]*): ([a-z<>]+)( = .*)?$")
 
 
 def run(cmd, **kw):
@@ -26,16 +28,18 @@ def run(cmd, **kw):
 def pipeline_for(path, show):
     """The .pipe source of a pipeline calling the op `show` declares."""
     lines = show.splitlines()
-    op = next(l for l in lines if l.startswith("op ")).split("(")[0][3:]
+    head = next(l for l in lines if l.startswith("op ") or l.startswith("pipeline "))
+    graph = head.startswith("pipeline ")
+    op = head.split(" ")[1].split("(")[0]
     params, args, optional_next = [], [], False
     in_outputs = False
     for line in lines:
-        if "-> (" in line:
+        if "-> (" in line and not graph:
             in_outputs = True
         if "(optional: a step may leave it out)" in line:
             optional_next = True
             continue
-        m = PARAM.match(line)
+        m = (PIPELINE_PARAM if graph else PARAM).match(line)
         if not m or in_outputs:
             continue
         name, type_, default = m.group(1), m.group(2), m.group(3)

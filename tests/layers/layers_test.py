@@ -32,7 +32,7 @@ FLOOR = {module: i for i, floor in enumerate(FLOORS) for module in floor}
 RUNTIME_RULES = {"job_render", "metrics", "tf_pods", "trainer_v2"}
 
 LIBRARIES = {
-    "pipec_rules": "rules", "pipec_input": "input", "pipec_fileio": "fileio", "pipec_input_yaml": "input", "pipec_base": "compiler/base", "pipec_stdlib": "stdlib", "pipec_jobrender": "runtime/rules",
+    "pipec_rules": "rules", "pipec_input": "input", "pipec_fileio": "fileio", "pipec_input_yaml": "input", "pipec_base": "compiler/base", "pipec_sha256": "compiler/base", "pipec_stdlib": "stdlib", "pipec_jobrender": "runtime/rules",
     "pipec_runtime": "runtime/launcher", "pipec_syntax": "compiler/syntax", "pipec_ir": "compiler/ir",
     "pipec_package": "compiler/package", "pipec_sema": "compiler/sema", "pipec_params": "compiler/client",
     "pipec_client": "compiler/client", "pipec_lower": "compiler/lower", "pipec_emit_yaml": "compiler/emit/yaml",

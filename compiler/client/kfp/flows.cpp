@@ -21,7 +21,7 @@
 #include "input/read.hpp"
 
 #include "compiler/client/kfp/package_reader.hpp"
-#include "compiler/client/kfp/sha256.hpp"
+#include "compiler/base/sha256.hpp"
 
 namespace pipec::client::kfp {
 

@@ -107,7 +107,10 @@ void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& o
   std::string tmpl;
   if (step.kind == ir::OpKind::Pipeline) {  // the called pipeline's DAG template (add_callee)
     tmpl = to_dns1123(step.op);
-    for (const auto& [name, value] : step.args) params.emplace_back(name, argo_value(value, scope));
+    for (const auto& [name, value] : step.args) {
+      const ir::Ref* r = ir::whole_ref(value);
+      (r && is_file(*r) ? artifacts : params).emplace_back(name, argo_value(value, scope));
+    }
   } else if (step.kind == ir::OpKind::Container) {
     tmpl = container_template(step);
     params.reserve(step.args.size());
@@ -272,9 +275,10 @@ void WorkflowWriter::add_callee(const ir::Pipeline& callee) {
   top.dag = ir::Plan::kMain;
   std::string tasks;
   dag_tasks(callee.dag, top, tasks);
-  std::vector<std::string> inputs;
-  for (const auto& param : callee.params) inputs.push_back(param.name);
-  add_dag_template(name, inputs, std::move(tasks));
+  std::vector<std::string> inputs, files;
+  for (const auto& param : callee.params)
+    (param.type.kind == ir::TypeKind::File ? files : inputs).push_back(param.name);
+  add_dag_template(name, inputs, std::move(tasks), 0, files);
   add_pipeline_outputs(callee, name, top);
   add_loop_outputs();
   cur_ = &p_;

@@ -65,7 +65,12 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
   std::string component;
   if (step.kind == ir::OpKind::Pipeline) {  // the called pipeline's DAG component (add_callee)
     component = "comp-" + to_dns1123(step.op);
-    for (const auto& [name, value] : step.args) task_input(inputs, name, value, s, deps);
+    for (const auto& [name, value] : step.args) {
+      if (const ir::Ref* r = ir::whole_ref(value); r && is_file(r->type))
+        task["inputs"]["artifacts"][name] = as_artifact(resolve(*r, s, deps));
+      else
+        task_input(inputs, name, value, s, deps);
+    }
   } else if (step.kind == ir::OpKind::Container) {
     component = container_component(step);
     for (const auto& [name, value] : step.args) {
@@ -196,6 +201,10 @@ void SpecWriter::add_callee(const ir::Pipeline& callee) {
   dag(callee.dag, top, tasks);
   J spec = {{"dag", {{"tasks", std::move(tasks)}}}};
   for (const auto& param : callee.params) {
+    if (is_file(param.type)) {  // a file the call passes: an artifact input
+      spec["inputDefinitions"]["artifacts"][param.name] = artifact_type();
+      continue;
+    }
     J in = {{"parameterType", parameter_type(param.type)}};
     if (param.default_value) {
       in["defaultValue"] = literal_json(*param.default_value);
