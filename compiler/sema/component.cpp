@@ -195,7 +195,8 @@ std::string graph_declaration(const Component& c) {
     }
     out += ")\n";
   }
-  for (const auto& [kfp, a] : c.output_values) {
+  for (const auto& [kfp_name, a] : c.output_values) {
+    const std::string& kfp = kfp_name;  // a lambda may not capture a structured binding (clang)
     auto o = std::find_if(c.outputs.begin(), c.outputs.end(), [&](const Output& x) { return x.kfp_name == kfp; });
     out += fmt::format("  output {} = {}\n", o->name, output_ref(a));
   }
