@@ -225,11 +225,12 @@ class RefResolver {
       in.type = Type::scalar(TypeKind::File);
       in.default_value.reset();
     }
-    for (auto& [kfp, a] : c.output_values) {
+    for (auto& [kfp_name, a] : c.output_values) {
       if (!check_output(a)) {
         ok = false;
         continue;
       }
+      const std::string& kfp = kfp_name;  // a lambda may not capture a structured binding (clang)
       auto out = std::find_if(c.outputs.begin(), c.outputs.end(), [&](const Output& o) { return o.kfp_name == kfp; });
       out->type = find_output(*tasks_.at(a.task)->component, a.text)->type;
     }
