@@ -13,7 +13,8 @@ Time per step: every build pays a fixed cost (exec, dynamic loading, the stdlib,
 and parameters of the program) that does not depend on N. The row "base" builds the same
 program with one step; the time per step of N is then (T(N) - T(1)) / (N - 1), the time
 the N - 1 further steps took, and that is what the flatness target is checked on. The
-end-to-end figure T(N) / N is printed beside it. A row "start" times `pipec --version`.
+end-to-end figure T(N) / N is printed beside it. A row "start" times `pipec --version`, a
+row "seed" the README's first build (dsl-examples/mpi_run.pipe into a .tar.gz, 41 runs).
 
 usage: measure.py PIPEC WORKDIR --runstat RUNSTAT [--sizes 10,100,...] [--cpu 0]
                   [--reps R] [--validate VALIDATOR] [--target kfp-v1|kfp-v2]
@@ -96,6 +97,13 @@ def main():
         subprocess.run([sys.executable, gen, str(n), src], check=True)
         return src
 
+    # The seed, as the README's first command builds it: a training step, into a .tar.gz.
+    seed_src = os.path.join(HERE, "..", "..", "dsl-examples", "mpi_run.pipe")
+    seed_argv = [pipec, "build", seed_src, "-o", os.path.join(args.workdir, "seed.tar.gz"), "-q",
+                 "--target", args.target]
+    run_once(seed_argv)
+    seed_runs = [run_once(seed_argv) for _ in range(41)]
+
     base_src = source(1)
     base_out = os.path.join(args.workdir, "gen_1.yaml")
     # Big sizes exceed the servers' limits on purpose: measure anyway.
@@ -140,6 +148,10 @@ def main():
     print("%6s %3d %9.2f %9s %10s %8s %8s %9.2f %8.1f   (pipec --version)"
           % ("start", len(startup), start_wall * 1e3, "", "", "", "", start_cpu * 1e3,
              start_rss / 1024.0))
+    print("%6s %3d %9.2f %9.2f %10s %8s %8s %9.2f %8.1f   (dsl-examples/mpi_run.pipe -o .tar.gz)"
+          % ("seed", len(seed_runs), min(r[0] for r in seed_runs) * 1e3,
+             statistics.median(r[0] for r in seed_runs) * 1e3, "", "", "",
+             min(r[2] for r in seed_runs) * 1e3, min(r[1] for r in seed_runs) / 1024.0))
     print("%6s %3d %9.2f %9.2f %10s %8s %8s %9s %8.1f   (one step: the fixed cost)"
           % ("base", len(base_runs), base_wall * 1e3,
              statistics.median(r[0] for r in base_runs) * 1e3, "", "", "", "",
