@@ -105,14 +105,10 @@ void task_arguments(std::string& out, const Arguments& params, const Arguments& 
 void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& out) {
   std::vector<std::pair<std::string, std::string>> params, artifacts;
   std::string tmpl;
-  if (step.kind == ir::OpKind::Pipeline) {  // the called pipeline's DAG template (add_callee)
-    tmpl = to_dns1123(step.op);
-    for (const auto& [name, value] : step.args) {
-      const ir::Ref* r = ir::whole_ref(value);
-      (r && is_file(*r) ? artifacts : params).emplace_back(name, argo_value(value, scope));
-    }
-  } else if (step.kind == ir::OpKind::Container) {
-    tmpl = container_template(step);
+  if (step.kind == ir::OpKind::Pipeline || step.kind == ir::OpKind::Container) {
+    // The called pipeline's DAG template (add_callee) or the step's container template; a
+    // file argument is an artifact, any other a parameter.
+    tmpl = step.kind == ir::OpKind::Pipeline ? to_dns1123(step.op) : container_template(step);
     params.reserve(step.args.size());
     for (const auto& [name, value] : step.args) {
       const ir::Ref* r = ir::whole_ref(value);

@@ -63,22 +63,18 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
   J task = J::object();
   J inputs = J::object();
   std::string component;
-  if (step.kind == ir::OpKind::Pipeline) {  // the called pipeline's DAG component (add_callee)
-    component = "comp-" + to_dns1123(step.op);
+  if (step.kind == ir::OpKind::Pipeline || step.kind == ir::OpKind::Container) {
+    // The called pipeline's DAG component (add_callee) or the step's container component; a
+    // file argument is an input artifact, any other an input parameter.
+    component = step.kind == ir::OpKind::Pipeline ? "comp-" + to_dns1123(step.op) : container_component(step);
     for (const auto& [name, value] : step.args) {
       if (const ir::Ref* r = ir::whole_ref(value); r && is_file(r->type))
         task["inputs"]["artifacts"][name] = as_artifact(resolve(*r, s, deps));
       else
         task_input(inputs, name, value, s, deps);
     }
-  } else if (step.kind == ir::OpKind::Container) {
-    component = container_component(step);
-    for (const auto& [name, value] : step.args) {
-      if (const ir::Ref* r = ir::whole_ref(value); r && is_file(r->type))
-        task["inputs"]["artifacts"][name] = as_artifact(resolve(*r, s, deps));
-      else
-        task_input(inputs, name, value, s, deps);
-    }
+  }
+  if (step.kind == ir::OpKind::Container) {
     if (auto op = ops_.find(step.op); op != ops_.end()) {
       if (const ir::ContainerOp& o = *op->second; o.retries) {
         // KFP v2 retries a failed task whatever failed (no policy); backoff as kfp writes it.
@@ -92,7 +88,7 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
         if (value.kind == ir::Value::Kind::Interpolation && !ir::whole_ref(value))
           task_input(inputs, resource_input(key), at_call_site(value, step), s, deps);
     }
-  } else {
+  } else if (step.kind != ir::OpKind::Pipeline) {  // a training step
     kubeflow::LauncherCall call;
     component = training_component(step, call);
     for (const auto& [name, value] : call.inputs) task_input(inputs, name, value, s, deps);
