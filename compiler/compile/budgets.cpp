@@ -35,7 +35,7 @@ void count_graph(const ir::Pipeline& p, std::size_t& nodes, std::size_t& edges) 
   count(p.exit_handler, nodes, edges);
 }
 
-void check_budgets(const ir::Pipeline& p, const std::string& workflow, std::size_t package,
+void check_budgets(const ir::Pipeline& p, std::size_t workflow, std::size_t package,
                    Diagnostics& diags, const Budgets& b, bool allow_oversize) {
   auto refused = [&](SourceRange at, std::string message) {
     if (allow_oversize) diags.warning(at, std::move(message) + " (--allow-oversize)");
@@ -51,16 +51,16 @@ void check_budgets(const ir::Pipeline& p, const std::string& workflow, std::size
                                            "to the data instead",
                                            param.name, text.size(), b.parameter_bytes));
   }
-  if (workflow.size() > b.request_bytes) {
+  if (workflow > b.request_bytes) {
     refused(p.range, fmt::format("the workflow is {}; the Kubernetes API refuses a request over "
                                      "{}, so it can never be created: write repeated steps as a "
                                      "'for' loop over a list",
-                                     mib(workflow.size()), limit(b.request_bytes)));
-  } else if (workflow.size() > b.workflow_bytes) {
+                                     mib(workflow), limit(b.request_bytes)));
+  } else if (workflow > b.workflow_bytes) {
     diags.warning(p.range, fmt::format("the workflow is {}; Argo refuses workflows over {} "
                                        "(MAX_WORKFLOW_SIZE) unless its controller offloads them: "
                                        "write repeated steps as a 'for' loop over a list",
-                                       mib(workflow.size()), limit(b.workflow_bytes)));
+                                       mib(workflow), limit(b.workflow_bytes)));
   }
   if (package > b.package_bytes)
     refused(p.range, fmt::format("the package is {}; KFP refuses uploads over {}",

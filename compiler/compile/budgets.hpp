@@ -25,10 +25,10 @@ void count_graph(const ir::Pipeline& pipeline, std::size_t& nodes, std::size_t& 
 /// Reports, at the pipeline's name (or the parameter's), each budget the output exceeds:
 /// an error where the server must refuse it (a request over 3 MiB, a package over 32 MiB,
 /// a parameter default over 10,000 bytes), a warning where it only may (a workflow over
-/// Argo's 1 MiB default, a graph the KFP UI will not draw). `workflow` is the Argo YAML
-/// (empty for another target), `package` the bytes written.
+/// Argo's 1 MiB default, a graph the KFP UI will not draw). `workflow` is the size of the
+/// Argo YAML (0 for another target), `package` the bytes written.
 /// With `allow_oversize` the errors are warnings too.
-void check_budgets(const ir::Pipeline& pipeline, const std::string& workflow, std::size_t package,
+void check_budgets(const ir::Pipeline& pipeline, std::size_t workflow, std::size_t package,
                    Diagnostics& diags, const Budgets& budgets = {}, bool allow_oversize = false);
 
 }  // namespace pipec::compile

@@ -25,14 +25,19 @@ constexpr std::size_t kPackageSlack = 64 * 1024;
 }  // namespace
 
 bool write_target(const TargetOptions& options, const ir::Pipeline& pipeline, std::string& out,
-                  Diagnostics& diags) {
+                  Diagnostics& diags, const TextSink& sink) {
   if (options.target == "kfp-v2") {
     emit::kfpv2::WriteOptions v2;
     v2.launcher_image = options.launcher_image;
     v2.mpi_v1 = options.mpi_v1;
     v2.training_runtime = options.training_runtime;
     v2.sdk_version = std::string("pipec-") + PIPEC_VERSION;
-    return emit::kfpv2::write_pipeline_spec(pipeline, v2, out, diags);
+    if (!emit::kfpv2::write_pipeline_spec(pipeline, v2, out, diags)) return false;
+    if (sink) {  // a spec is small (one component per op): written whole, then handed on
+      sink(out);
+      out.clear();
+    }
+    return true;
   }
   emit::argo::WriteOptions argo;
   argo.service_account = options.service_account;
@@ -41,7 +46,7 @@ bool write_target(const TargetOptions& options, const ir::Pipeline& pipeline, st
   argo.training_runtime = options.training_runtime;
   argo.kind = options.kind;
   argo.cron = options.cron;
-  return emit::argo::write_workflow(pipeline, argo, out, diags);
+  return emit::argo::write_workflow(pipeline, argo, out, diags, sink);
 }
 
 FileId load_input(SourceManager& sources, const std::string& input, Diagnostics& diags) {
@@ -59,31 +64,40 @@ FileId load_input(SourceManager& sources, const std::string& input, Diagnostics&
 }
 
 Compiled compile_program(SourceManager& sources, FileId main, const TargetOptions& options, Diagnostics& diags,
-                         std::optional<package::Format> package) {
+                         std::optional<package::Format> package, const TextSink& sink) {
   Compiled out;
   auto program = sema::check_program(sources, main, diags, options.pipeline);
   if (!program || diags.has_errors()) return out;
-  auto pipeline = ir::lower(*program, diags);
-  program.reset();  // the IR holds its own copies: the writer reuses this memory
+  auto pipeline = ir::lower(std::move(*program), diags);
+  program.reset();  // what the IR did not take: the writer reuses this memory
   if (!pipeline || diags.has_errors()) return out;
-  if (!write_target(options, *pipeline, out.text, diags)) return out;
-  std::size_t package_size = out.text.size();
-  if (package ? *package != package::Format::Yaml : out.text.size() + kPackageSlack >= Budgets{}.package_bytes) {
+  // A sink takes the text only where it is the output itself (a .yaml): a package, or the
+  // package's size measured for the budget, needs the text whole.
+  const bool yaml = package == package::Format::Yaml;
+  std::size_t written = 0;
+  TextSink counted;
+  if (yaml && sink) counted = [&](std::string_view piece) {
+    written += piece.size();
+    sink(piece);
+  };
+  if (!write_target(options, *pipeline, out.text, diags, counted)) return out;
+  out.text_bytes = counted ? written : out.text.size();
+  std::size_t package_size = out.text_bytes;
+  if (package ? !yaml : out.text_bytes + kPackageSlack >= Budgets{}.package_bytes) {
     out.package = package::make_package(package.value_or(package::Format::TarGz), out.text);
     package_size = out.package.size();
   }
-  static const std::string kNoWorkflow;  // a reference, not `? std::string() : out.text`: that copies the text
-  check_budgets(*pipeline, options.target == "kfp-v2" ? kNoWorkflow : out.text, package_size, diags, {},
+  check_budgets(*pipeline, options.target == "kfp-v2" ? 0 : out.text_bytes, package_size, diags, {},
                 options.allow_oversize);
   if (!diags.has_errors()) out.pipeline = std::move(pipeline);
   return out;
 }
 
 Compiled compile_file(SourceManager& sources, const std::string& input, const TargetOptions& options,
-                      Diagnostics& diags, std::optional<package::Format> package) {
+                      Diagnostics& diags, std::optional<package::Format> package, const TextSink& sink) {
   FileId main = load_input(sources, input, diags);
   if (main == kNoFile) return {};
-  return compile_program(sources, main, options, diags, package);
+  return compile_program(sources, main, options, diags, package, sink);
 }
 
 }  // namespace pipec::compile

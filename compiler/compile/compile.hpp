@@ -9,6 +9,7 @@
 
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/base/source_manager.hpp"
+#include "compiler/base/text_sink.hpp"
 #include "compiler/emit/argo/workflow_writer.hpp"
 #include "compiler/ir/ir.hpp"
 #include "compiler/package/package.hpp"
@@ -37,7 +38,8 @@ struct TargetOptions {
 /// What compiling a program gives: the pipeline and the target's text, unset on error.
 struct Compiled {
   std::optional<ir::Pipeline> pipeline;
-  std::string text;     ///< the target's YAML
+  std::string text;     ///< the target's YAML (empty when it went to a sink)
+  std::size_t text_bytes = 0;  ///< the size of the target's YAML, held or not
   std::string package;  ///< the package's bytes, when a package format was asked for
 };
 
@@ -48,16 +50,21 @@ FileId load_input(SourceManager& sources, const std::string& input, Diagnostics&
 /// Parses, checks and lowers the pipeline in `main` (and what it uses), writes the target
 /// and checks the budgets. `package`: the format the output is packaged in (its bytes go
 /// to Compiled::package); without one, the budgets are checked for the default .tar.gz.
+/// With package Format::Yaml and a `sink`, the text goes to the sink in pieces as it is
+/// written, instead of into Compiled::text (nothing goes there if the program has errors;
+/// the budgets are checked after, so an error may still follow the text).
 Compiled compile_program(SourceManager& sources, FileId main, const TargetOptions& options, Diagnostics& diags,
-                         std::optional<package::Format> package = std::nullopt);
+                         std::optional<package::Format> package = std::nullopt, const TextSink& sink = {});
 
 /// The chosen target's writer alone: for a command that needs a second target's text of
-/// a pipeline compile_program() gave. Returns false if it reported an error.
+/// a pipeline compile_program() gave. Returns false if it reported an error. With a
+/// `sink`, the text goes there instead of into `out`.
 bool write_target(const TargetOptions& options, const ir::Pipeline& pipeline, std::string& out,
-                  Diagnostics& diags);
+                  Diagnostics& diags, const TextSink& sink = {});
 
 /// load_input() and compile_program().
 Compiled compile_file(SourceManager& sources, const std::string& input, const TargetOptions& options,
-                      Diagnostics& diags, std::optional<package::Format> package = std::nullopt);
+                      Diagnostics& diags, std::optional<package::Format> package = std::nullopt,
+                      const TextSink& sink = {});
 
 }  // namespace pipec::compile

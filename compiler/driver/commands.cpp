@@ -136,26 +136,35 @@ int run_build(BuildOptions options) {
   }
   SourceManager sources;
   Diagnostics diags;
-  // A .yaml output (or stdout) is the text itself: no copy.
+  // A .yaml output is the text itself: it goes into the file (a temporary one until the
+  // build has passed) piece by piece as it is written, never held whole. A package, or
+  // stdout (nothing may reach it from a build that fails), takes the text whole.
+  fileio::AtomicFile file;
+  std::string error;
+  const bool stream = output != "-" && format == package::Format::Yaml && file.open(output, error);
+  TextSink to_file;
+  if (stream) to_file = [&file](std::string_view piece) { file.write(piece); };
   Compiled compiled = compile_file(sources, options.input, options.target, diags,
-                                   output == "-" ? package::Format::Yaml : format);
+                                   output == "-" ? package::Format::Yaml : format, to_file);
   const std::optional<ir::Pipeline>& pipeline = compiled.pipeline;
-  const std::string& yaml = compiled.text;
-  const std::string& bytes = compiled.package;
   print_diagnostics(diags, sources, options.common);
-  if (!pipeline || diags.has_errors()) return kExitErrors;
+  if (!pipeline || diags.has_errors()) return kExitErrors;  // `file` goes with nothing written
 
   if (output == "-") {
-    std::cout << yaml;
+    std::cout << compiled.text;
     std::cout.flush();
     return std::cout ? kExitOk : kExitErrors;
   }
-  const std::string& data = format == package::Format::Yaml ? yaml : bytes;
-  if (Status status = write_file_atomically(output, data); !status) {
-    std::cerr << "pipec: error: " << status.message() << '\n';
+  const bool written = format == package::Format::Yaml
+                           ? stream && file.commit(error)  // else `error` says why it could not open
+                           : fileio::write_file_atomically(output, compiled.package, error);
+  if (!written) {
+    std::cerr << "pipec: error: " << error << '\n';
     return kExitErrors;
   }
-  if (!options.quiet) print_summary(*pipeline, output, data.size(), std::cout);
+  if (!options.quiet)
+    print_summary(*pipeline, output, format == package::Format::Yaml ? compiled.text_bytes : compiled.package.size(),
+                  std::cout);
   keep_until_exit(std::move(compiled.pipeline));
   return kExitOk;
 }

@@ -17,6 +17,7 @@
 // called as a step, named after it.
 #include "compiler/emit/argo/workflow_writer.hpp"
 
+#include <algorithm>
 #include <variant>
 
 #include "compiler/emit/argo/writer.hpp"
@@ -159,7 +160,7 @@ void indent_lines(std::string& text, std::size_t from, int by) {
   text = std::move(out);
 }
 
-bool WorkflowWriter::run(std::string& out) {
+bool WorkflowWriter::run(std::string& out, const TextSink& sink) {
   std::string entry = k8s_name(p_.name, p_.range, "pipeline");
   claim_template(entry, p_.range, "pipeline '" + p_.name + "'");
   std::string exit_name;
@@ -167,6 +168,10 @@ bool WorkflowWriter::run(std::string& out) {
     exit_name = entry + "-finally";
     claim_template(exit_name, p_.range, "the 'finally' block of '" + p_.name + "'");
   }
+  // Sized once for a pipeline of plain steps (a template each), not rehashed as it grows.
+  const std::size_t nodes = p_.dag.size() + p_.exit_handler.size() + p_.ops.size() + 2;
+  reserved_names_.reserve(nodes);
+  template_owner_.reserve(nodes);
   reserved_names_.insert(entry);
   reserved_names_.insert(exit_name);
   for (const auto& op : p_.ops) {
@@ -199,13 +204,17 @@ bool WorkflowWriter::run(std::string& out) {
   if (!ok_) return false;
 
   // The document, line-first (see yaml_writer.hpp) after its first line; each template's
-  // text is freed as soon as it is copied, so the output is held about once.
+  // text is freed as soon as it is copied, so the output is held about once, or, with a
+  // sink, never whole: it leaves in pieces of about kPiece bytes. A CronWorkflow is
+  // indented as a whole at the end, so it goes to the sink whole.
+  const DocumentKind kind = options_.kind;
+  const bool stream = sink && kind != DocumentKind::CronWorkflow;
+  constexpr std::size_t kPiece = std::size_t{1} << 20;
   std::string& text = out;  // written in place
   text.clear();
   std::size_t size = 0;
   for (const auto& [name, t] : templates_) size += t.size();
-  text.reserve(size + 4096);
-  const DocumentKind kind = options_.kind;
+  text.reserve(stream ? std::min(size, 2 * kPiece) + 4096 : size + 4096);
   text += "apiVersion: argoproj.io/v1alpha1";
   append_scalar_entry(text, "kind",
                       kind == DocumentKind::Workflow           ? "Workflow"
@@ -254,9 +263,26 @@ bool WorkflowWriter::run(std::string& out) {
   if (!exit_name.empty()) append_scalar_entry(text, "onExit", exit_name, 2);
   new_line(text, 2);
   text += "templates:";
-  for (auto it = templates_.begin(); it != templates_.end(); it = templates_.erase(it)) it->second.append_to(text);
+  for (auto it = templates_.begin(); it != templates_.end(); it = templates_.erase(it)) {
+    const TemplateText& t = it->second;
+    if (stream && !t.op && t.text.size() >= kPiece) {  // a large DAG: straight to the sink
+      sink(text);
+      text.clear();
+      sink(t.text);
+      continue;
+    }
+    t.append_to(text);
+    if (stream && text.size() >= kPiece) {
+      sink(text);
+      text.clear();
+    }
+  }
   if (cron) indent_lines(text, spec_start, 2);
   text.push_back('\n');
+  if (sink) {  // the rest, or a CronWorkflow whole
+    sink(text);
+    text.clear();
+  }
   return true;
 }
 
@@ -265,8 +291,8 @@ bool WorkflowWriter::run(std::string& out) {
 namespace pipec::emit::argo {
 
 bool write_workflow(const ir::Pipeline& pipeline, const WriteOptions& options, std::string& out,
-                    Diagnostics& diags) {
-  return detail::WorkflowWriter(pipeline, options, diags).run(out);
+                    Diagnostics& diags, const TextSink& sink) {
+  return detail::WorkflowWriter(pipeline, options, diags).run(out, sink);
 }
 
 }  // namespace pipec::emit::argo

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "compiler/base/diagnostics.hpp"
+#include "compiler/base/text_sink.hpp"
 #include "compiler/ir/ir.hpp"
 
 namespace pipec::emit::argo {
@@ -36,8 +37,10 @@ struct WriteOptions {
 /// `options.kind`, a WorkflowTemplate (metadata.name instead of generateName) or a
 /// CronWorkflow (the same spec under spec.workflowSpec, after the schedule).
 /// Deterministic: the same IR and options give the same bytes.
-/// Returns false if it reported an error.
+/// With a `sink`, the text goes to it and `out` is left empty: in pieces of about 1 MiB as
+/// it is written, never held whole (a CronWorkflow, indented at the end, whole).
+/// Returns false if it reported an error (then nothing has gone to the sink).
 [[nodiscard]] bool write_workflow(const ir::Pipeline& pipeline, const WriteOptions& options,
-                                  std::string& out, Diagnostics& diags);
+                                  std::string& out, Diagnostics& diags, const TextSink& sink = {});
 
 }  // namespace pipec::emit::argo

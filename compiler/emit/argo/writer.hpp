@@ -66,7 +66,7 @@ class WorkflowWriter {
   WorkflowWriter(const ir::Pipeline& pipeline, const WriteOptions& options, Diagnostics& diags)
       : p_(pipeline), cur_(&pipeline), options_(options), diags_(diags) {}
 
-  bool run(std::string& out);
+  bool run(std::string& out, const TextSink& sink);
 
  private:
   // Names.
