@@ -41,9 +41,12 @@ struct Shared {
   std::set<std::string_view> used_ops;    // in name order
 };
 
+// Takes the checked program's step arguments instead of copying them: each step is
+// lowered once, and the program is dropped after (compile_program), so a large pipeline's
+// values are held once, not twice.
 class Lowerer {
  public:
-  Lowerer(const sema::Program& program, const sema::PipelineDef& def, Shared& shared, Diagnostics& diags)
+  Lowerer(const sema::Program& program, sema::PipelineDef& def, Shared& shared, Diagnostics& diags)
       : program_(program), def_(def), diags_(diags), names_collected_(shared.names_collected),
         taken_(shared.taken), used_ops_(shared.used_ops) {}
 
@@ -140,7 +143,7 @@ class Lowerer {
     return there.size() == here.size() ? &dep : &there[here.size()];
   }
 
-  std::vector<Node> nodes(const std::vector<Stmt>& body, ScopeId scope) {
+  std::vector<Node> nodes(std::vector<Stmt>& body, ScopeId scope) {
     std::vector<Node> out;
     out.reserve(body.size());
     std::vector<Condition> when;
@@ -148,9 +151,9 @@ class Lowerer {
     return out;
   }
 
-  void emit(const std::vector<Stmt>& body, ScopeId scope, std::vector<Condition>& when,
+  void emit(std::vector<Stmt>& body, ScopeId scope, std::vector<Condition>& when,
             std::vector<Node>& out) {
-    for (const auto& s : body) {
+    for (auto& s : body) {
       switch (s.kind) {
         case Stmt::Kind::Step:
           // Built in place: a Step is large, and most nodes are steps.
@@ -171,26 +174,33 @@ class Lowerer {
     }
   }
 
-  void step(const Stmt& s, ScopeId scope, const std::vector<Condition>& when, Step& out) {
+  void step(Stmt& s, ScopeId scope, const std::vector<Condition>& when, Step& out) {
     const auto& op = program_.ops.at(s.op);
     out.name = s.name;
     out.op = s.op;
     out.kind = op.kind;
     out.range = s.range;
-    out.args.reserve(op.params.size());
+    // The given arguments, taken and put in signature order in place, defaults filled in
+    // where none is given (sema has rejected unknown and repeated names).
+    auto& args = out.args;
+    args = std::move(s.args);
+    std::size_t next = 0;
     for (const auto& p : op.params) {
-      auto given = std::find_if(s.args.begin(), s.args.end(),
+      auto given = std::find_if(args.begin() + static_cast<std::ptrdiff_t>(next), args.end(),
                                 [&](const auto& a) { return a.first == p.name; });
-      if (given != s.args.end()) {
-        out.args.emplace_back(p.name, given->second);
+      if (given != args.end()) {
+        std::rotate(args.begin() + static_cast<std::ptrdiff_t>(next), given, given + 1);
+        ++next;
       } else if (p.default_value) {
         Value v;
         v.kind = Value::Kind::Literal;
         v.type = p.type;
         v.literal = *p.default_value;
-        out.args.emplace_back(p.name, std::move(v));
+        args.emplace(args.begin() + static_cast<std::ptrdiff_t>(next), p.name, std::move(v));
+        ++next;
       }
     }
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(next), args.end());
     std::set<std::string> depends;
     for (const auto& dep : s.deps)
       if (const std::string* node = node_in(scope, dep)) depends.insert(*node);
@@ -199,7 +209,7 @@ class Lowerer {
     if (op.kind == OpKind::Container) used_ops_.insert(s.op);
   }
 
-  Loop loop(const Stmt& s, ScopeId scope, const std::vector<Condition>& when) {
+  Loop loop(Stmt& s, ScopeId scope, const std::vector<Condition>& when) {
     Loop out;
     out.name = loop_names_.at(&s);
     out.var = s.var;
@@ -262,7 +272,7 @@ class Lowerer {
   }
 
   const sema::Program& program_;
-  const sema::PipelineDef& def_;
+  sema::PipelineDef& def_;  // its steps' arguments are taken
   Diagnostics& diags_;
   bool& names_collected_;
   std::unordered_set<std::string>& taken_;
@@ -276,7 +286,7 @@ class Lowerer {
 
 }  // namespace
 
-std::optional<Pipeline> lower(const sema::Program& program, Diagnostics& diags) {
+std::optional<Pipeline> lower(sema::Program&& program, Diagnostics& diags) {
   // Every error of names and graph (name collisions after sanitising, unknown ops) is
   // already reported by check_program(). What lowering itself finds is where a value
   // stands in a shell-form script (emit/shell: inside backticks, `$((...))`, a quoted
@@ -285,7 +295,7 @@ std::optional<Pipeline> lower(const sema::Program& program, Diagnostics& diags) 
   Shared shared;
   std::vector<Pipeline> callees;
   callees.reserve(program.callees.size());
-  for (const auto& def : program.callees) {
+  for (auto& def : program.callees) {
     Pipeline callee = Lowerer(program, def, shared, diags).run();
     callee.plan = plan_of(callee, callees, diags);
     callees.push_back(std::move(callee));

@@ -15,6 +15,8 @@ namespace pipec::ir {
 /// dependencies from `after` and from output uses, conditions attached to steps.
 /// Returns nullopt if it reported an error (a value where a shell-form script cannot
 /// hold it as text, emit/shell); it may warn (a script line that runs as a command).
-[[nodiscard]] std::optional<Pipeline> lower(const sema::Program& program, Diagnostics& diags);
+/// Takes the program: its steps' argument values move into the IR (a caller that keeps
+/// the program passes a copy, `sema::Program(program)`).
+[[nodiscard]] std::optional<Pipeline> lower(sema::Program&& program, Diagnostics& diags);
 
 }  // namespace pipec::ir

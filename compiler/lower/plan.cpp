@@ -20,6 +20,10 @@ class Planner {
 
   Plan run() {
     plan_.dags.resize(2);  // kMain, kFinally
+    // Sized once: rehashing tables of every step's name is a pass over all of them.
+    std::size_t n = count(p_.dag) + count(p_.exit_handler);
+    plan_.places.reserve(n);
+    steps_.reserve(n);
     place(p_.dag, Plan::kMain);
     place(p_.exit_handler, Plan::kFinally);
     for (Plan::DagId d = 0; d < plan_.dags.size(); ++d) read(d);
@@ -33,6 +37,13 @@ class Planner {
   }
 
  private:
+  static std::size_t count(const std::vector<Node>& nodes) {
+    std::size_t n = nodes.size();
+    for (const auto& node : nodes)
+      if (const auto* l = std::get_if<Loop>(&node)) n += count(l->body);
+    return n;
+  }
+
   void place(const std::vector<Node>& nodes, Plan::DagId dag) {
     for (const auto& node : nodes) {
       if (const auto* s = std::get_if<Step>(&node)) {

@@ -21,7 +21,7 @@ namespace pipec::sema {
 
 namespace detail {
 
-std::shared_ptr<const Program> Checker::run(FileId main) {
+std::shared_ptr<Program> Checker::run(FileId main) {
   if (!load_modules(sources_, main, diags_, modules_)) return nullptr;
   collect_ops();
   if (diags_.has_errors()) return nullptr;
@@ -30,7 +30,7 @@ std::shared_ptr<const Program> Checker::run(FileId main) {
   check_pipeline(*pipeline);
   if (diags_.has_errors()) return nullptr;
   if (!check_graph(step_graph(), diags_)) return nullptr;
-  return std::make_shared<const Program>(std::move(program_));
+  return std::make_shared<Program>(std::move(program_));
 }
 
 // The graph the cycle check walks. A dependency that crosses a loop's boundary is the
@@ -232,8 +232,8 @@ void Checker::check_pipeline(const ast::PipelineDecl& p) {
 
 }  // namespace detail
 
-std::shared_ptr<const Program> check_program(SourceManager& sources, FileId main,
-                                             Diagnostics& diags, std::string_view pipeline) {
+std::shared_ptr<Program> check_program(SourceManager& sources, FileId main,
+                                         Diagnostics& diags, std::string_view pipeline) {
   detail::Checker checker(sources, diags);
   checker.choose(std::string(pipeline));
   return checker.run(main);

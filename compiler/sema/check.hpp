@@ -20,8 +20,8 @@ struct Program;
 /// Returns nullptr if any error was reported.
 /// The pipeline built is the one of `main` that no other pipeline of it calls, or
 /// `pipeline` when given; the pipelines it calls as steps are checked with it.
-[[nodiscard]] std::shared_ptr<const Program> check_program(SourceManager& sources, FileId main,
-                                                           Diagnostics& diags,
-                                                           std::string_view pipeline = {});
+[[nodiscard]] std::shared_ptr<Program> check_program(SourceManager& sources, FileId main,
+                                                     Diagnostics& diags,
+                                                     std::string_view pipeline = {});
 
 }  // namespace pipec::sema

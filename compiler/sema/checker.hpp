@@ -95,7 +95,7 @@ class Checker {
   /// Builds pipeline `name` of the main file rather than the one no other pipeline calls.
   void choose(std::string name) { wanted_ = std::move(name); }
 
-  std::shared_ptr<const Program> run(FileId main);
+  std::shared_ptr<Program> run(FileId main);
   /// symbols.cpp: the passes of run() with every declaration and resolved name recorded
   /// in `table`, going on past errors (diags_ is a sink nobody reads).
   void index(FileId main, SymbolTable& table);

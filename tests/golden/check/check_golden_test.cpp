@@ -49,7 +49,7 @@ Result check_file(const fs::path& dir, const std::string& path) {
     result.diagnostics = "cannot read: " + error;
   } else {
     auto program = sema::check_program(sources, file, diags);
-    result.ok = program && ir::lower(*program, diags) && !diags.has_errors();
+    result.ok = program && ir::lower(std::move(*program), diags) && !diags.has_errors();
     std::ostringstream out;
     render(diags, sources, out, RenderOptions{});
     result.diagnostics = out.str();
