@@ -144,7 +144,7 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
       fields += k + ":" + v;
     }
     // A key that is a tag must not follow the object's `{` directly: `{{{` is no tag.
-    if (fields.compare(0, 2, "{{") == 0) fields.insert(0, " ");
+    if (fields.compare(0, 2, "{{") == 0) fields.insert(fields.begin(), ' ');
     pod_spec_patch = R"({"containers":[{"name":"main","resources":{"limits":{)" + fields +
                      R"(},"requests":{)" + fields + "}}}]}";
   }
@@ -168,7 +168,8 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
     claim_template(name, op ? op->range : step.range, "op '" + step.op + "'");
   } else {
     for (int k = made + 1;; ++k) {
-      std::string suffix = "-" + std::to_string(k);
+      std::string suffix = std::to_string(k);
+      suffix.insert(suffix.begin(), '-');  // not "-" + std::string&&: GCC 12's -Wrestrict at -O3 (bug 105651)
       name = base.substr(0, kMaxK8sNameLength - suffix.size()) + suffix;
       if (!reserved_names_.count(name) && !template_owner_.count(name)) break;
     }
