@@ -23,9 +23,11 @@ class Planner {
     // Sized once: rehashing tables of every step's name is a pass over all of them.
     std::size_t n = count(p_.dag) + count(p_.exit_handler);
     plan_.places.reserve(n);
+    plan_.reads.reserve(n);
     steps_.reserve(n);
     place(p_.dag, Plan::kMain);
     place(p_.exit_handler, Plan::kFinally);
+    dag_nodes_.resize(plan_.dags.size());  // a DAG with no nodes has no entry yet
     for (Plan::DagId d = 0; d < plan_.dags.size(); ++d) read(d);
     // A called pipeline's outputs are read at the top of its DAG, as a step there would.
     for (const auto& out : p_.outputs) {
@@ -46,6 +48,8 @@ class Planner {
 
   void place(const std::vector<Node>& nodes, Plan::DagId dag) {
     for (const auto& node : nodes) {
+      if (dag_nodes_.size() <= dag) dag_nodes_.resize(dag + 1);
+      dag_nodes_[dag].push_back(&node);
       if (const auto* s = std::get_if<Step>(&node)) {
         plan_.dags[dag].nodes.push_back(s->name);
         plan_.places[s->name] = {dag, Plan::kNoDag, false, static_cast<bool>(s->when)};
@@ -57,14 +61,15 @@ class Planner {
       plan_.dags.push_back({l.name, l.var, dag, {}});
       plan_.dags[dag].nodes.push_back(l.name);
       plan_.places[l.name] = {dag, body, true, static_cast<bool>(l.when)};
-      loops_[l.name] = &l;
       place(l.body, body);
     }
   }
 
   // The reads of every node of `dag`, and the exports of the loops they read through.
   void read(Plan::DagId dag) {
-    for (const auto& name : plan_.dags[dag].nodes) {
+    for (const Node* node : dag_nodes_[dag]) {
+      const auto* step = std::get_if<Step>(node);
+      const std::string& name = step ? step->name : std::get<Loop>(*node).name;
       std::vector<Plan::Read> reads;
       std::set<std::pair<std::string, std::string>> seen;
       auto add = [&](const Ref& r) {
@@ -75,11 +80,11 @@ class Planner {
         export_through(r, route);
         reads.push_back({r.name, r.field, std::move(route)});
       };
-      if (auto s = steps_.find(name); s != steps_.end()) {
-        for (const auto& [arg, value] : s->second->args) for_each_ref(value, add);
-        if (s->second->when) for_each_ref(*s->second->when, add);
+      if (step) {
+        for (const auto& [arg, value] : step->args) for_each_ref(value, add);
+        if (step->when) for_each_ref(*step->when, add);
       } else {
-        const Loop& l = *loops_.at(name);
+        const Loop& l = std::get<Loop>(*node);
         for_each_ref(*l.items, add);
         if (l.when) for_each_ref(*l.when, add);
         body_refs(l.body, add);
@@ -135,7 +140,7 @@ class Planner {
   const std::vector<Pipeline>& callees_;
   Plan plan_;
   NameMap<const Step*> steps_;
-  NameMap<const Loop*> loops_;
+  std::vector<std::vector<const Node*>> dag_nodes_;  // by DagId: its nodes, as plan_.dags[].nodes names them
 };
 
 }  // namespace
