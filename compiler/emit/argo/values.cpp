@@ -153,10 +153,8 @@ std::string WorkflowWriter::expr_value(const ir::Value& v, Scope& scope, const c
 
 std::string WorkflowWriter::expr_bool(const ir::Value& v, Scope& scope) {
   if (v.is_literal() && v.literal.is_boolean()) return v.literal.get<bool>() ? "true" : "false";
-  std::string out = "(";  // appended, not "(" + std::string&&: GCC 12's -Wrestrict at -O3 (bug 105651)
-  out += expr_value(v, scope, nullptr);
-  out += " == 'true')";
-  return out;
+  // Not "(" + std::string&&: GCC 12's false -Wrestrict at -O3 (bug 105651).
+  return std::string("(").append(expr_value(v, scope, nullptr)).append(" == 'true')");
 }
 
 std::string WorkflowWriter::expr_condition(const ir::Condition& c, Scope& scope) {

@@ -201,7 +201,7 @@ std::string SpecWriter::cel_value(const ir::Value& v, Scope& s, const char* as) 
                        "int values");
       }
     }
-    return "(" + (text.empty() ? std::string("''") : text) + ")";
+    return std::string("(").append(text.empty() ? "''" : text).append(")");  // not "(" + string&&: GCC 12's -Wrestrict at -O3
   }
   error(v.range, "lists and maps cannot be compared");
   return "''";
@@ -209,7 +209,7 @@ std::string SpecWriter::cel_value(const ir::Value& v, Scope& s, const char* as) 
 
 std::string SpecWriter::cel_bool(const ir::Value& v, Scope& s) {
   if (v.is_literal() && v.literal.is_boolean()) return v.literal.get<bool>() ? "true" : "false";
-  return "(" + cel_value(v, s, nullptr) + " == true)";
+  return std::string("(").append(cel_value(v, s, nullptr)).append(" == true)");
 }
 
 std::string SpecWriter::cel_condition(const ir::Condition& c, Scope& s) {
