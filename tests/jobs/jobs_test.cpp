@@ -560,7 +560,7 @@ TEST(Jobs, StepOutputsAndLoopItemsGetValidPlaceholders) {
     ir::Value v;
     v.kind = ir::Value::Kind::Ref;
     v.type = ir::Type::scalar(type);
-    v.ref = ir::Ref{.name = name, .field = field, .type = v.type, .kind = kind};
+    v.ref = ir::Ref{.kind = kind, .name = name, .field = field, .type = v.type};
     return v;
   };
   auto lit = [](ir::Literal l) {

@@ -12,7 +12,7 @@ ir::Value ref(const std::string& name, ir::TypeKind kind) {
   ir::Value v;
   v.kind = ir::Value::Kind::Ref;
   v.type = ir::Type::scalar(kind);
-  v.ref = ir::Ref{.name = name, .type = v.type, .kind = ir::Ref::Kind::Param};
+  v.ref = ir::Ref{.kind = ir::Ref::Kind::Param, .name = name, .type = v.type};
   return v;
 }
 
