@@ -62,7 +62,8 @@ std::string print_condition(const Condition& c, ConditionSyntax& syntax) {
   std::string left, right;
   switch (c.op) {
     case Op::Leaf: return syntax.truth(*c.value);
-    case Op::Not: return std::string("!").append(print_condition(c.operands[0], syntax));  // not "!" + string&&: GCC 12's -Wrestrict at -O3 (bug 105651)
+    case Op::Not:  // appended, not "!" + string&&: GCC 12's false -Wrestrict at -O3 (bug 105651)
+      return std::string("!").append(print_condition(c.operands[0], syntax));
     case Op::And:
     case Op::Or:
       left = print_condition(c.operands[0], syntax);

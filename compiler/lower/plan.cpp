@@ -20,6 +20,7 @@ class Planner {
 
   Plan run() {
     plan_.dags.resize(2);  // kMain, kFinally
+    dag_nodes_.resize(2);
     // Sized once: rehashing tables of every step's name is a pass over all of them.
     std::size_t n = count(p_.dag) + count(p_.exit_handler);
     plan_.places.reserve(n);
@@ -27,7 +28,6 @@ class Planner {
     steps_.reserve(n);
     place(p_.dag, Plan::kMain);
     place(p_.exit_handler, Plan::kFinally);
-    dag_nodes_.resize(plan_.dags.size());  // a DAG with no nodes has no entry yet
     for (Plan::DagId d = 0; d < plan_.dags.size(); ++d) read(d);
     // A called pipeline's outputs are read at the top of its DAG, as a step there would.
     for (const auto& out : p_.outputs) {
@@ -48,7 +48,6 @@ class Planner {
 
   void place(const std::vector<Node>& nodes, Plan::DagId dag) {
     for (const auto& node : nodes) {
-      if (dag_nodes_.size() <= dag) dag_nodes_.resize(dag + 1);
       dag_nodes_[dag].push_back(&node);
       if (const auto* s = std::get_if<Step>(&node)) {
         plan_.dags[dag].nodes.push_back(s->name);
@@ -59,6 +58,7 @@ class Planner {
       const auto& l = std::get<Loop>(node);
       auto body = static_cast<Plan::DagId>(plan_.dags.size());
       plan_.dags.push_back({l.name, l.var, dag, {}});
+      dag_nodes_.emplace_back();
       plan_.dags[dag].nodes.push_back(l.name);
       plan_.places[l.name] = {dag, body, true, static_cast<bool>(l.when)};
       place(l.body, body);
@@ -140,7 +140,7 @@ class Planner {
   const std::vector<Pipeline>& callees_;
   Plan plan_;
   NameMap<const Step*> steps_;
-  std::vector<std::vector<const Node*>> dag_nodes_;  // by DagId: its nodes, as plan_.dags[].nodes names them
+  std::vector<std::vector<const Node*>> dag_nodes_;  // beside plan_.dags: each DAG's nodes, as its `nodes` names them
 };
 
 }  // namespace

@@ -17,7 +17,6 @@
 // called as a step, named after it.
 #include "compiler/emit/argo/workflow_writer.hpp"
 
-#include <algorithm>
 #include <variant>
 
 #include "compiler/emit/argo/writer.hpp"
@@ -212,9 +211,17 @@ bool WorkflowWriter::run(std::string& out, const TextSink& sink) {
   constexpr std::size_t kPiece = std::size_t{1} << 20;
   std::string& text = out;  // written in place
   text.clear();
-  std::size_t size = 0;
-  for (const auto& [name, t] : templates_) size += t.size();
-  text.reserve(stream ? std::min(size, 2 * kPiece) + 4096 : size + 4096);
+  auto flush = [&] {
+    sink(text);
+    text.clear();
+  };
+  if (stream) {
+    text.reserve(2 * kPiece);
+  } else {
+    std::size_t size = 0;
+    for (const auto& [name, t] : templates_) size += t.size();
+    text.reserve(size + 4096);
+  }
   text += "apiVersion: argoproj.io/v1alpha1";
   append_scalar_entry(text, "kind",
                       kind == DocumentKind::Workflow           ? "Workflow"
@@ -266,23 +273,16 @@ bool WorkflowWriter::run(std::string& out, const TextSink& sink) {
   for (auto it = templates_.begin(); it != templates_.end(); it = templates_.erase(it)) {
     const TemplateText& t = it->second;
     if (stream && !t.op && t.text.size() >= kPiece) {  // a large DAG: straight to the sink
-      sink(text);
-      text.clear();
+      flush();
       sink(t.text);
       continue;
     }
     t.append_to(text);
-    if (stream && text.size() >= kPiece) {
-      sink(text);
-      text.clear();
-    }
+    if (stream && text.size() >= kPiece) flush();
   }
   if (cron) indent_lines(text, spec_start, 2);
   text.push_back('\n');
-  if (sink) {  // the rest, or a CronWorkflow whole
-    sink(text);
-    text.clear();
-  }
+  if (sink) flush();  // the rest, or a CronWorkflow whole
   return true;
 }
 
