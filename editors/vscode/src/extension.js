@@ -58,17 +58,20 @@ async function stop() {
   client = null;
 }
 
-// Runs pipec with `args` (and `input` on standard input): {status, stdout, stderr}.
+// Runs pipec with `args` (and `input` on standard input; else none): {status, stdout, stderr}.
 function run(args, cwd, input) {
   return new Promise((resolve) => {
-    const child = cp.spawn(pipec, args, { cwd });
+    const child = cp.spawn(pipec, args, { cwd, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; });
     child.on('error', (e) => resolve({ status: -1, stdout, stderr: e.message }));
     child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(input || '');
+    if (input === undefined) return;
+    // A pipec that exits before reading it all closes the pipe: its status says why.
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
   });
 }
 
