@@ -131,6 +131,10 @@ function settings() {
   assert.ok(onPath.ok && onPath.command === pipec, JSON.stringify(onPath));
   const none = launch.checkPipec({ path: '' }, { PATH: work });
   assert.ok(!none.ok && /not found on PATH/.test(none.message) && /pipec\.path/.test(none.message), none.message);
+  // A relative path: from the workspace folder.
+  const relative = launch.checkPipec({ path: path.relative(work, pipec) }, process.env, work);
+  assert.ok(relative.ok && relative.command === pipec, JSON.stringify(relative));
+  assert.ok(!launch.checkPipec({ path: path.relative(work, pipec) }, process.env, path.join(work, 'old')).ok);
   const wrong = launch.checkPipec({ path: path.join(work, 'no-such-pipec') });
   assert.ok(!wrong.ok && /pipec\.path is '.*no-such-pipec', which is not an executable/.test(wrong.message), wrong.message);
   // Too old, and not pipec at all.

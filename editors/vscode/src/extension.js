@@ -19,10 +19,15 @@ function settings() {
   return { path: c.get('path'), target: c.get('build.target'), kind: c.get('build.kind') };
 }
 
+function workspaceFolder() {
+  const folders = vscode.workspace.workspaceFolders;
+  return folders && folders.length > 0 ? folders[0].uri.fsPath : undefined;
+}
+
 // The pipec to use, or null after saying why (with a button to the setting; the message
 // is not waited for).
 function findPipec() {
-  const r = launch.checkPipec(settings());
+  const r = launch.checkPipec(settings(), process.env, workspaceFolder());
   if (r.ok) return r.command;
   vscode.window.showErrorMessage(r.message, 'Open Settings').then((choice) => {
     if (choice) vscode.commands.executeCommand('workbench.action.openSettings', 'pipec.path');
@@ -33,8 +38,7 @@ function findPipec() {
 async function start(context) {
   pipec = findPipec();
   if (!pipec) return;
-  const folder = vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders[0];
-  const server = launch.serverOptions(pipec, folder && folder.uri.fsPath);
+  const server = launch.serverOptions(pipec, workspaceFolder());
   client = new LanguageClient('pipec', 'pipec language server', server,
     { documentSelector: launch.documentSelector, outputChannel: output });
   try {

@@ -23,12 +23,13 @@ function executable(file) {
   }
 }
 
-/// The executable `setting` names: a path (`~` is the home folder), or a bare name looked up
-/// on PATH as a shell does; an empty setting means `pipec`. null when there is none.
-function resolvePipec(setting, env = process.env) {
+/// The executable `setting` names: a path (`~` is the home folder; a relative one is taken
+/// from `base`, the workspace folder), or a bare name looked up on PATH as a shell does; an
+/// empty setting means `pipec`. null when there is none.
+function resolvePipec(setting, env = process.env, base = process.cwd()) {
   let name = (setting || '').trim() || 'pipec';
   if (name === '~' || name.startsWith('~/')) name = path.join(os.homedir(), name.slice(1));
-  if (name.includes('/')) return executable(name) ? path.resolve(name) : null;
+  if (name.includes('/')) return executable(path.resolve(base, name)) ? path.resolve(base, name) : null;
   for (const dir of (env.PATH || '').split(path.delimiter)) {
     if (dir && executable(path.join(dir, name))) return path.join(dir, name);
   }
@@ -47,10 +48,10 @@ function older(a, b) {
 }
 
 /// Whether the configured pipec will do: {ok: true, command, version} or {ok: false,
-/// message} with a message that says what to change.
-function checkPipec(settings = {}, env = process.env) {
+/// message} with a message that says what to change. `base`: the workspace folder.
+function checkPipec(settings = {}, env = process.env, base = process.cwd()) {
   const setting = (settings.path || '').trim();
-  const command = resolvePipec(setting, env);
+  const command = resolvePipec(setting, env, base);
   if (!command) {
     return {
       ok: false,
