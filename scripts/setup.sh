@@ -42,6 +42,11 @@ fi
 if [ ! -d tests/lsp/node_modules ]; then
   (cd tests/lsp && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
+# The VS Code extension's client library and its tests' and packaging's tools
+# (editors/vscode/package-lock.json; keytar, vsce's optional keychain access, is left out).
+if [ ! -d editors/vscode/node_modules ]; then
+  (cd editors/vscode && npm ci --omit=optional --no-audit --no-fund --loglevel=error >/dev/null)
+fi
 
 build=${PIPEC_BUILD_DIR:-build}
 if [ ! -f "$build/CMakeCache.txt" ]; then

@@ -28,8 +28,6 @@
 #include "compiler/package/package.hpp"
 #include "compiler/sema/component.hpp"
 #include "compiler/tools/component_export.hpp"
-#include "compiler/syntax/ast_printer.hpp"
-#include "compiler/syntax/parser.hpp"
 
 namespace pipec::driver {
 
@@ -314,17 +312,15 @@ int run_fmt(const std::vector<std::string>& files, bool check, bool write, const
     SourceManager sources;
     Diagnostics diags;
     FileId id = load_input(sources, file, diags);
-    auto module = id == kNoFile ? std::nullopt : syntax::parse(sources, id, diags);
-    if (!module || diags.has_errors()) {
+    Layout layout = id == kNoFile ? Layout{} : format_file(sources, id, diags);
+    if (layout.status == Layout::SyntaxError) {
       print_diagnostics(diags, sources, common);
       result = kExitErrors;
       continue;
     }
     std::string text(sources.text(id));
-    std::string formatted = format_source(text);
-    Diagnostics again;
-    auto reparsed = syntax::parse(sources, sources.add(std::string(sources.name(id)), formatted), again);
-    if (!reparsed || syntax::print_ast(*reparsed) != syntax::print_ast(*module)) {
+    const std::string& formatted = layout.text;
+    if (layout.status == Layout::WouldChangeProgram) {
       std::cerr << fmt::format("pipec: internal error: formatting '{}' would change the program; it is left "
                                "as it is (please report it)\n",
                                file);

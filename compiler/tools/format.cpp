@@ -3,7 +3,10 @@
 #include <cstddef>
 #include <vector>
 
+#include "compiler/base/diagnostics.hpp"
+#include "compiler/syntax/ast_printer.hpp"
 #include "compiler/syntax/lexer.hpp"
+#include "compiler/syntax/parser.hpp"
 
 namespace pipec::tools {
 
@@ -91,6 +94,16 @@ std::string format_source(std::string_view text) {
     out += '\n';
   }
   return out;
+}
+
+Layout format_file(SourceManager& sources, FileId id, Diagnostics& diags) {
+  auto module = syntax::parse(sources, id, diags);
+  if (!module || diags.has_errors()) return {};
+  std::string formatted = format_source(sources.text(id));
+  Diagnostics again;
+  auto reparsed = syntax::parse(sources, sources.add(std::string(sources.name(id)), formatted), again);
+  if (!reparsed || syntax::print_ast(*reparsed) != syntax::print_ast(*module)) return {Layout::WouldChangeProgram, {}};
+  return {Layout::Formatted, std::move(formatted)};
 }
 
 }  // namespace pipec::tools

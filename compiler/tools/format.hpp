@@ -6,6 +6,12 @@
 #include <string>
 #include <string_view>
 
+#include "compiler/base/source_manager.hpp"
+
+namespace pipec {
+class Diagnostics;
+}
+
 namespace pipec::tools {
 
 /// The canonical layout of `text` (a program the parser accepts):
@@ -20,5 +26,15 @@ namespace pipec::tools {
 ///  * the lines of a triple-quoted string (and so its value) exactly as written.
 /// Idempotent: formatting the result changes nothing.
 [[nodiscard]] std::string format_source(std::string_view text);
+
+/// The canonical layout of the file `id` of `sources`, checked as `pipec fmt` and the LSP's
+/// formatting both need it: a text with a syntax error is not laid out (its errors go to
+/// `diags`), and a layout that would parse to another program (a defect of format_source)
+/// is refused. The layout is added to `sources` under the file's name, for the check.
+struct Layout {
+  enum Status { Formatted, SyntaxError, WouldChangeProgram } status = SyntaxError;
+  std::string text;  // Formatted: the layout
+};
+[[nodiscard]] Layout format_file(SourceManager& sources, FileId id, Diagnostics& diags);
 
 }  // namespace pipec::tools

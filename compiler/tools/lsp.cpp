@@ -19,6 +19,7 @@
 #include "compiler/base/source_manager.hpp"
 #include "compiler/compile/compile.hpp"
 #include "compiler/sema/symbols.hpp"
+#include "compiler/tools/format.hpp"
 #include "input/json.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
@@ -272,7 +273,8 @@ class Server {
                 {"hoverProvider", true},
                 {"definitionProvider", true},
                 {"completionProvider", {{"triggerCharacters", json::array({".", "(", ","})}}},
-                {"documentSymbolProvider", true}}},
+                {"documentSymbolProvider", true},
+                {"documentFormattingProvider", true}}},
               {"serverInfo", {{"name", "pipec"}}}};
     }
     if (method == "initialized" || method == "$/cancelRequest" || method == "workspace/didChangeConfiguration")
@@ -299,6 +301,7 @@ class Server {
     if (method == "textDocument/definition") return definition(params);
     if (method == "textDocument/completion") return completion(params);
     if (method == "textDocument/documentSymbol") return symbols(params);
+    if (method == "textDocument/formatting") return formatting(params);
     if (request) throw std::make_pair(-32601, "method not found: " + method);
     return nullptr;
   }
@@ -448,6 +451,26 @@ class Server {
                      {"selectionRange", r}});
     }
     return out;
+  }
+
+  // The document in `pipec fmt`'s layout: one edit of the whole text, none when it is laid
+  // out already; null while it has a syntax error (its diagnostics say where), as `fmt`
+  // leaves such a file alone.
+  json formatting(const json& params) {
+    Document& d = doc(params);
+    SourceManager sources;
+    Diagnostics diags;
+    FileId file = sources.add(d.path, d.text);
+    Layout layout = format_file(sources, file, diags);
+    if (layout.status == Layout::SyntaxError) return nullptr;
+    if (layout.status == Layout::WouldChangeProgram)
+      throw std::make_pair(-32603, std::string("internal error: formatting would change the program; the text "
+                                               "is left as it is (please report it)"));
+    if (layout.text == d.text) return json::array();
+    // One edit from the start to just after the last character, where check's lines end.
+    json end = position(sources, file, static_cast<std::uint32_t>(d.text.size()));
+    return json::array({{{"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", end}}},
+                         {"newText", layout.text}}});
   }
 
   std::istream& in_;
