@@ -92,14 +92,15 @@ def kfp(args, out):
         # A task that builds a pipeline call's string (comp-pipec-text) is no step of its own.
         if t["status"] != "SUCCESS" or t["path"][-1]["component"] == "comp-pipec-text":
             continue
-        # A loop's iteration i: the step is STEP.i (STEP.i.j in nested loops), as locally.
+        # A loop's iteration i: the step (or call) in it is STEP.i (STEP.i.j in nested
+        # loops), as locally.
         names, iterations = [], ""
         for p in t["path"]:
             if p["iteration"] is not None:
                 iterations += f".{p['iteration']}"
             elif not p["display"].startswith(("condition-", "exit-handler-")):
-                names.append(p["display"])
-        names[-1] += iterations
+                names.append(p["display"] + iterations)
+                iterations = ""
         key = "/".join(names)
         steps[key] = {k: v.get("raw") for k, v in sorted(t["outputs"].items()) if "raw" in v}
     return steps
