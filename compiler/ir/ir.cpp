@@ -21,6 +21,12 @@ Comparison comparison_of(const Condition& c) {
   return Comparison::Text;
 }
 
+bool is_true_text(std::string_view text) {
+  for (std::string_view t : kTrueTexts)
+    if (text == t) return true;
+  return false;
+}
+
 const char* op_symbol(Condition::Op op) {
   switch (op) {
     case Condition::Op::Eq: return "==";

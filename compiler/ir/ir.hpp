@@ -135,6 +135,15 @@ struct Condition {
 enum class Comparison { Int, Float, Bool, Text };
 Comparison comparison_of(const Condition& c);
 
+/// The texts a `bool` value read at run time means as true: those Go's strconv.ParseBool
+/// reads as true, which is how the KFP v2 backend reads a BOOLEAN output (so `true`, pipec's
+/// and JSON's spelling, and `True`, Python's str(True), which kfp 1.8's
+/// create_component_from_func writes for a bool output and compiles a comparison with).
+/// Every other text means false. Decided here once: the Argo writer prints the test
+/// (`x in [...]`), the local run applies it (is_true_text), KFP v2's backend parses alike.
+inline constexpr std::string_view kTrueTexts[] = {"true", "True", "TRUE", "t", "T", "1"};
+[[nodiscard]] bool is_true_text(std::string_view text);
+
 /// The operator of a comparison, `and` or `or` as both targets spell it: "==", "!=", "<",
 /// "<=", ">", ">=", "&&", "||".
 const char* op_symbol(Condition::Op op);

@@ -10,12 +10,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The kernel's and the step's own top-level directories: never the host's to open.
+bool kernel_or_own(const std::string& top) {
+  return top == "/tmp" || top == "/proc" || top == "/dev" || top == "/sys";
+}
+
 // The host directories that must become the step's own (writable, holding the host's
-// entries read-only): every existing host directory on the way to a writable directory,
-// outside the step's own /tmp and the kernel's /proc and /dev.
+// entries read-only): every top-level host directory, so that a step can make a new entry
+// in any of them whatever the host holds (as an image's directories are writable: a step
+// writing /data/x works whether or not the host has a /data), and every existing host
+// directory on the way to a writable directory, outside the step's own /tmp and the
+// kernel's /proc, /dev and /sys.
 std::set<std::string> directories_to_open(const std::vector<std::string>& writable) {
   std::set<std::string> open;
   std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/", ec)) {
+    std::string top = e.path().string();
+    if (!kernel_or_own(top) && !e.is_symlink(ec) && e.is_directory(ec)) open.insert(top);
+  }
   for (const auto& w : writable) {
     fs::path path = fs::path(w).lexically_normal();
     if (!path.is_absolute()) continue;
@@ -25,7 +37,7 @@ std::set<std::string> directories_to_open(const std::vector<std::string>& writab
       prefix /= part;
       if (first) {
         std::string top = prefix.string();
-        if (top == "/tmp" || top == "/proc" || top == "/dev") break;
+        if (kernel_or_own(top)) break;
         first = false;
       }
       if (fs::is_symlink(prefix, ec) || !fs::is_directory(prefix, ec)) break;  // made by the step

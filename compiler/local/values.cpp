@@ -12,7 +12,7 @@ namespace pipec::local {
 namespace {
 
 // As the Argo expressions (workflow_writer.cpp, expr_condition): two ints compare as
-// 64-bit integers, other numbers as floats, bools by their text "true", the rest as text.
+// 64-bit integers, other numbers as floats, bools by ir::is_true_text, the rest as text.
 long long as_int(const std::string& t) {
   std::size_t used = 0;
   long long v = 0;
@@ -89,7 +89,7 @@ std::string word_text(const ir::Word& word, const std::map<std::string, std::str
 bool condition_holds(const ir::Condition& c, const RefText& ref) {
   using Op = ir::Condition::Op;
   switch (c.op) {
-    case Op::Leaf: return value_text(*c.value, ref) == "true";
+    case Op::Leaf: return ir::is_true_text(value_text(*c.value, ref));
     case Op::And: return condition_holds(c.operands[0], ref) && condition_holds(c.operands[1], ref);
     case Op::Or: return condition_holds(c.operands[0], ref) || condition_holds(c.operands[1], ref);
     case Op::Not: return !condition_holds(c.operands[0], ref);
@@ -110,7 +110,7 @@ bool condition_holds(const ir::Condition& c, const RefText& ref) {
       cmp = x < y ? -1 : x > y ? 1 : 0;
       break;
     }
-    case ir::Comparison::Bool: cmp = (ta == "true") == (tb == "true") ? 0 : 1; break;
+    case ir::Comparison::Bool: cmp = ir::is_true_text(ta) == ir::is_true_text(tb) ? 0 : 1; break;
     case ir::Comparison::Text: cmp = ta.compare(tb); break;
   }
   switch (c.op) {

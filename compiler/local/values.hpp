@@ -31,8 +31,8 @@ using RefText = std::function<std::string(const ir::Ref&)>;
 [[nodiscard]] std::string word_text(const ir::Word& word, const std::map<std::string, std::string>& args);
 
 /// Whether an `if` condition holds, as its Argo expression evaluates: two ints compare as
-/// 64-bit integers, other numbers as floats, bools and a bool value alone by the text
-/// "true", anything else as text (byte order). Throws EvalError when a number is not one.
+/// 64-bit integers, other numbers as floats, bools and a bool value alone by their text
+/// (ir::is_true_text: `true`, `True`, ...), anything else as text (byte order). Throws EvalError when a number is not one.
 [[nodiscard]] bool condition_holds(const ir::Condition& condition, const RefText& ref);
 
 /// A step output read from outside its loop: the iterations' values as one JSON list,

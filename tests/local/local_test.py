@@ -363,6 +363,16 @@ def podfs():
         fail("the step's directories are not its own")
     if "bwrap" in read("steps/used/log") or "res" not in read("steps/used/log").split():
         fail("log: " + read("steps/used/log"))
+    # Undeclared writes under top-level directories, those the host has (/etc, /usr, /var;
+    # /data, /srv, /opt where it has them) as those it lacks: the step's own, never the host's.
+    p = run(pipe, "-p", "which=top_dirs", "--volume", "state=" + state, expect=0)
+    if read("steps/top/outputs/done") != "/etc\n/data":
+        fail("top-level directories: " + repr(read("steps/top/outputs/done")) + read("steps/top/log"))
+    for d in ("/etc", "/usr", "/var", "/data", "/srv", "/opt", "/pipec-new"):
+        if os.path.exists(d + "/pipec-podfs"):
+            fail("the step wrote the host's " + d)
+        if not os.path.exists(os.path.join(RUN, "steps/top/fs" + d + "/pipec-podfs/x/f")):
+            fail("not kept in the step's root: " + d)
     # Retried, then succeeded: success with no message from the failed attempt.
     p = run(pipe, "-p", "which=retry", "--volume", "state=" + state, expect=0)
     summary = {s["step"]: s for s in json.loads(read("summary.json"))["steps"]}

@@ -153,12 +153,15 @@ std::string WorkflowWriter::expr_value(const ir::Value& v, Scope& scope, const c
 
 std::string WorkflowWriter::expr_bool(const ir::Value& v, Scope& scope) {
   if (v.is_literal() && v.literal.is_boolean()) return v.literal.get<bool>() ? "true" : "false";
-  // Not "(" + std::string&&: GCC 12's false -Wrestrict at -O3 (bug 105651).
-  return std::string("(").append(expr_value(v, scope, nullptr)).append(" == 'true')");
+  // A text ir::is_true_text reads as true (`true`, kfp 1.8's `True`, ...). Not
+  // "(" + std::string&&: GCC 12's false -Wrestrict at -O3 (bug 105651).
+  std::string texts;
+  for (std::string_view t : ir::kTrueTexts) texts.append(texts.empty() ? "" : ", ").append(expr_string(t));
+  return std::string("(").append(expr_value(v, scope, nullptr)).append(" in [").append(texts).append("])");
 }
 
 std::string WorkflowWriter::expr_condition(const ir::Condition& c, Scope& scope) {
-  // Argo's expr: numbers through asInt/asFloat, truth values as the text "true".
+  // Argo's expr: numbers through asInt/asFloat, truth values by their text (expr_bool).
   return ir::print_condition(
       c, [&](const ir::Value& v) { return expr_bool(v, scope); },
       [&](const ir::Value& v, ir::Comparison how) {

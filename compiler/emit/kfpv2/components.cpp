@@ -24,14 +24,22 @@ constexpr const char* kInputsWrapper =
     "exec \"$@\"\n";
 
 /// The script that copies a container's declared output files to the paths KFP names:
-/// `sh -c WRAPPER pipec-outputs N TO1 FROM1 ... TOn FROMn COMMAND...`. The paths are
-/// arguments, never script text; the command's exit code is kept.
+/// `sh -c WRAPPER pipec-outputs N TO1 FROM1 KIND1 ... TOn FROMn KINDn COMMAND...`. A `file`
+/// is copied byte for byte; a `value` without one trailing newline, as the Argo target and
+/// a local run read it (`echo hello > /tmp/out` gives `hello` everywhere), since the KFP v2
+/// backend keeps a STRING output's text as it is. The paths are arguments, never script
+/// text (each absolute, so read through redirections); the command's exit code is kept.
 constexpr const char* kOutputsWrapper =
     "n=$1; shift; i=0\n"
-    "while [ \"$i\" -lt \"$n\" ]; do i=$((i + 1)); eval \"pipec_to_$i=\\$1 pipec_from_$i=\\$2\"; shift 2; done\n"
+    "while [ \"$i\" -lt \"$n\" ]; do i=$((i + 1)); "
+    "eval \"pipec_to_$i=\\$1 pipec_from_$i=\\$2 pipec_kind_$i=\\$3\"; shift 3; done\n"
     "\"$@\"; rc=$?; i=0\n"
     "while [ \"$rc\" -eq 0 ] && [ \"$i\" -lt \"$n\" ]; do i=$((i + 1)); "
-    "eval \"to=\\$pipec_to_$i from=\\$pipec_from_$i\"; cp -- \"$from\" \"$to\" || rc=1; done\n"
+    "eval \"to=\\$pipec_to_$i from=\\$pipec_from_$i kind=\\$pipec_kind_$i\"\n"
+    "  if [ \"$kind\" = value ] && [ -s \"$from\" ] && [ -z \"$(tail -c 1 < \"$from\")\" ]; then\n"
+    "    size=$(wc -c < \"$from\") && head -c \"$((size - 1))\" < \"$from\" > \"$to\" || rc=1\n"
+    "  else cp -- \"$from\" \"$to\" || rc=1; fi\n"
+    "done\n"
     "exit \"$rc\"\n";
 
 }  // namespace
@@ -207,6 +215,7 @@ std::string SpecWriter::container_component(const ir::Step& step) {
       wrapped.push_back(out.file ? output_artifact_path(out.name) : output_placeholder(out.name));
       literal_ok(out.path, op.range);
       wrapped.push_back(out.path);
+      wrapped.push_back(out.file ? "file" : "value");
     }
     wrapped.insert(wrapped.end(), argv.begin(), argv.end());
     argv = std::move(wrapped);

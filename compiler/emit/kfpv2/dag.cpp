@@ -59,7 +59,51 @@ void SpecWriter::pass_imports(const Scope& child, Scope& parent, J& task, std::s
   }
 }
 
-J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps) {
+namespace {
+
+/// The component that builds a string a pipeline call passes: `text` (a constant holding
+/// placeholders, with the values as further inputs, as a container's string built from
+/// values) is resolved in its command, as KFP v2 resolves placeholders only in a container's
+/// command, never in the input of a DAG task (backend/src/v2/driver/resolve.go), and
+/// written whole as its output `text`. Its image is the launcher's (it needs `sh`).
+constexpr const char* kTextComponent = "comp-pipec-text";
+constexpr const char* kTextExecutor = "exec-pipec-text";
+
+}  // namespace
+
+// An argument of a pipeline call that is a string built from values: a task of the calling
+// DAG builds it (kTextComponent) and the call takes its output, so the called pipeline's
+// steps get the text itself and not its placeholders (the DAG task of a call resolves none).
+J SpecWriter::call_text(const ir::Step& step, const std::string& param, const ir::Value& v, Scope& s,
+                        J& siblings, std::set<std::string>& deps) {
+  if (!components_.contains(kTextComponent)) {
+    claim_component(kTextComponent, step.range, "the strings built for pipeline calls");
+    components_[kTextComponent] = {
+        {"executorLabel", kTextExecutor},
+        {"inputDefinitions", {{"parameters", {{"text", {{"parameterType", "STRING"}}}}}}},
+        {"outputDefinitions", {{"parameters", {{"text", {{"parameterType", "STRING"}}}}}}}};
+    executors_[kTextExecutor] = {
+        {"container",
+         {{"image", options_.launcher_image},
+          {"command", J::array({"sh", "-c", "printf '%s' \"$1\" > \"$2\"", "pipec-text", input_placeholder("text"),
+                                output_placeholder("text")})}}}};
+  }
+  std::string name = to_dns1123(step.name) + "-text-" + to_dns1123(param);
+  claim_task(s, name, v.range);
+  J inputs = J::object();
+  std::set<std::string> own_deps;
+  task_input(inputs, "text", v, s, own_deps);
+  J task = {{"componentRef", {{"name", kTextComponent}}},
+            {"cachingOptions", {{"enableCache", true}}},
+            {"taskInfo", {{"name", name}}},
+            {"inputs", {{"parameters", std::move(inputs)}}}};
+  add_dependencies(task, {}, std::move(own_deps));
+  siblings[name] = std::move(task);
+  deps.insert(name);
+  return {{"taskOutputParameter", {{"producerTask", name}, {"outputParameterKey", "text"}}}};
+}
+
+J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps, J& siblings) {
   J task = J::object();
   J inputs = J::object();
   std::string component;
@@ -68,8 +112,12 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
     // file argument is an input artifact, any other an input parameter.
     component = step.kind == ir::OpKind::Pipeline ? "comp-" + to_dns1123(step.op) : container_component(step);
     for (const auto& [name, value] : step.args) {
-      if (const ir::Ref* r = ir::whole_ref(value); r && is_file(r->type))
+      const ir::Ref* r = ir::whole_ref(value);
+      if (r && is_file(r->type))
         task["inputs"]["artifacts"][name] = as_artifact(resolve(*r, s, deps));
+      else if (step.kind == ir::OpKind::Pipeline && value.kind == ir::Value::Kind::Interpolation &&
+               (!r || type_of(*r).kind != value.type.kind))
+        inputs[name] = call_text(step, name, value, s, siblings, deps);
       else
         task_input(inputs, name, value, s, deps);
     }
@@ -229,20 +277,23 @@ void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
     J task;
     std::string task_name = name;
     if (!when) {
-      task = step ? step_task(*step, s, deps) : loop_task(*loop, s, deps);
+      task = step ? step_task(*step, s, deps, tasks) : loop_task(*loop, s, deps);
     } else {
       // The condition wrapper: one DAG holding the task, run when the condition holds.
       Scope w;
       w.parent = &s;
       w.dag = s.dag;
       w.wrapper = true;
-      std::set<std::string> inner_deps;  // none: the wrapper holds one task
-      J inner = step ? step_task(*step, w, inner_deps) : loop_task(*loop, w, inner_deps);
+      std::set<std::string> inner_deps;  // the tasks that build its call's strings, if any
+      J inner_tasks = J::object();
+      J inner = step ? step_task(*step, w, inner_deps, inner_tasks) : loop_task(*loop, w, inner_deps);
+      add_dependencies(inner, {}, std::move(inner_deps));
       std::string condition = cel_condition(*when, w);
       task_name = "condition-" + name;
       std::string component = "comp-" + prefix_ + task_name;
       claim_component(component, range, "the condition of '" + (step ? step->name : loop->var) + "'");
-      J component_spec = {{"dag", {{"tasks", {{name, std::move(inner)}}}}}};
+      inner_tasks[name] = std::move(inner);
+      J component_spec = {{"dag", {{"tasks", std::move(inner_tasks)}}}};
       if (step)
         for (const auto& [out, type] : step_outputs(*step))
           add_dag_output(component_spec, kChannel + name + "-" + out, type, name, out);

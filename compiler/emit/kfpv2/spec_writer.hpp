@@ -143,7 +143,11 @@ class SpecWriter {
 
   // DAGs.
   void dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks);
-  J step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps);
+  /// `siblings`: the tasks of the DAG the step's task goes into, where a call's string
+  /// built from values gets the task that builds it (call_text).
+  J step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps, J& siblings);
+  J call_text(const ir::Step& step, const std::string& param, const ir::Value& v, Scope& s, J& siblings,
+              std::set<std::string>& deps);
   J loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps);
   void add_loop_outputs();
   void add_callee(const ir::Pipeline& callee);

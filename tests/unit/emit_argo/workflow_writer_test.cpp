@@ -260,7 +260,7 @@ pipeline p {
   auto dag = find_template(b.doc, "p");
   EXPECT_EQ(find_task(dag, "full")["when"].as<std::string>(),
             "{{=(((asInt(tasks['c'].outputs.parameters['files']) >= "
-            "asInt(workflow.parameters['min'])) && !(workflow.parameters['dry'] == 'true')) && "
+            "asInt(workflow.parameters['min'])) && !(workflow.parameters['dry'] in ['true', 'True', 'TRUE', 't', 'T', '1'])) && "
             "(workflow.parameters['mode'] == 'a\\'\\u007d\\u007db'))}}");
   EXPECT_EQ(find_task(dag, "other")["when"].as<std::string>().substr(0, 5), "{{=!(");
   EXPECT_EQ(find_task(dag, "full")["dependencies"][0].as<std::string>(), "c");

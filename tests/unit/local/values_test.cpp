@@ -68,11 +68,20 @@ TEST(LocalValues, ANumberThatIsNotOneIsAnError) {
   }
 }
 
-TEST(LocalValues, BoolsByTheirTextTrue) {
-  Values v{{{"f", "true"}, {"g", "false"}, {"h", "True"}}};
+TEST(LocalValues, BoolsByTheirText) {
+  // `True` is how kfp 1.8 writes a bool output (str(True)); the KFP v2 backend reads it,
+  // and `1`, `t`, `TRUE`, as true (strconv.ParseBool): so does every target.
+  Values v{{{"f", "true"}, {"g", "false"}, {"h", "True"}, {"i", "False"}, {"j", "yes"}, {"k", "1"}}};
   EXPECT_TRUE(condition_holds(leaf(ref("f", ir::TypeKind::Bool)), v.ref()));
   EXPECT_FALSE(condition_holds(leaf(ref("g", ir::TypeKind::Bool)), v.ref()));
-  EXPECT_FALSE(condition_holds(leaf(ref("h", ir::TypeKind::Bool)), v.ref()));
+  EXPECT_TRUE(condition_holds(leaf(ref("h", ir::TypeKind::Bool)), v.ref()));
+  EXPECT_FALSE(condition_holds(leaf(ref("i", ir::TypeKind::Bool)), v.ref()));
+  EXPECT_FALSE(condition_holds(leaf(ref("j", ir::TypeKind::Bool)), v.ref()));
+  EXPECT_TRUE(condition_holds(leaf(ref("k", ir::TypeKind::Bool)), v.ref()));
+  using Op = ir::Condition::Op;
+  EXPECT_TRUE(condition_holds(compare(Op::Eq, ref("h", ir::TypeKind::Bool), literal(true, ir::TypeKind::Bool)), v.ref()));
+  EXPECT_TRUE(condition_holds(compare(Op::Eq, ref("h", ir::TypeKind::Bool), ref("f", ir::TypeKind::Bool)), v.ref()));
+  EXPECT_TRUE(condition_holds(compare(Op::Ne, ref("i", ir::TypeKind::Bool), ref("h", ir::TypeKind::Bool)), v.ref()));
   ir::Condition no;
   no.op = ir::Condition::Op::Not;
   no.operands.push_back(leaf(ref("g", ir::TypeKind::Bool)));
