@@ -5,6 +5,7 @@
 
 #include "compiler/client/http.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #include <curl/curl.h>
@@ -28,19 +29,38 @@ void ensure_global_init() {
 }
 
 // An answer longer than the bound ends the transfer (returning less than given makes
-// libcurl stop with CURLE_WRITE_ERROR), rather than growing without end.
+// libcurl stop with CURLE_WRITE_ERROR), rather than growing without end. With a
+// BodyStream that accepts the answer, the pieces go there instead (unbounded).
 struct BodySink {
-  std::string* body;
+  CURL* curl = nullptr;
+  HttpResponse* response = nullptr;
+  const BodyStream* stream = nullptr;
+  bool decided = false;  // whether the stream was asked
   bool too_large = false;
+  bool stopped = false;  // the stream's receiver ended the transfer
 };
 
 size_t write_body(char* data, size_t size, size_t count, void* user) {
   auto* sink = static_cast<BodySink*>(user);
-  if (sink->body->size() + size * count > input::kMaxAnswerBytes) {
+  HttpResponse& response = *sink->response;
+  if (sink->stream && !sink->decided) {
+    sink->decided = true;
+    long status = 0;
+    char* type = nullptr;
+    curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(sink->curl, CURLINFO_CONTENT_TYPE, &type);
+    response.streamed = sink->stream->accept && sink->stream->accept(status, type ? type : "");
+  }
+  if (response.streamed) {
+    if (sink->stream->write(std::string_view(data, size * count))) return size * count;
+    sink->stopped = true;
+    return 0;
+  }
+  if (response.body.size() + size * count > input::kMaxAnswerBytes) {
     sink->too_large = true;
     return 0;
   }
-  sink->body->append(data, size * count);
+  response.body.append(data, size * count);
   return size * count;
 }
 
@@ -102,6 +122,13 @@ std::string url_encode(std::string_view text) {
   return out;
 }
 
+void set_request_timeout(TransportOptions& options, std::chrono::milliseconds timeout) {
+  auto seconds = std::chrono::ceil<std::chrono::seconds>(timeout);
+  options.stall_timeout = std::max(seconds, std::chrono::seconds(1));
+  options.connect_timeout = std::min<std::chrono::milliseconds>(timeout, kMaxConnectTimeout);
+  options.timeout = std::chrono::milliseconds(0);
+}
+
 struct CurlTransport::Impl {
   TransportOptions options;
   CURL* handle = nullptr;
@@ -161,12 +188,21 @@ Status CurlTransport::send(const HttpRequest& request, HttpResponse& response) {
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(opt.connect_timeout.count()));
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(opt.timeout.count()));
+  if (opt.stall_timeout.count() > 0) {
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, kLowSpeedBytes);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(opt.stall_timeout.count()));
+  }
+  // A Content-Length over the bound is refused before the body comes (a streamed body
+  // has no bound).
+  if (!request.stream)
+    curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
+                     static_cast<curl_off_t>(input::kMaxAnswerBytes));
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, opt.verify_tls ? 1L : 0L);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, opt.verify_tls ? 2L : 0L);
   if (!opt.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, opt.ca_file.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
-  BodySink sink{&response.body};
+  BodySink sink{curl, &response, request.stream};
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
   if (request.method == "GET") {
     curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
@@ -178,11 +214,24 @@ Status CurlTransport::send(const HttpRequest& request, HttpResponse& response) {
   }
 
   CURLcode code = curl_easy_perform(curl);
+  curl_off_t connect_time = 0;
+  response.connected =
+      curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_time) == CURLE_OK &&
+      connect_time > 0;
+  char* content_type_header = nullptr;
+  if (curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type_header) == CURLE_OK &&
+      content_type_header)
+    response.content_type = content_type_header;
   if (code != CURLE_OK) {
-    std::string detail = sink.too_large
-                             ? "the answer is larger than " + input::size_text(input::kMaxAnswerBytes)
-                         : errbuf[0] ? std::string(errbuf)
-                                     : std::string(curl_easy_strerror(code));
+    bool too_large = sink.too_large || code == CURLE_FILESIZE_EXCEEDED;
+    response.failure = too_large                          ? SendFailure::TooLarge
+                       : code == CURLE_OPERATION_TIMEDOUT ? SendFailure::TimedOut
+                                                          : SendFailure::Other;
+    std::string detail =
+        too_large      ? "the answer is larger than " + input::size_text(input::kMaxAnswerBytes)
+        : sink.stopped ? std::string("the receiver of the answer stopped it")
+        : errbuf[0]    ? std::string(errbuf)
+                       : std::string(curl_easy_strerror(code));
     response.body.clear();
     return Status::error(detail);
   }

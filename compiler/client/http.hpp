@@ -4,6 +4,7 @@
 // without a network. CurlTransport is the real one (RAII over a libcurl easy handle).
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,16 @@ struct FilePart {
   std::string content;
 };
 
+/// An answer's body handed on as it comes, instead of kept (a log of any size).
+struct BodyStream {
+  /// Called once the status and the headers are in: true hands the body to `write` (no
+  /// size bound: the receiver bounds what it keeps), false keeps it in the response's
+  /// body as any answer (bounded), e.g. for an error's message.
+  std::function<bool(long status, std::string_view content_type)> accept;
+  /// Gets the body in pieces; false ends the transfer (an error).
+  std::function<bool(std::string_view piece)> write;
+};
+
 struct HttpRequest {
   std::string method = "GET";
   std::string url;  // absolute, already encoded
@@ -29,29 +40,57 @@ struct HttpRequest {
   std::string body;                 // sent as is when `file` is empty
   std::string content_type;         // for `body`
   std::optional<FilePart> file;     // when set: a multipart/form-data body with this one part
+  const BodyStream* stream = nullptr;  // when set, see BodyStream
+};
+
+/// Why send() had no (whole) answer: what the caller may retry depends on it.
+enum class SendFailure {
+  None,
+  TooLarge,  // the answer is over input::kMaxAnswerBytes: the same again on a retry
+  TimedOut,  // no connection within the connect timeout, or the answer stalled
+  Other,     // refused, reset, name or TLS failure, ...
 };
 
 struct HttpResponse {
   long status = 0;
   std::string body;
-  std::string location;  // where a 3xx answer points (redirects are never followed)
+  std::string location;      // where a 3xx answer points (redirects are never followed)
+  std::string content_type;  // the Content-Type header, "" when none
+  bool connected = false;    // a connection was made (even when no whole answer came)
+  bool streamed = false;     // the body went to the request's BodyStream
+  SendFailure failure = SendFailure::None;
 };
 
 /// Sends one request and waits for its answer. A non-2xx answer is a response, not an
 /// error; the Status is an error only when no answer came (refused, reset, timeout,
-/// TLS failure). Implementations never put header values in error messages.
+/// TLS failure), and `failure` says which. Implementations never put header values in
+/// error messages.
 class HttpTransport {
  public:
   virtual ~HttpTransport() = default;
   virtual Status send(const HttpRequest& request, HttpResponse& response) = 0;
 };
 
+/// The KFP client's defaults (docs/client.md "Timeouts"); --request-timeout sets both.
+inline constexpr std::chrono::seconds kDefaultRequestTimeout{30};
+inline constexpr std::chrono::seconds kMaxConnectTimeout{10};
+/// An answer slower than this many bytes a second for the whole stall time has stalled
+/// (a server that sends a byte a second never finishes a request otherwise).
+inline constexpr long kLowSpeedBytes = 1024;
+
 struct TransportOptions {
   bool verify_tls = true;       // off only with --insecure-skip-tls-verify
   std::string ca_file;          // extra CA bundle (PEM), "" for the system's
-  std::chrono::milliseconds connect_timeout{10000};
-  std::chrono::milliseconds timeout{120000};  // whole request
+  std::chrono::milliseconds connect_timeout{kMaxConnectTimeout};
+  /// The transfer ends when it moves fewer than kLowSpeedBytes a second for this long
+  /// (whole seconds, at least 1; 0: no such bound).
+  std::chrono::seconds stall_timeout{kDefaultRequestTimeout};
+  std::chrono::milliseconds timeout{0};  // the whole request; 0: no bound
 };
+
+/// The connect and stall timeouts of one --request-timeout value: stall = `timeout`
+/// (rounded up to whole seconds), connect = the shorter of `timeout` and 10 s.
+void set_request_timeout(TransportOptions& options, std::chrono::milliseconds timeout);
 
 /// libcurl. One easy handle, reused (keep-alive); not thread-safe.
 class CurlTransport final : public HttpTransport {

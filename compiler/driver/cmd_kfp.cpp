@@ -84,6 +84,10 @@ void add_connection_options(CLI::App& cmd, kfp::ConnectionFlags& flags, const st
   cmd.add_flag("--insecure-skip-tls-verify", flags.insecure_skip_tls_verify,
                "Do not verify the server's TLS certificate")
       ->group(group);
+  cmd.add_option("--request-timeout", flags.request_timeout,
+                 "End a request whose answer stalls this long (under 1 KiB/s), and one whose "
+                 "connection takes this long or 10s (default: $PIPEC_REQUEST_TIMEOUT, else 30s)")
+      ->group(group);
 }
 
 // The package to send: a .pipe file is built; anything else is read as a package file.

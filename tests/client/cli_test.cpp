@@ -1,86 +1,21 @@
 // The real `pipec upload` / `pipec run` binary against the stateful fake KFP.
 
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <fcntl.h>
-
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
-#include "tests/client/fake_kfp.hpp"
+#include "tests/client/cli_support.hpp"
 #include "tests/client/test_support.hpp"
 
 namespace pipec::client {
 namespace {
 
 using nlohmann::json;
+using testing::ClientCli;
 using testing::FakeKfp;
-
-struct Result {
-  int exit = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-class ClientCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("pipec-client-cli-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  // Runs pipec with `args` and only the environment given (plus PATH).
-  Result pipec(std::vector<std::string> args, std::vector<std::string> env = {}) {
-    args.insert(args.begin(), PIPEC_BINARY);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    env.push_back("PATH=/usr/bin:/bin");
-    env.push_back("NO_COLOR=1");
-    std::vector<char*> envp;
-    for (auto& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    Result result;
-    if (posix_spawn(&pid, PIPEC_BINARY, &actions, nullptr, argv.data(), envp.data()) == 0) {
-      int status = 0;
-      ::waitpid(pid, &status, 0);
-      result.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-    posix_spawn_file_actions_destroy(&actions);
-    result.out = slurp(out);
-    result.err = slurp(err);
-    return result;
-  }
-  std::string data(const std::string& name) { return std::string(PIPEC_CLIENT_TEST_DATA) + "/" + name; }
-  std::string example(const std::string& name) {
-    return std::string(PIPEC_SOURCE_DIR) + "/dsl-examples/" + name;
-  }
-
-  FakeKfp fake_;
-  std::filesystem::path dir_;
-};
+using testing::Result;
 
 TEST_F(ClientCli, RunBuildsAPipeFileUploadsAndFollowsTheRun) {
   fake_.script_runs({"Pending", "Running", "Succeeded"},

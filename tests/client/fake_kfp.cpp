@@ -93,6 +93,55 @@ void FakeKfp::delay(const std::string& prefix, std::chrono::milliseconds how_lon
   faults_.push_back({prefix, Fault::Delay, 0, {}, how_long, times});
 }
 
+void FakeKfp::answer(const std::string& prefix, int status, std::string content_type,
+                     std::string body, int times) {
+  std::lock_guard lock(mutex_);
+  Fault fault{prefix, Fault::Answer, status, std::move(body), {}, times};
+  fault.content_type = std::move(content_type);
+  faults_.push_back(std::move(fault));
+}
+
+void FakeKfp::lie_about_length(const std::string& prefix, std::string body, std::size_t length,
+                               int times) {
+  std::lock_guard lock(mutex_);
+  Fault fault{prefix, Fault::Lie, 200, std::move(body), {}, times};
+  fault.length = length;
+  faults_.push_back(std::move(fault));
+}
+
+void FakeKfp::drip(const std::string& prefix, std::string body, std::chrono::milliseconds interval,
+                   int times) {
+  std::lock_guard lock(mutex_);
+  faults_.push_back({prefix, Fault::Drip, 200, std::move(body), interval, times});
+}
+
+void FakeKfp::send_fault(const Fault& fault, httplib::Response& res) {
+  res.status = fault.status;
+  res.set_header("Connection", "close");
+  if (fault.kind == Fault::Answer) {
+    res.set_content(fault.body, fault.content_type);
+    return;
+  }
+  auto body = std::make_shared<std::string>(fault.body);
+  if (fault.kind == Fault::Lie) {
+    // The whole body, whatever the length said.
+    res.set_content_provider(fault.length, fault.content_type,
+                             [body](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+                               return offset == 0 && sink.write(body->data(), body->size());
+                             });
+  } else {
+    std::chrono::milliseconds interval = fault.delay;
+    res.set_content_provider(
+        body->size(), fault.content_type,
+        [this, body, interval](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+          std::unique_lock lock(mutex_);
+          if (stop_cv_.wait_for(lock, interval, [this] { return stopping_; })) return false;
+          lock.unlock();
+          return sink.write(body->data() + offset, 1);
+        });
+  }
+}
+
 std::string FakeKfp::next_id(const std::string& kind) {
   return fmt::format("{}-{:04}", kind, ++ids_);
 }
@@ -191,6 +240,10 @@ void FakeKfp::routes() {
       if (f.kind == Fault::Delay) {
         stop_cv_.wait_for(lock, f.delay, [this] { return stopping_; });
         break;
+      }
+      if (f.kind == Fault::Answer || f.kind == Fault::Lie || f.kind == Fault::Drip) {
+        send_fault(f, res);
+        return httplib::Server::HandlerResponse::Handled;
       }
       if (f.kind == Fault::Status) {
         res.status = f.status;

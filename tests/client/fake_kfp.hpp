@@ -5,7 +5,10 @@
 // name conflicts, unknown run parameters) and answers errors in the real servers' bodies:
 // HEAD's grpc-gateway `{"code","message","details"}`, or with `legacy` KFP 1.8's (500 on
 // duplicates, `error` member), and `{"error_message","error_details"}` from uploads.
-// Faults can be injected per request prefix: a status, a dropped connection, a delay.
+// Faults can be injected per request prefix: a status, a dropped connection, a delay, and
+// answers that are not KFP's (issue 42): any status, content type and body (an HTML page,
+// broken or deep or wrongly typed JSON, bytes that are not UTF-8), a Content-Length that
+// lies, a body sent a byte at a time.
 
 #include <atomic>
 #include <chrono>
@@ -47,9 +50,20 @@ class FakeKfp {
                    std::string message = {});
 
   // --- faults, for requests whose "METHOD /path" starts with `prefix` ---------------------
+  // (`times` < 0: every such request)
   void fail(const std::string& prefix, int status, int times, std::string body = {});
   void drop(const std::string& prefix, int times);  ///< close the connection mid-answer
   void delay(const std::string& prefix, std::chrono::milliseconds how_long, int times);
+  /// Answers `status` with this Content-Type and body, as they are.
+  void answer(const std::string& prefix, int status, std::string content_type, std::string body,
+              int times = -1);
+  /// Answers 200 with a Content-Length of `length`, shorter than `body`, then sends all of
+  /// `body` (the client reads `length` bytes: a cut answer).
+  void lie_about_length(const std::string& prefix, std::string body, std::size_t length,
+                        int times = -1);
+  /// Answers 200 with `body`, one byte every `interval`, until the client goes.
+  void drip(const std::string& prefix, std::string body, std::chrono::milliseconds interval,
+            int times = -1);
 
   // --- state -----------------------------------------------------------------------------
   /// Adds a pipeline (as if uploaded before) with one version named like it; returns its id.
@@ -72,11 +86,13 @@ class FakeKfp {
  private:
   struct Fault {
     std::string prefix;
-    enum Kind { Status, Drop, Delay } kind;
+    enum Kind { Status, Drop, Delay, Answer, Lie, Drip } kind;
     int status = 0;
     std::string body;
     std::chrono::milliseconds delay{0};
     int times = 0;
+    std::string content_type = "application/json";
+    std::size_t length = 0;  // Lie: the Content-Length sent
   };
   struct Pipeline {
     std::string id, name, namespace_name, default_version;
@@ -89,6 +105,8 @@ class FakeKfp {
   void routes_v1beta1();  ///< fake_kfp_v1beta1.cpp
   void routes_v2beta1();  ///< fake_kfp_v2beta1.cpp
   bool forbidden(const httplib::Request& req, httplib::Response& res);
+  /// Answers as the fault says (Answer, Lie, Drip).
+  void send_fault(const Fault& fault, httplib::Response& res);
   std::string next_id(const std::string& kind);
 
   std::unique_ptr<httplib::Server> server_;

@@ -15,6 +15,8 @@
 
 #include "compiler/client/kfp/resources.hpp"
 #include "input/json.hpp"
+#include "input/limits.hpp"
+#include "input/read.hpp"
 
 namespace pipec::client::kfp {
 
@@ -29,9 +31,7 @@ using input::member;
 using input::member_text;
 
 // The item named `name` in the list `key` of a list answer, or nullptr.
-const json* find_named(const std::string& body, std::string_view key, std::string_view name,
-                       json& answer) {
-  answer = input::parse_json(body);
+const json* find_named(const json& answer, std::string_view key, std::string_view name) {
   const json& list = member(answer, key);
   if (!list.is_array()) return nullptr;
   for (const json& item : list)
@@ -205,6 +205,7 @@ ApiStatus KfpApi::failure(const std::string& what, const HttpRequest& request,
                           const HttpResponse& response) const {
   ApiStatus status;
   status.ok = false;
+  status.reached = true;
   status.http_status = response.status;
   auto [message, details] = server_message(response.body);
   std::string reason = reason_phrase(response.status);
@@ -260,7 +261,55 @@ ApiStatus KfpApi::failure(const std::string& what, const HttpRequest& request,
   return status;
 }
 
-ApiStatus KfpApi::get(const std::string& what, const std::string& path, std::string& body) {
+ApiStatus KfpApi::accept(const std::string& what, HttpResponse& response, const Shape& shape,
+                         json& out) const {
+  std::string problem = read_answer(response.body, shape, out);
+  if (problem.empty()) return ApiStatus::success();
+  if (is_html(response)) problem = "an HTML page, not JSON";
+  ApiStatus status;
+  status.ok = false;
+  status.reached = true;
+  status.http_status = response.status;
+  status.message = redact_secrets(not_kfp_message(what, connection_.host, response, problem));
+  return status;
+}
+
+ApiStatus KfpApi::no_answer(const std::string& what, const HttpResponse& response,
+                            const Status& sent, int attempts, bool sent_once) const {
+  ApiStatus status;
+  status.ok = false;
+  status.reached = response.connected;
+  std::string text =
+      fmt::format("{}: no answer from {}: {}", what, connection_.host, sent.message());
+  if (attempts > 1) text += fmt::format(" (after {} attempts)", attempts);
+  const auto& transport = connection_.transport;
+  if (response.failure == SendFailure::TooLarge) {
+    text = fmt::format(
+        "{}: the answer from {} is larger than {}, more than pipec reads (not asked again)", what,
+        connection_.host, input::size_text(input::kMaxAnswerBytes));
+  } else if (response.failure == SendFailure::TimedOut && response.connected) {
+    text += fmt::format(
+        "\n  hint: the server accepted the connection but did not answer in time (less than {} "
+        "bytes a second for {} s): a slow server or proxy may need a longer --request-timeout",
+        kLowSpeedBytes, transport.stall_timeout.count());
+  } else if (response.failure == SendFailure::TimedOut) {
+    text += fmt::format(
+        "\n  hint: nothing accepted the connection within {} ms: check --host (and a proxy "
+        "or firewall between), or give a longer --request-timeout",
+        transport.connect_timeout.count());
+  }
+  if (sent_once)
+    text +=
+        "\n  hint: the request may have reached the server; check before repeating it (pipec "
+        "does not resend it)";
+  status.message = redact_secrets(std::move(text));
+  return status;
+}
+
+// A size refusal or a timeout is not retried: the same answer would come again, and a
+// stalled server would hold the command for each try (docs/client.md "Timeouts").
+ApiStatus KfpApi::get(const std::string& what, const std::string& path, const Shape& shape,
+                      json& out) {
   HttpRequest request = make_request("GET", path);
   std::chrono::milliseconds delay = retry_.first_delay;
   int attempts = std::max(1, retry_.get_attempts);
@@ -268,42 +317,63 @@ ApiStatus KfpApi::get(const std::string& what, const std::string& path, std::str
     HttpResponse response;
     Status sent = transport_.send(request, response);
     bool last = attempt >= attempts;
-    if (sent && response.status >= 200 && response.status < 300) {
-      body = std::move(response.body);
-      return ApiStatus::success();
-    }
+    if (sent && response.status >= 200 && response.status < 300)
+      return accept(what, response, shape, out);
     if (sent && (!retryable(response.status) || last)) {
       ApiStatus status = failure(what, request, response);
       if (retryable(response.status) && attempt > 1)
         status.message += fmt::format("\n  (after {} attempts)", attempt);
       return status;
     }
-    if (!sent && last) {
-      ApiStatus status;
-      status.ok = false;
-      status.message = redact_secrets(fmt::format("{}: no answer from {}: {} (after {} attempts)",
-                                                  what, connection_.host, sent.message(), attempt));
-      return status;
-    }
+    if (!sent && (last || response.failure == SendFailure::TooLarge ||
+                  response.failure == SendFailure::TimedOut))
+      return no_answer(what, response, sent, attempt, false);
     sleep_(delay);
     delay = std::min(delay * 2, retry_.max_delay);
   }
 }
 
-ApiStatus KfpApi::post(const std::string& what, HttpRequest request, std::string& body) {
+ApiStatus KfpApi::post(const std::string& what, HttpRequest request, const Shape& shape,
+                       json& out) {
   HttpResponse response;
   Status sent = transport_.send(request, response);
-  if (!sent) {
+  if (!sent) return no_answer(what, response, sent, 1, true);
+  if (response.status < 200 || response.status >= 300) return failure(what, request, response);
+  return accept(what, response, shape, out);
+}
+
+ApiStatus KfpApi::get_text(const std::string& what, const std::string& path,
+                           const std::function<bool(std::string_view)>& write) {
+  HttpRequest request = make_request("GET", path);
+  BodyStream stream;
+  stream.accept = [](long status, std::string_view content_type) {
+    HttpResponse head;
+    head.content_type = std::string(content_type);
+    return status >= 200 && status < 300 && !is_html(head);
+  };
+  stream.write = write;
+  request.stream = &stream;
+  HttpResponse response;
+  Status sent = transport_.send(request, response);
+  if (!sent) return no_answer(what, response, sent, 1, false);
+  if (response.status < 200 || response.status >= 300) return failure(what, request, response);
+  if (response.streamed) return ApiStatus::success();
+  if (is_html(response)) {
     ApiStatus status;
     status.ok = false;
+    status.reached = true;
+    status.http_status = response.status;
     status.message = redact_secrets(
-        fmt::format("{}: no answer from {}: {}\n  hint: the request may have reached the server; "
-                    "check before repeating it (pipec does not resend it)",
-                    what, connection_.host, sent.message()));
+        not_kfp_message(what, connection_.host, response, "an HTML page, not a log"));
     return status;
   }
-  if (response.status < 200 || response.status >= 300) return failure(what, request, response);
-  body = std::move(response.body);
+  if (!response.body.empty() && !write(response.body)) {
+    ApiStatus status;
+    status.ok = false;
+    status.reached = true;
+    status.message = what + ": the receiver of the answer stopped it";
+    return status;
+  }
   return ApiStatus::success();
 }
 
@@ -322,21 +392,22 @@ std::string KfpApi::named_list_path(std::string_view collection, std::string_vie
   return path;
 }
 
-ApiStatus KfpApi::look_up(const std::string& what, const std::string& path, std::string_view key,
+ApiStatus KfpApi::look_up(const std::string& what, const std::string& path, Kind kind,
                           std::string_view name, const std::function<void(const json&)>& found) {
-  std::string body;
-  if (ApiStatus status = get(what, path, body); !status) return status;
   json answer;
-  if (const json* item = find_named(body, key, name, answer)) found(*item);
+  Shape shape = list_shape(kind, version_);
+  if (ApiStatus status = get(what, path, shape, answer); !status) return status;
+  if (const json* item = find_named(answer, shape.list, name)) found(*item);
   return ApiStatus::success();
 }
 
 ApiStatus KfpApi::find_pipeline(std::string_view name, std::optional<PipelineInfo>& out) {
   out.reset();
   bool v2 = version_ == ApiVersion::V2beta1;
-  if (ApiStatus status = look_up(fmt::format("cannot look up pipeline '{}'", name),
-                                 named_list_path("pipelines", "name", name), "pipelines", name,
-                                 [&](const json& item) { out = v2 ? read_pipeline_v2(item) : read_pipeline(item); });
+  if (ApiStatus status = look_up(
+          fmt::format("cannot look up pipeline '{}'", name),
+          named_list_path("pipelines", "name", name), Kind::Pipeline, name,
+          [&](const json& item) { out = v2 ? read_pipeline_v2(item) : read_pipeline(item); });
       !status || !out || !v2)
     return status;
   if (ApiStatus status = add_newest_version(*out); !status) {
@@ -348,13 +419,13 @@ ApiStatus KfpApi::find_pipeline(std::string_view name, std::optional<PipelineInf
 
 ApiStatus KfpApi::get_pipeline(std::string_view id, PipelineInfo& out) {
   bool v2 = version_ == ApiVersion::V2beta1;
-  std::string body;
-  if (ApiStatus status = get(fmt::format("cannot get pipeline '{}'", id), api_path("pipelines/" + url_encode(id)), body);
+  json answer;
+  if (ApiStatus status =
+          get(fmt::format("cannot get pipeline '{}'", id), api_path("pipelines/" + url_encode(id)),
+              item_shape(Kind::Pipeline, version_), answer);
       !status)
     return status;
-  json answer = input::parse_json(body);
   out = v2 ? read_pipeline_v2(answer) : read_pipeline(answer);
-  if (out.id.empty()) out.id = std::string(id);
   return v2 ? add_newest_version(out) : ApiStatus::success();
 }
 
@@ -370,14 +441,13 @@ ApiStatus KfpApi::add_newest_version(PipelineInfo& pipeline) {
 
 ApiStatus KfpApi::latest_version(std::string_view pipeline_id, std::optional<VersionInfo>& out) {
   out.reset();
-  std::string body;
+  json answer;
   if (ApiStatus status = get(fmt::format("cannot list the versions of pipeline '{}'", pipeline_id),
                              "/apis/v2beta1/pipelines/" + url_encode(pipeline_id) +
                                  "/versions?page_size=1&sort_by=" + url_encode("created_at desc"),
-                             body);
+                             list_shape(Kind::Version, ApiVersion::V2beta1), answer);
       !status)
     return status;
-  json answer = input::parse_json(body);
   const json& list = member(answer, "pipeline_versions");
   if (list.is_array() && !list.empty()) out = read_version_v2(list.front());
   return ApiStatus::success();
@@ -391,14 +461,14 @@ ApiStatus KfpApi::find_version(std::string_view pipeline_id, std::string_view na
                               equals_filter("name", name, version_)
                         : "/apis/v1beta1/pipeline_versions?resource_key.type=PIPELINE&resource_key.id=" +
                               url_encode(pipeline_id) + "&page_size=100&filter=" + equals_filter("name", name);
-  return look_up(fmt::format("cannot look up version '{}' of pipeline '{}'", name, pipeline_id), path,
-                 v2 ? "pipeline_versions" : "versions", name, [&](const json& item) {
+  return look_up(fmt::format("cannot look up version '{}' of pipeline '{}'", name, pipeline_id),
+                 path, Kind::Version, name, [&](const json& item) {
                    out = v2 ? read_version_v2(item) : VersionInfo{member_text(item, "id"), member_text(item, "name")};
                  });
 }
 
 ApiStatus KfpApi::get_pipeline_template(std::string_view pipeline_id, std::string& yaml) {
-  std::string body;
+  json answer;
   if (version_ == ApiVersion::V2beta1) {
     std::optional<VersionInfo> newest;
     if (ApiStatus status = latest_version(pipeline_id, newest); !status) return status;
@@ -408,36 +478,37 @@ ApiStatus KfpApi::get_pipeline_template(std::string_view pipeline_id, std::strin
     }
     return get_version_template(newest->id, yaml, pipeline_id);
   }
-  if (ApiStatus status =
-          get(fmt::format("cannot get the workflow of pipeline '{}'", pipeline_id),
-              "/apis/v1beta1/pipelines/" + url_encode(pipeline_id) + "/templates", body);
+  if (ApiStatus status = get(fmt::format("cannot get the workflow of pipeline '{}'", pipeline_id),
+                             "/apis/v1beta1/pipelines/" + url_encode(pipeline_id) + "/templates",
+                             text_shape("pipeline's workflow", "template"), answer);
       !status)
     return status;
-  yaml = member_text(input::parse_json(body), "template");
+  yaml = member_text(answer, "template");
   return ApiStatus::success();
 }
 
 ApiStatus KfpApi::get_version_template(std::string_view version_id, std::string& yaml,
                                        std::string_view pipeline_id) {
-  std::string body;
+  json answer;
   if (version_ == ApiVersion::V2beta1) {
-    if (ApiStatus status = get(fmt::format("cannot get the spec of pipeline version '{}'", version_id),
-                               "/apis/v2beta1/pipelines/" + url_encode(pipeline_id) + "/versions/" +
-                                   url_encode(version_id),
-                               body);
+    if (ApiStatus status =
+            get(fmt::format("cannot get the spec of pipeline version '{}'", version_id),
+                "/apis/v2beta1/pipelines/" + url_encode(pipeline_id) + "/versions/" +
+                    url_encode(version_id),
+                item_shape(Kind::Version, version_), answer);
         !status)
       return status;
-    json answer = input::parse_json(body);
     const json& spec = member(answer, "pipeline_spec");
     yaml = spec.is_object() ? spec.dump(-1, ' ', false, json::error_handler_t::replace) : std::string();
     return ApiStatus::success();
   }
   if (ApiStatus status =
           get(fmt::format("cannot get the workflow of pipeline version '{}'", version_id),
-              "/apis/v1beta1/pipeline_versions/" + url_encode(version_id) + "/templates", body);
+              "/apis/v1beta1/pipeline_versions/" + url_encode(version_id) + "/templates",
+              text_shape("version's workflow", "template"), answer);
       !status)
     return status;
-  yaml = member_text(input::parse_json(body), "template");
+  yaml = member_text(answer, "template");
   return ApiStatus::success();
 }
 
@@ -451,17 +522,17 @@ ApiStatus KfpApi::upload_pipeline(const PackageUpload& package, PipelineInfo& ou
     path += "&namespace=" + url_encode(connection_.namespace_name);
   HttpRequest request = make_request("POST", path);
   request.file = FilePart{"uploadfile", package.filename, std::string(package.bytes)};
-  std::string body;
+  json answer;
   if (ApiStatus status = post(fmt::format("cannot upload pipeline '{}'", package.name),
-                              std::move(request), body);
+                              std::move(request), item_shape(Kind::Pipeline, version_), answer);
       !status)
     return status;
   if (!v2) {
-    out = read_pipeline(input::parse_json(body));
+    out = read_pipeline(answer);
     return ApiStatus::success();
   }
   // A v2beta1Pipeline names no version: the upload made one, which a listing finds.
-  out = read_pipeline_v2(input::parse_json(body));
+  out = read_pipeline_v2(answer);
   std::optional<VersionInfo> first;
   if (ApiStatus status = latest_version(out.id, first); !status) {
     status.message += fmt::format("\n  (pipeline '{}' was created, id {})", package.name, out.id);
@@ -484,13 +555,12 @@ ApiStatus KfpApi::upload_version(std::string_view pipeline_id, const PackageUplo
   if (!package.description.empty()) path += "&description=" + url_encode(package.description);
   HttpRequest request = make_request("POST", path);
   request.file = FilePart{"uploadfile", package.filename, std::string(package.bytes)};
-  std::string body;
-  if (ApiStatus status = post(fmt::format("cannot upload version '{}' of pipeline '{}'",
-                                          package.name, pipeline_id),
-                              std::move(request), body);
+  json version;
+  if (ApiStatus status = post(
+          fmt::format("cannot upload version '{}' of pipeline '{}'", package.name, pipeline_id),
+          std::move(request), item_shape(Kind::Version, version_), version);
       !status)
     return status;
-  json version = input::parse_json(body);
   out = v2 ? read_version_v2(version) : VersionInfo{member_text(version, "id"), member_text(version, "name")};
   return ApiStatus::success();
 }
@@ -499,7 +569,8 @@ ApiStatus KfpApi::find_experiment(std::string_view name, std::optional<Experimen
   out.reset();
   bool v2 = version_ == ApiVersion::V2beta1;
   return look_up(fmt::format("cannot look up experiment '{}'", name),
-                 named_list_path("experiments", "display_name", name), "experiments", name, [&](const json& item) {
+                 named_list_path("experiments", "display_name", name), Kind::Experiment, name,
+                 [&](const json& item) {
                    out = v2 ? ExperimentInfo{member_text(item, "experiment_id"), name_of(item)}
                             : ExperimentInfo{member_text(item, "id"), member_text(item, "name")};
                  });
@@ -520,12 +591,11 @@ ApiStatus KfpApi::create_experiment(std::string_view name, ExperimentInfo& out,
   HttpRequest request = make_request("POST", v2 ? "/apis/v2beta1/experiments" : "/apis/v1beta1/experiments");
   request.content_type = "application/json";
   request.body = experiment.dump(-1, ' ', false, json::error_handler_t::replace);
-  std::string body;
+  json created;
   if (ApiStatus status = post(fmt::format("cannot create experiment '{}'", name),
-                              std::move(request), body);
+                              std::move(request), item_shape(Kind::Experiment, version_), created);
       !status)
     return status;
-  json created = input::parse_json(body);
   out = v2 ? ExperimentInfo{member_text(created, "experiment_id"), name_of(created)}
            : ExperimentInfo{member_text(created, "id"), member_text(created, "name")};
   return ApiStatus::success();
@@ -566,33 +636,35 @@ ApiStatus KfpApi::create_run(const RunRequest& run, RunInfo& out) {
   HttpRequest request = make_request("POST", api_path("runs"));
   request.content_type = "application/json";
   request.body = run_body(run, version_).dump(-1, ' ', false, json::error_handler_t::replace);
-  std::string body;
-  if (ApiStatus status = post(fmt::format("cannot create run '{}'", run.name), std::move(request), body); !status)
+  json answer;
+  if (ApiStatus status = post(fmt::format("cannot create run '{}'", run.name), std::move(request),
+                              item_shape(Kind::Run, version_, true), answer);
+      !status)
     return status;
-  json answer = input::parse_json(body);
   out = version_ == ApiVersion::V2beta1 ? read_run_v2(answer) : read_run_detail(answer);
   return ApiStatus::success();
 }
 
 ApiStatus KfpApi::get_run(std::string_view run_id, RunInfo& out) {
-  std::string body;
-  if (ApiStatus status = get(fmt::format("cannot get run '{}'", run_id), api_path("runs/" + url_encode(run_id)), body);
+  json answer;
+  if (ApiStatus status =
+          get(fmt::format("cannot get run '{}'", run_id), api_path("runs/" + url_encode(run_id)),
+              item_shape(Kind::Run, version_, true), answer);
       !status)
     return status;
-  json answer = input::parse_json(body);
   out = version_ == ApiVersion::V2beta1 ? read_run_v2(answer) : read_run_detail(answer);
   return ApiStatus::success();
 }
 
 ApiStatus KfpApi::call(const std::string& method, const std::string& what, const std::string& path,
-                       const std::string& json_body, std::string& answer) {
-  if (method == "GET") return get(what, path, answer);
+                       const std::string& json_body, const Shape& shape, json& answer) {
+  if (method == "GET") return get(what, path, shape, answer);
   HttpRequest request = make_request(method, path);
   if (!json_body.empty()) {
     request.content_type = "application/json";
     request.body = json_body;
   }
-  return post(what, std::move(request), answer);
+  return post(what, std::move(request), shape, answer);
 }
 
 }  // namespace pipec::client::kfp

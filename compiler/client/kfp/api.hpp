@@ -15,13 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/client/http.hpp"
+#include "compiler/client/kfp/answer.hpp"
 #include "compiler/client/kfp/config.hpp"
 
 namespace pipec::client::kfp {
-
-/// Which REST API the calls use: v1beta1 for Argo (v1) pipelines, v2beta1 for KFP v2
-/// pipeline specs (runs with typed `runtime_config.parameters`).
-enum class ApiVersion { V1beta1, V2beta1 };
 
 struct PipelineInfo {
   std::string id;
@@ -86,6 +83,7 @@ struct RunRequest {
 struct [[nodiscard]] ApiStatus {
   bool ok = true;
   long http_status = 0;   // 0 when no answer came
+  bool reached = false;   // a connection was made (an answer, or part of one, came)
   bool conflict = false;  // the thing exists already (409, or KFP 1.8's 500 "already exist")
   std::string message;
 
@@ -140,13 +138,27 @@ class KfpApi {
 
   /// One call of the operating commands (resources.hpp): `path` under the host, a GET
   /// retried as above, a POST or DELETE sent once; `json_body` "" sends no body. `what`
-  /// begins the message of a failure ("cannot stop run 'r1'").
+  /// begins the message of a failure ("cannot stop run 'r1'"). A 2xx answer that does not
+  /// hold `shape` (answer.hpp) is a failure too.
   ApiStatus call(const std::string& method, const std::string& what, const std::string& path,
-                 const std::string& json_body, std::string& answer);
+                 const std::string& json_body, const Shape& shape, nlohmann::json& answer);
+
+  /// A GET of text (the KFP UI's logs), sent once: a 2xx answer's body goes to `write` as
+  /// it comes, whatever its size, unless it is an HTML page (then an error, as for JSON).
+  ApiStatus get_text(const std::string& what, const std::string& path,
+                     const std::function<bool(std::string_view)>& write);
 
  private:
-  ApiStatus get(const std::string& what, const std::string& path, std::string& body);
-  ApiStatus post(const std::string& what, HttpRequest request, std::string& body);
+  ApiStatus get(const std::string& what, const std::string& path, const Shape& shape,
+                nlohmann::json& out);
+  ApiStatus post(const std::string& what, HttpRequest request, const Shape& shape,
+                 nlohmann::json& out);
+  /// A 2xx answer read as `shape` says, else the failure naming what came back.
+  ApiStatus accept(const std::string& what, HttpResponse& response, const Shape& shape,
+                   nlohmann::json& out) const;
+  /// The failure of a request that had no whole answer (`attempts` tries).
+  ApiStatus no_answer(const std::string& what, const HttpResponse& response, const Status& sent,
+                      int attempts, bool sent_once) const;
   /// "/apis/v2beta1/REST" or "/apis/v1beta1/REST", by the API version.
   std::string api_path(std::string_view rest) const;
   /// Sets the pipeline's default version to its newest (v2beta1 has no default version).
@@ -154,10 +166,10 @@ class KfpApi {
   /// The path of the list of `collection` (pipelines, experiments) filtered on one name
   /// (v2beta1's key `v2_key`, v1beta1's `name`), in the connection's namespace.
   std::string named_list_path(std::string_view collection, std::string_view v2_key, std::string_view name) const;
-  /// GETs the list at `path` and calls `found` with the item of its member `key` named
-  /// `name` (by `name`, else `display_name`), if there is one.
-  ApiStatus look_up(const std::string& what, const std::string& path, std::string_view key, std::string_view name,
-                    const std::function<void(const nlohmann::json&)>& found);
+  /// GETs the list of `kind` at `path` and calls `found` with its item named `name` (by
+  /// `name`, else `display_name`), if there is one.
+  ApiStatus look_up(const std::string& what, const std::string& path, Kind kind,
+                    std::string_view name, const std::function<void(const nlohmann::json&)>& found);
   HttpRequest make_request(std::string method, const std::string& path) const;
   /// `text` with the token and the cookie (whole, and each value of 8 or more
   /// characters, in case a server quotes just the value) replaced by "[redacted]".

@@ -239,8 +239,13 @@ int follow_run(KfpApi& api, const std::string& run_id, const std::string& shown_
   RunInfo last;
   RunEnd end = RunEnd::Failed;
   if (ApiStatus status = wait_for_run(api, run_id, options, out, last, end); !status) {
-    print_error(err, status.message + fmt::format("\n  the run may still be going: {}",
-                                                  run_link(connection.host, run_id)));
+    // Only a run that was created or seen may still be going: not one the server does not
+    // know (404), nor one no answer has shown yet.
+    bool seen = !shown_name.empty() || !last.id.empty();
+    if (seen && status.http_status != 404)
+      status.message +=
+          fmt::format("\n  the run may still be going: {}", run_link(connection.host, run_id));
+    print_error(err, status.message);
     return kExitErrors;
   }
   const std::string& name = shown_name.empty() ? last.name : shown_name;

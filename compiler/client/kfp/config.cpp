@@ -10,6 +10,7 @@
 
 #include "input/limits.hpp"
 #include "input/read.hpp"
+#include "rules/durations.hpp"
 
 namespace pipec::client::kfp {
 
@@ -94,6 +95,17 @@ Status resolve_connection(const ConnectionFlags& flags, const GetEnv& getenv, Co
                                      ns));
   out.transport.verify_tls = !flags.insecure_skip_tls_verify;
   out.transport.ca_file = flags.ca_file;
+  std::string timeout =
+      trim(flags.request_timeout.empty() ? env("PIPEC_REQUEST_TIMEOUT") : flags.request_timeout);
+  set_request_timeout(out.transport, kDefaultRequestTimeout);
+  if (!timeout.empty()) {
+    auto value = rules::parse_duration(timeout);
+    if (!value || *value < std::chrono::seconds(1))
+      return Status::error(fmt::format(
+          "{} '{}': expected a duration of at least 1s, such as 30s or 2m",
+          flags.request_timeout.empty() ? "PIPEC_REQUEST_TIMEOUT" : "--request-timeout", timeout));
+    set_request_timeout(out.transport, *value);
+  }
   return Status::ok();
 }
 

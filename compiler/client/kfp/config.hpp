@@ -21,6 +21,7 @@ struct ConnectionFlags {
   std::string namespace_name;
   std::string ca_file;
   bool insecure_skip_tls_verify = false;
+  std::string request_timeout;  // a duration ("30s"); "" = $PIPEC_REQUEST_TIMEOUT, else 30s
 };
 
 /// The resolved connection. `token` and `cookie` are secrets: they go only into the
@@ -48,8 +49,11 @@ inline constexpr const char* kDefaultTokenPath = "/var/run/secrets/kubeflow/pipe
 /// The cookie comes from --cookie, else KF_PIPELINES_COOKIE (the session cookie an auth
 /// proxy such as oauth2-proxy or Dex's authservice sets after login, e.g.
 /// `authservice_session=...`).
-/// Returns an error when there is no host, a token file cannot be read, or a value that
-/// goes into a header holds a line break or a NUL (it would end the header early).
+/// The request timeout comes from --request-timeout, else PIPEC_REQUEST_TIMEOUT, else 30 s
+/// (set_request_timeout in http.hpp: the stall timeout, and the connect timeout up to 10 s).
+/// Returns an error when there is no host, a token file cannot be read, a value that
+/// goes into a header holds a line break or a NUL (it would end the header early), or the
+/// request timeout is not a duration of at least 1 s.
 Status resolve_connection(const ConnectionFlags& flags, const GetEnv& getenv, Connection& out,
                           const std::string& default_token_path = kDefaultTokenPath);
 

@@ -4,6 +4,7 @@
 
 #include "compiler/client/kfp/logs.hpp"
 
+#include <functional>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -34,20 +35,35 @@ std::string archive_hint(const std::string& workflow, const std::string& pod) {
       workflow.empty() ? "WORKFLOW" : workflow, pod);
 }
 
-// One step's log from the UI's server; false with `why` set when it could not.
+// One step's log from the UI's server, handed to `write` as it comes (a log has no size
+// bound); false with `why` set when it could not.
 bool from_ui(const LogsArgs& logs, const Connection& connection, HttpTransport& transport,
-             const std::string& pod, const std::string& ns, std::string& body, ApiStatus& why) {
+             const std::string& pod, const std::string& ns,
+             const std::function<bool(std::string_view)>& write, ApiStatus& why) {
   Connection ui = connection;
   if (!logs.ui_host.empty()) ui.host = logs.ui_host;
   while (!ui.host.empty() && ui.host.back() == '/') ui.host.pop_back();
-  RetryPolicy once;
-  once.get_attempts = 1;
-  KfpApi api(transport, ui, once);
+  KfpApi api(transport, ui);
   std::string path = "/k8s/pod/logs?podname=" + url_encode(pod) + "&runid=" + url_encode(logs.run_id);
   if (!ns.empty()) path += "&podnamespace=" + url_encode(ns);
-  why = api.call("GET", fmt::format("cannot read the log of pod '{}' from the KFP UI at '{}'", pod, ui.host),
-                 path, "", body);
+  why = api.get_text(
+      fmt::format("cannot read the log of pod '{}' from the KFP UI at '{}'", pod, ui.host), path,
+      write);
   return why.ok;
+}
+
+// What to do when the UI's endpoint gave no log: another address if it was not the UI
+// that answered (nothing, 404, a page), else the Kubernetes API.
+std::string ui_hint(const ApiStatus& why) {
+  bool the_ui_failed =
+      why.reached && why.http_status != 404 && (why.http_status < 200 || why.http_status >= 300);
+  if (!the_ui_failed) return "give --ui-host with the KFP UI's address, or --kubeconfig";
+  return why.http_status == 0 ? "the KFP UI was reached but did not send the log in time: give a "
+                                "longer --request-timeout, or "
+                                "read it from the Kubernetes API with --kubeconfig"
+                              : "the KFP UI was reached but could not give the log: read it from "
+                                "the Kubernetes API with "
+                                "--kubeconfig";
 }
 
 }  // namespace
@@ -109,21 +125,35 @@ int logs_command(const LogsArgs& logs, const OperateArgs& args, const Connection
   for (const Record& step : steps) {
     const std::string pod = text(step, "pod");
     const std::string name = text(step, "name");
-    if (steps.size() > 1) out << fmt::format("==> step '{}' (pod {}) <==\n", name, pod) << std::flush;
-    std::string body;
+    if (steps.size() > 1)
+      out << fmt::format("==> step '{}' (pod {}) <==\n", name, pod) << std::flush;
     ApiStatus ui_status;
-    if (!logs.follow && !logs.kube_only && from_ui(logs, connection, transport, pod, ns, body, ui_status)) {
-      out << body;
-      if (!body.empty() && body.back() != '\n') out << '\n';
+    bool shown = false, ended_with_newline = true;
+    auto show = [&](std::string_view piece) {
+      out << piece;
+      if (!piece.empty()) {
+        shown = true;
+        ended_with_newline = piece.back() == '\n';
+      }
+      return static_cast<bool>(out);
+    };
+    if (!logs.follow && !logs.kube_only) {
+      bool read = from_ui(logs, connection, transport, pod, ns, show, ui_status);
+      if (!ended_with_newline) out << '\n';
       out << std::flush;
-      continue;
+      if (read) continue;
+      if (shown) {  // part of the log is out: another source would show it twice
+        print_error(err, ui_status.message);
+        status = kExitErrors;
+        continue;
+      }
     }
     runtime::KubeClient* client = kube_client();
     if (!client) {
       std::string message = fmt::format("cannot read the log of step '{}' (pod {})", name, pod);
       if (!ui_status.ok && !ui_status.message.empty()) message += "\n  " + ui_status.message;
       message += fmt::format("\n  and no Kubernetes API to ask: {}", kube_error);
-      message += "\n  hint: give --ui-host with the KFP UI's address, or --kubeconfig";
+      message += "\n  hint: " + ui_hint(ui_status);
       print_error(err, message);
       status = kExitErrors;
       continue;
@@ -133,7 +163,7 @@ int logs_command(const LogsArgs& logs, const OperateArgs& args, const Connection
     std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?container=main",
                                    runtime::url_encode(pod_ns), runtime::url_encode(pod));
     runtime::HttpResponse answer;
-    bool ended_with_newline = true;
+    ended_with_newline = true;
     if (logs.follow) {
       answer = client->stream(path + "&follow=true",
                               [&](std::string_view data) {
@@ -188,9 +218,16 @@ void print_failed_steps(KfpApi& api, const std::string& run_id, std::ostream& ou
     if (pod.empty() || !is_final_status(state) || is_success_status(state)) continue;
     LogsArgs logs;
     logs.run_id = run_id;
+    // Only the end is shown: keep a window of the last bytes, whatever the log's size.
+    constexpr std::size_t kTailBytes = 64 * 1024;
     std::string body;
+    auto keep = [&](std::string_view piece) {
+      body.append(piece);
+      if (body.size() > 2 * kTailBytes) body.erase(0, body.size() - kTailBytes);
+      return true;
+    };
     ApiStatus why;
-    if (!from_ui(logs, api.connection(), api.transport(), pod, ns, body, why)) {
+    if (!from_ui(logs, api.connection(), api.transport(), pod, ns, keep, why)) {
       out << fmt::format("step '{}' {}: see its log with: pipec logs {} '{}'\n", name, state, run_id, name);
       continue;
     }

@@ -128,11 +128,15 @@ void print_run(const Record& run, std::ostream& out) {
 
 void print_record(Kind kind, const Record& record, std::ostream& out) {
   if (kind == Kind::Run) return print_run(record, out);
+  // The labels in one column, at least one space after the longest
+  // ("pipeline_version_id:" has 20 characters).
+  std::size_t width = 20;
+  for (const auto& [key, value] : record.items()) width = std::max(width, key.size() + 2);
   for (const auto& [key, value] : record.items()) {
     std::string text = value.is_string() ? value.get<std::string>() : value.dump();
     for (char& c : text)
       if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-    out << fmt::format("{:<20}{}\n", key + ":", text.empty() ? "-" : text);
+    out << fmt::format("{:<{}}{}\n", key + ":", width, text.empty() ? "-" : text);
   }
 }
 

@@ -85,7 +85,7 @@ Record read_run(const json& answer, ApiVersion version) {
     std::string manifest = text(member(answer, "pipeline_runtime"), "workflow_manifest");
     r["namespace"] = manifest.empty()
                          ? std::string()
-                         : text(member(json::parse(manifest, nullptr, false), "metadata"), "namespace");
+                         : text(member(input::parse_json(manifest), "metadata"), "namespace");
     Record parameters = Record::object();
     if (const json& list = member(member(run, "pipeline_spec"), "parameters"); list.is_array())
       for (const json& p : list) parameters[text(p, "name")] = text(p, "value");
@@ -293,7 +293,7 @@ Record read_record(Kind kind, const json& object, ApiVersion version) {
 std::vector<Record> workflow_steps(std::string_view workflow_manifest) {
   std::vector<Record> steps;
   if (workflow_manifest.empty()) return steps;
-  json workflow = json::parse(workflow_manifest, nullptr, false);
+  json workflow = input::parse_json(workflow_manifest);
   const json& nodes = member(member(workflow, "status"), "nodes");
   if (!nodes.is_object()) return steps;
   const json& metadata = member(workflow, "metadata");
@@ -346,11 +346,12 @@ ApiStatus list(KfpApi& api, Kind kind, const ListOptions& options, ListPage& out
   } else if (!ns.empty() && kind != Kind::Version) {
     path += "&resource_reference_key.type=NAMESPACE&resource_reference_key.id=" + url_encode(ns);
   }
-  std::string body;
+  json answer;
   std::string what = fmt::format("cannot list {}s", noun(kind));
   if (kind == Kind::Version) what = fmt::format("cannot list the versions of pipeline '{}'", options.pipeline_id);
-  if (ApiStatus status = api.call("GET", what, path, "", body); !status) return status;
-  json answer = json::parse(body, nullptr, false);
+  if (ApiStatus status = api.call("GET", what, path, "", list_shape(kind, version), answer);
+      !status)
+    return status;
   const json& items = member(answer, list_key(kind, version));
   if (items.is_array()) {
     for (const json& item : items) {
@@ -366,13 +367,13 @@ ApiStatus list(KfpApi& api, Kind kind, const ListOptions& options, ListPage& out
 }
 
 ApiStatus get(KfpApi& api, Kind kind, std::string_view id, Record& out, std::string_view pipeline_id) {
-  std::string body;
+  json answer;
   if (ApiStatus status = api.call("GET", fmt::format("cannot get {} '{}'", noun(kind), id),
-                                  item_path(kind, api.api_version(), id, pipeline_id), "", body);
+                                  item_path(kind, api.api_version(), id, pipeline_id), "",
+                                  item_shape(kind, api.api_version(), true), answer);
       !status)
     return status;
-  out = read_record(kind, json::parse(body, nullptr, false), api.api_version());
-  if (out["id"].is_string() && out["id"].get<std::string>().empty()) out["id"] = std::string(id);
+  out = read_record(kind, answer, api.api_version());
   return ApiStatus::success();
 }
 
@@ -411,8 +412,9 @@ ApiStatus act(KfpApi& api, Kind kind, Action action, std::string_view id, std::s
       verb = "delete";
       break;
   }
-  std::string body;
-  return api.call(method, fmt::format("cannot {} {} '{}'", verb, noun(kind), id), path, "", body);
+  json answer;
+  return api.call(method, fmt::format("cannot {} {} '{}'", verb, noun(kind), id), path, "",
+                  action_shape(), answer);
 }
 
 std::string schedule_body(const ScheduleRequest& request, ApiVersion version,
@@ -438,14 +440,15 @@ std::string schedule_body(const ScheduleRequest& request, ApiVersion version,
 
 ApiStatus create_schedule(KfpApi& api, const ScheduleRequest& request, Record& out) {
   const ApiVersion version = api.api_version();
-  std::string body;
-  if (ApiStatus status = api.call("POST", fmt::format("cannot create schedule '{}'", request.name),
-                                  prefix(version) + std::string(collection(Kind::Schedule, version)),
-                                  schedule_body(request, version, api.connection().namespace_name),
-                                  body);
+  json answer;
+  if (ApiStatus status =
+          api.call("POST", fmt::format("cannot create schedule '{}'", request.name),
+                   prefix(version) + std::string(collection(Kind::Schedule, version)),
+                   schedule_body(request, version, api.connection().namespace_name),
+                   item_shape(Kind::Schedule, version), answer);
       !status)
     return status;
-  out = read_record(Kind::Schedule, json::parse(body, nullptr, false), version);
+  out = read_record(Kind::Schedule, answer, version);
   return ApiStatus::success();
 }
 

@@ -16,8 +16,6 @@ namespace pipec::client::kfp {
 
 using Record = nlohmann::ordered_json;
 
-enum class Kind { Run, Experiment, Pipeline, Version, Schedule };
-
 /// "runs", "experiments", ...: the collection's name in v1beta1 / v2beta1 paths.
 std::string_view collection(Kind kind, ApiVersion version);
 
