@@ -97,32 +97,28 @@ std::optional<kfp::LocalPackage> load_target(const KfpOptions& options, int& exi
   if (ends_with(options.target, ".pipe")) {
     SourceManager sources;
     Diagnostics diags;
-    // The Argo workflow always: its pipec.dev/parameters annotation has the enumerations
-    // and ranges the overrides are checked against, which a v2 spec cannot hold.
-    Compiled compiled = compile_file(sources, options.target, TargetOptions{}, diags, package::Format::TarGz);
-    std::optional<ir::Pipeline>& pipeline = compiled.pipeline;
-    const std::string& workflow = compiled.text;
-    std::string spec;
-    if (pipeline && options.build_target == "kfp-v2") {
-      TargetOptions v2;
-      v2.target = "kfp-v2";
-      if (!write_target(v2, *pipeline, spec, diags)) pipeline.reset();
-    }
+    // Built as `pipec build` builds it for the target: a KFP v2 spec as its YAML, an Argo
+    // workflow in a .tar.gz. No other target's writer runs.
+    const bool v2 = options.build_target == "kfp-v2";
+    TargetOptions target;
+    if (v2) target.target = "kfp-v2";
+    Compiled compiled = compile_file(sources, options.target, target, diags,
+                                     v2 ? std::nullopt : std::optional(package::Format::TarGz));
     print_diagnostics(diags, sources, options.common);
-    if (!pipeline || diags.has_errors()) {
+    if (!compiled.pipeline || diags.has_errors()) {
       exit_code = kExitErrors;
       return std::nullopt;
     }
     std::string stem = options.target.substr(0, options.target.size() - 5);
     stem = stem.substr(stem.find_last_of('/') + 1);
-    Status status = spec.empty()
-                        ? kfp::load_package_bytes(compiled.package, stem + ".tar.gz", package)
-                        : kfp::load_package_bytes(spec, stem + ".yaml", package);
-    if (status && package.v2) {
-      kfp::Signature typed;
-      std::string problem;
-      if (kfp::read_signature(workflow, typed, problem)) package.signature.params = typed.params;
-    }
+    Status status = v2 ? kfp::load_package_bytes(std::move(compiled.text), stem + ".yaml", package)
+                       : kfp::load_package_bytes(std::move(compiled.package), stem + ".tar.gz", package);
+    // Overrides are checked against the pipeline's own parameters (the IR's, with the
+    // enumerations and ranges a v2 spec cannot hold), as a package read back gives them.
+    kfp::Signature declared;
+    std::string problem;
+    if (status && kfp::read_parameters_json(ir::parameters_json(*compiled.pipeline), declared, problem))
+      package.signature.params = std::move(declared.params);
     if (!status) {
       std::cerr << "pipec: error: " << status.message() << '\n';
       exit_code = kExitErrors;

@@ -62,12 +62,11 @@ int run_local(const LocalOptions& options) {
   Diagnostics diags;
   std::string error;
   bool cluster_only = false;  // compiles, but needs what only a cluster has
-  // Everything `build` checks, and the workflow whose signature `pipec run` checks.
+  // Everything `build` checks.
   TargetOptions target;
   target.pipeline = options.pipeline;
   Compiled compiled = compile_file(sources, options.input, target, diags);
   std::optional<ir::Pipeline>& pipeline = compiled.pipeline;
-  const std::string& yaml = compiled.text;
   if (pipeline && !local::check_local(*pipeline, volumes, diags)) {
     cluster_only = true;
     pipeline.reset();
@@ -88,7 +87,8 @@ int run_local(const LocalOptions& options) {
   kfp::Signature signature;
   std::vector<std::pair<std::string, std::string>> values;
   if (errors.empty()) {
-    if (!kfp::read_signature(yaml, signature, error)) errors.push_back(error);
+    // The pipeline's own parameters, as `pipec run` reads them from the package.
+    if (!kfp::read_parameters_json(ir::parameters_json(*pipeline), signature, error)) errors.push_back(error);
     else (void)kfp::check_overrides(signature, overrides, values, errors);
   }
   if (!errors.empty()) {

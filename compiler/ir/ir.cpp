@@ -119,4 +119,25 @@ std::string Type::str() const {
   return "?";
 }
 
+std::string parameters_json(const Pipeline& pipeline) {
+  Literal params = Literal::array();
+  for (const auto& param : pipeline.params) {
+    Literal p = Literal::object();
+    p["name"] = param.name;
+    p["type"] = param.type.str();
+    p["required"] = !param.default_value.has_value();
+    if (param.default_value) p["default"] = *param.default_value;
+    if (!param.constraint.one_of.empty()) p["enum"] = param.constraint.one_of;
+    if (param.constraint.min) p["min"] = *param.constraint.min;
+    if (param.constraint.max) p["max"] = *param.constraint.max;
+    if (param.type.kind == TypeKind::Int) {
+      // Integral bounds print as integers.
+      for (const char* k : {"min", "max"})
+        if (p.contains(k)) p[k] = static_cast<long long>(p[k].get<double>());
+    }
+    params.push_back(std::move(p));
+  }
+  return params.dump();
+}
+
 }  // namespace pipec::ir

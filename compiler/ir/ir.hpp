@@ -346,6 +346,13 @@ struct Pipeline {
   SourceRange range;
 };
 
+/// The pipeline's parameters as the signature of a compiled pipeline: a JSON list of
+/// {name, type, required, default, enum, min, max}, in source order. The Argo writer puts
+/// it in the workflow's pipec.dev/parameters annotation, and `upload`, `run` and `run
+/// --local` check overrides against it (compiler/client/kfp/parameters): one text, whether
+/// the pipeline was just compiled or is read back from a package.
+std::string parameters_json(const Pipeline& pipeline);
+
 /// Calls `f` with every reference inside `v` (its parts, items and entries), in order.
 template <typename F>
 void for_each_ref(const Value& v, F&& f) {

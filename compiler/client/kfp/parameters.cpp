@@ -427,6 +427,10 @@ std::optional<ParamType> parse_param_type(std::string_view spelling) {
   return std::nullopt;
 }
 
+bool read_parameters_json(std::string_view text, Signature& out, std::string& error) {
+  return read_pipec_annotation(std::string(text), out, error);
+}
+
 const DeclaredParam* Signature::find(std::string_view name) const {
   for (const auto& param : params)
     if (param.name == name) return &param;

@@ -64,6 +64,12 @@ struct Signature {
 [[nodiscard]] bool read_signature(std::string_view workflow_yaml, Signature& out,
                                   std::string& error);
 
+/// Reads the parameters of a pipeline compiled from a .pipe file from their JSON list
+/// (ir::parameters_json, which the Argo writer puts in pipec.dev/parameters), so that a
+/// pipeline just compiled is checked as its package read back would be. Appends to
+/// `out.params`; returns false and sets `error` when the text is not such a list.
+[[nodiscard]] bool read_parameters_json(std::string_view text, Signature& out, std::string& error);
+
 /// Whether the (first document of the) YAML is a KFP v2 pipeline spec.
 bool is_v2_pipeline_spec(std::string_view yaml);
 

@@ -109,27 +109,6 @@ std::string WorkflowWriter::pipeline_spec_annotation() const {
   return spec.dump();
 }
 
-std::string WorkflowWriter::parameters_annotation() const {
-  Json params = Json::array();
-  for (const auto& param : p_.params) {
-    Json p = Json::object();
-    p["name"] = param.name;
-    p["type"] = param.type.str();
-    p["required"] = !param.default_value.has_value();
-    if (param.default_value) p["default"] = *param.default_value;
-    if (!param.constraint.one_of.empty()) p["enum"] = param.constraint.one_of;
-    if (param.constraint.min) p["min"] = *param.constraint.min;
-    if (param.constraint.max) p["max"] = *param.constraint.max;
-    if (param.type.kind == ir::TypeKind::Int) {
-      // Integral bounds print as integers.
-      for (const char* k : {"min", "max"})
-        if (p.contains(k)) p[k] = static_cast<long long>(p[k].get<double>());
-    }
-    params.push_back(std::move(p));
-  }
-  return params.dump();
-}
-
 void WorkflowWriter::reserve_names(const std::vector<ir::Node>& nodes) {
   for (const auto& node : nodes) {
     if (const auto* st = std::get_if<ir::Step>(&node)) {
@@ -232,7 +211,7 @@ bool WorkflowWriter::run(std::string& out, const TextSink& sink) {
   Json metadata = kind == DocumentKind::Workflow ? Json{{"generateName", entry + "-"}}
                                                  : Json{{"name", entry}};
   metadata["annotations"] = {{"pipelines.kubeflow.org/pipeline_spec", pipeline_spec_annotation()},
-                             {"pipec.dev/parameters", parameters_annotation()}};
+                             {"pipec.dev/parameters", ir::parameters_json(p_)}};
   metadata["labels"] = {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}};
   append_entry(text, "metadata", metadata, 0);
   new_line(text, 0);

@@ -115,7 +115,6 @@ class WorkflowWriter {
   // Annotations and arguments.
   Json workflow_arguments() const;
   std::string pipeline_spec_annotation() const;
-  std::string parameters_annotation() const;
 
   void error(SourceRange range, std::string message) {
     diags_.error(range.valid() ? range : p_.range, std::move(message));
