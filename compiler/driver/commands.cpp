@@ -85,12 +85,12 @@ bool document_options(BuildOptions& options) {
   CronSchedule schedule;
   std::string error;
   if (!parse_cron(options.cron, schedule, error))
-    return fail(fmt::format("--cron '{}': {}", options.cron, error));
+    return fail(fmt::format("--cron '{}': {}", cron_text(options.cron), error));
   cron.schedule = schedule.argo();
   if (cron.schedule.empty())
     return fail(fmt::format("--cron '{}': Argo's cron has no seconds field: the seconds must be 0 "
                             "(or give the 5 fields minute hour day-of-month month day-of-week)",
-                            options.cron));
+                            cron_text(options.cron)));
   if (!cron.timezone.empty() && !check_time_zone(cron.timezone, error))
     return fail("--timezone: " + error);
   return true;
