@@ -123,6 +123,15 @@ int run_build(BuildOptions options) {
         output);
     return kExitUsage;
   }
+  // A KFP package holds a Workflow (pipeline.yaml): KFP reads nothing else from it, and Argo
+  // takes a CronWorkflow or WorkflowTemplate as a YAML document, not in a package.
+  if (options.kind != "workflow" && format != package::Format::Yaml) {
+    std::cerr << fmt::format("pipec: error: --kind {} writes an Argo document, which no KFP package holds "
+                             "(KFP reads a Workflow from one): write it as YAML (-o FILE.yaml, or -o -) "
+                             "and apply it with kubectl or argo\n",
+                             options.kind);
+    return kExitUsage;
+  }
 
   if (options.target.launcher_image.empty()) {
     std::cerr << "pipec: error: --launcher-image must name an image\n";
