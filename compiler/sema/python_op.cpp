@@ -667,6 +667,27 @@ class PythonOp {
     check_returns(f.at("returns"));
   }
 
+  // A bare `dict` or `tuple` (typing's Dict, Tuple too, with or without element types):
+  // a return annotation that holds several values without naming them.
+  static bool names_no_fields(const json& t) {
+    std::string text = t.value("text", "");
+    text = text.substr(0, text.find('['));
+    if (auto dot = text.rfind('.'); dot != std::string::npos) text = text.substr(dot + 1);
+    return t.value("kind", "") == "map" || text == "dict" || text == "Dict" || text == "tuple" || text == "Tuple";
+  }
+
+  // The Python annotation of an output of type `type`, for the NamedTuple a message suggests.
+  static std::string python_type(const ir::Type& type) {
+    switch (type.kind) {
+      case ir::TypeKind::Int: return "int";
+      case ir::TypeKind::Float: return "float";
+      case ir::TypeKind::Bool: return "bool";
+      case ir::TypeKind::List: return "list";
+      case ir::TypeKind::Map: return "dict";
+      default: return "str";
+    }
+  }
+
   void check_returns(const json& r) {
     if (!r.is_object()) return;  // no annotation: whatever it returns is checked when it runs
     std::vector<std::string> names;
@@ -695,6 +716,17 @@ class PythonOp {
       if (!outputs_.empty())
         diags_.error(place(r), fmt::format("function '{}' returns None, but op '{}' declares {}", op_.name.name,
                                            op_.name.name, declared));
+      return;
+    }
+    if (outputs_.size() > 1 && names_no_fields(t)) {
+      // `-> dict` or `-> tuple`: several values, but which is which output is not said.
+      std::vector<std::string> fields;
+      for (const auto& o : outputs_) fields.push_back(fmt::format("('{}', {})", o.name, python_type(o.type)));
+      diags_.error(place(r), fmt::format("function '{}' is annotated '{}', which names no fields, but op '{}' "
+                                         "declares {}: annotate it -> NamedTuple('Outputs', [{}]) and return "
+                                         "the values in this order",
+                                         op_.name.name, t.value("text", "?"), op_.name.name, declared,
+                                         fmt::join(fields, ", ")));
       return;
     }
     if (outputs_.size() != 1) {
