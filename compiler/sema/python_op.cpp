@@ -667,27 +667,11 @@ class PythonOp {
     check_returns(f.at("returns"));
   }
 
-  // A bare `dict` or `tuple` (typing's Dict, Tuple too, with or without element types):
-  // a return annotation that holds several values without naming them.
-  static bool names_no_fields(const json& t) {
-    std::string text = t.value("text", "");
-    text = text.substr(0, text.find('['));
-    if (auto dot = text.rfind('.'); dot != std::string::npos) text = text.substr(dot + 1);
-    return t.value("kind", "") == "map" || text == "dict" || text == "Dict" || text == "tuple" || text == "Tuple";
+  static bool names_no_fields(const json& t) {  // a bare dict or tuple (typing's Dict, Tuple)
+    std::string text = t.value("text", ""), head = text.substr(0, text.find('['));
+    head.erase(0, head.rfind('.') + 1);  // typing.Dict: Dict (npos + 1 is 0: nothing)
+    return t.value("kind", "") == "map" || head == "dict" || head == "Dict" || head == "tuple" || head == "Tuple";
   }
-
-  // The Python annotation of an output of type `type`, for the NamedTuple a message suggests.
-  static std::string python_type(const ir::Type& type) {
-    switch (type.kind) {
-      case ir::TypeKind::Int: return "int";
-      case ir::TypeKind::Float: return "float";
-      case ir::TypeKind::Bool: return "bool";
-      case ir::TypeKind::List: return "list";
-      case ir::TypeKind::Map: return "dict";
-      default: return "str";
-    }
-  }
-
   void check_returns(const json& r) {
     if (!r.is_object()) return;  // no annotation: whatever it returns is checked when it runs
     std::vector<std::string> names;
@@ -718,16 +702,15 @@ class PythonOp {
                                            op_.name.name, declared));
       return;
     }
-    if (outputs_.size() > 1 && names_no_fields(t)) {
-      // `-> dict` or `-> tuple`: several values, but which is which output is not said.
+    if (outputs_.size() > 1 && names_no_fields(t)) {  // the NamedTuple to write instead
+      constexpr const char* kPython[] = {"str", "int", "float", "bool", "list", "dict", "str"};  // ir::TypeKind
       std::vector<std::string> fields;
-      for (const auto& o : outputs_) fields.push_back(fmt::format("('{}', {})", o.name, python_type(o.type)));
-      diags_.error(place(r), fmt::format("function '{}' is annotated '{}', which names no fields, but op '{}' "
-                                         "declares {}: annotate it -> NamedTuple('Outputs', [{}]) and return "
-                                         "the values in this order",
-                                         op_.name.name, t.value("text", "?"), op_.name.name, declared,
-                                         fmt::join(fields, ", ")));
-      return;
+      for (const auto& o : outputs_)
+        fields.push_back(fmt::format("('{}', {})", o.name, kPython[static_cast<int>(o.type.kind)]));
+      std::string fix = fmt::format("annotate it -> NamedTuple('Outputs', [{}])", fmt::join(fields, ", "));
+      return diags_.error(place(r), fmt::format("function '{}' is annotated '{}', which names no fields, but op "
+                                                "'{}' declares {}: {} and return the values in this order",
+                                                op_.name.name, t.value("text", "?"), op_.name.name, declared, fix));
     }
     if (outputs_.size() != 1) {
       diags_.error(place(r), fmt::format("function '{}' returns one value, but op '{}' declares {}{}",
