@@ -2,13 +2,19 @@
 
 #include <cstdint>
 #include <iterator>
+#include <string>
 #include <utility>
 
 namespace pipec::rules {
 
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
+  return parse_duration(text, nullptr);
+}
+
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text, std::string* why) {
   // Units largest first, each at most once: "1h30m", "2d", "90s", "500ms"; bare digits are
-  // seconds. Each number is at most 10^9, so the total stays far from overflow.
+  // seconds. Each number is at most 10^9 (kMaxDurationNumber), so the total stays far from
+  // overflow.
   static constexpr std::pair<std::string_view, std::int64_t> kUnits[] = {
       {"d", 86'400'000}, {"h", 3'600'000}, {"m", 60'000}, {"s", 1000}, {"ms", 1}};
   if (text.empty()) return std::nullopt;
@@ -17,10 +23,15 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
   while (i < text.size()) {
     std::size_t start = i;
     std::int64_t n = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-      if (n > 1'000'000'000) return std::nullopt;
-      n = n * 10 + (text[i] - '0');
-      ++i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    for (std::size_t d = start; d < i; ++d) {
+      n = n * 10 + (text[d] - '0');
+      if (n > kMaxDurationNumber) {
+        if (why)
+          *why = "the number " + std::string(text.substr(start, i - start)) + " is out of range 0-" +
+                 std::to_string(kMaxDurationNumber);
+        return std::nullopt;
+      }
     }
     if (i == start) return std::nullopt;
     std::size_t unit_start = i;

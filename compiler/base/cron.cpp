@@ -9,11 +9,22 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
 
 namespace pipec {
+
+std::string cron_text(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f) out += fmt::format("\\x{:02x}", u);
+    else out += c;
+  }
+  return out;
+}
 
 namespace {
 
@@ -44,12 +55,21 @@ std::string upper(std::string_view text) {
   return out;
 }
 
-// One value of a field: a number or (months, days) a name.
+bool all_digits(std::string_view text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// One value of a field: a number or (months, days) a name. A number past what an int holds
+// is out of the field's range too, not "not a number".
 bool parse_value(std::string_view text, const FieldRule& rule, int& out, std::string& error) {
   if (text.empty()) {
     error = "a value is missing";
     return false;
   }
+  auto out_of_range = [&] {
+    error = fmt::format("{} {} is out of range {}-{}{}", rule.name, text, rule.min, rule.max, rule.extra);
+    return false;
+  };
   if (rule.names) {
     std::string word = upper(text);
     for (int i = 0; rule.names[i]; ++i)
@@ -58,19 +78,14 @@ bool parse_value(std::string_view text, const FieldRule& rule, int& out, std::st
         return true;
       }
   }
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    error = fmt::format("'{}' is not a number{}", text,
-                        rule.names ? fmt::format(" or a name ({})", rule.extra + 2) : "");
-    return false;
+  if (all_digits(text)) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    if (ec == std::errc::result_out_of_range || out < rule.min || out > rule.max) return out_of_range();
+    return true;
   }
-  if (out < rule.min || out > rule.max) {
-    error = fmt::format("{} is {} {} ({} are {}-{}{})", text, out < rule.min ? "below" : "above",
-                        out < rule.min ? rule.min : rule.max, rule.plural, rule.min, rule.max,
-                        rule.extra);
-    return false;
-  }
-  return true;
+  error = fmt::format("'{}' is not a number{}", cron_text(text),
+                      rule.names ? fmt::format(" or a name ({})", rule.extra + 2) : "");
+  return false;
 }
 
 // One comma-separated item: *, ?, a, a-b, with an optional /step.
@@ -80,9 +95,12 @@ bool parse_item(std::string_view item, const FieldRule& rule, std::string& error
     range = item.substr(0, slash);
     std::string_view step_text = item.substr(slash + 1);
     int step = 0;
-    auto [end, ec] = std::from_chars(step_text.data(), step_text.data() + step_text.size(), step);
-    if (ec != std::errc() || end != step_text.data() + step_text.size()) {
-      error = fmt::format("the step '{}' is not a number", step_text);
+    if (!all_digits(step_text)) {
+      error = fmt::format("the step '{}' is not a number", cron_text(step_text));
+      return false;
+    }
+    if (std::from_chars(step_text.data(), step_text.data() + step_text.size(), step).ec != std::errc()) {
+      error = fmt::format("the step {} is out of range 1-{}", step_text, std::numeric_limits<int>::max());
       return false;
     }
     if (step <= 0) {
@@ -97,7 +115,7 @@ bool parse_item(std::string_view item, const FieldRule& rule, std::string& error
         !parse_value(range.substr(dash + 1), rule, high, error))
       return false;
     if (low > high) {
-      error = fmt::format("the range '{}' starts after it ends", range);
+      error = fmt::format("the range '{}' starts after it ends", cron_text(range));
       return false;
     }
     return true;
@@ -111,7 +129,7 @@ bool parse_field(std::string_view text, const FieldRule& rule, std::string& erro
   while (true) {
     std::size_t comma = rest.find(',');
     if (!parse_item(rest.substr(0, comma), rule, why)) {
-      error = fmt::format("{} field '{}': {}", rule.name, text, why);
+      error = fmt::format("{} field '{}': {}", rule.name, cron_text(text), why);
       return false;
     }
     if (comma == std::string_view::npos) return true;
@@ -178,7 +196,7 @@ bool parse_cron(std::string_view text, CronSchedule& out, std::string& error) {
     for (const Descriptor& d : kDescriptors) {
       if (name != d.name) continue;
       if (words.size() != 1) {
-        error = fmt::format("'{}' takes no fields after it", words[0]);
+        error = fmt::format("'{}' takes no fields after it", cron_text(words[0]));
         return false;
       }
       std::vector<std::string_view> fields = split_blanks(d.fields);
@@ -188,7 +206,7 @@ bool parse_cron(std::string_view text, CronSchedule& out, std::string& error) {
     }
     error = fmt::format("unknown descriptor '{}' (expected @yearly, @annually, @monthly, @weekly, "
                         "@daily, @midnight or @hourly)",
-                        words[0]);
+                        cron_text(words[0]));
     return false;
   }
   if (words.size() != 5 && words.size() != 6) {
@@ -216,7 +234,7 @@ bool check_time_zone(std::string_view name, std::string& error) {
       shape = false;
   if (!shape) {
     error = fmt::format("'{}' is not a time zone name (e.g. UTC, Europe/Berlin, America/New_York)",
-                        name);
+                        cron_text(name));
     return false;
   }
   if (name == "UTC" || name == "Local") return true;

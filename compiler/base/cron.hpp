@@ -29,8 +29,14 @@ struct CronSchedule {
 /// `a-b`, a step `*/n`, `a/n` or `a-b/n`, or a comma-separated list of those (`?` = `*`,
 /// as robfig/cron takes it); months take
 /// JAN..DEC and days SUN..SAT (any case). On failure returns false with `error` naming
-/// the field: "hour field '25': 25 is above 23 (hours are 0-23)".
+/// the field and its range: "minute field '75': minute 75 is out of range 0-59"; a number
+/// too long for an int is out of range too, a step past one "out of range 1-2147483647";
+/// control characters are written as `\xNN`.
 [[nodiscard]] bool parse_cron(std::string_view text, CronSchedule& out, std::string& error);
+
+/// `text` as a message shows it: a control character or a byte outside ASCII as `\xNN`,
+/// so a schedule from the command line never writes raw control sequences to a terminal.
+[[nodiscard]] std::string cron_text(std::string_view text);
 
 /// Whether `name` is a time zone of the IANA database (Europe/Berlin, UTC), as Go's
 /// time.LoadLocation reads it: a TZif file under /usr/share/zoneinfo. On failure `error`

@@ -19,7 +19,8 @@ struct Budgets {
 };
 
 /// The nodes (steps and loops) and edges (dependencies) of the pipeline's graph, as the
-/// KFP UI and `pipec graph` draw it.
+/// KFP UI and `pipec graph` draw it: a pipeline call's box holds the called pipeline's
+/// nodes (a graph component's tasks too), counted once per call (at most SIZE_MAX).
 void count_graph(const ir::Pipeline& pipeline, std::size_t& nodes, std::size_t& edges);
 
 /// Reports, at the pipeline's name (or the parameter's), each budget the output exceeds:

@@ -24,6 +24,7 @@
 #include "compiler/driver/options.hpp"
 #include "compiler/package/package.hpp"
 #include "compiler/sema/component.hpp"
+#include "rules/durations.hpp"
 
 namespace pipec::driver {
 
@@ -445,16 +446,19 @@ int run_schedule_create(OperateOptions& options, kfp::ScheduleArgs args, const s
     CronSchedule schedule;
     std::string error;
     if (!parse_cron(args.cron, schedule, error)) {
-      std::cerr << fmt::format("pipec: error: --cron '{}': {}\n", args.cron, error);
+      std::cerr << fmt::format("pipec: error: --cron '{}': {}\n", cron_text(args.cron), error);
       return kExitUsage;
     }
     args.cron = schedule.kfp();
   } else {
     std::chrono::milliseconds interval{0};
-    if (!kfp::parse_duration(every, interval) || interval.count() < 1000 || interval.count() % 1000 != 0) {
-      std::cerr << fmt::format("pipec: error: --every '{}': expected a duration of whole seconds, at "
-                               "least 1s (e.g. 90s, 15m, 6h, 1d)\n",
-                               every);
+    std::string why;
+    auto parsed = rules::parse_duration(every, &why);
+    if (parsed) interval = *parsed;
+    if (!parsed || interval.count() < 1000 || interval.count() % 1000 != 0) {
+      std::cerr << fmt::format("pipec: error: --every '{}': {}expected a duration of whole seconds, at "
+                               "least 1s, each number at most {} (e.g. 90s, 15m, 6h, 1d)\n",
+                               cron_text(every), why.empty() ? "" : why + "; ", rules::kMaxDurationNumber);
       return kExitUsage;
     }
     args.interval_seconds = interval.count() / 1000;

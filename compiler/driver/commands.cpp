@@ -83,12 +83,12 @@ bool document_options(BuildOptions& options) {
   CronSchedule schedule;
   std::string error;
   if (!parse_cron(options.cron, schedule, error))
-    return fail(fmt::format("--cron '{}': {}", options.cron, error));
+    return fail(fmt::format("--cron '{}': {}", cron_text(options.cron), error));
   cron.schedule = schedule.argo();
   if (cron.schedule.empty())
     return fail(fmt::format("--cron '{}': Argo's cron has no seconds field: the seconds must be 0 "
                             "(or give the 5 fields minute hour day-of-month month day-of-week)",
-                            options.cron));
+                            cron_text(options.cron)));
   if (!cron.timezone.empty() && !check_time_zone(cron.timezone, error))
     return fail("--timezone: " + error);
   return true;
@@ -119,6 +119,15 @@ int run_build(BuildOptions options) {
     std::cerr << fmt::format(
         "pipec: error: cannot tell the package format of '{}': use .tar.gz, .tgz, .zip, .yaml or .yml\n",
         output);
+    return kExitUsage;
+  }
+  // A KFP package holds a Workflow (pipeline.yaml): KFP reads nothing else from it, and Argo
+  // takes a CronWorkflow or WorkflowTemplate as a YAML document, not in a package.
+  if (options.kind != "workflow" && format != package::Format::Yaml) {
+    std::cerr << fmt::format("pipec: error: --kind {} writes an Argo document, which no KFP package holds "
+                             "(KFP reads a Workflow from one): write it as YAML (-o FILE.yaml, or -o -) "
+                             "and apply it with kubectl or argo\n",
+                             options.kind);
     return kExitUsage;
   }
 

@@ -90,18 +90,40 @@ StepGraph Checker::step_graph() {
   return graph;
 }
 
+// Where an op is declared, for a message: a component's op at its `name:` in the YAML (the
+// op's text is generated, in no file an editor opens), with the `use` that loaded it.
+void Checker::note_op_place(const LoadedModule& m, SourceRange op_range, bool error, const std::string& message) {
+  SourceRange at = m.component ? m.component->range : op_range;
+  if (error) diags_.error(at, message);
+  else diags_.note(at, message);
+  if (!m.component) return;
+  for (const auto& other : modules_)
+    for (const auto& [use, file] : other.uses)
+      if (file == m.file) {
+        diags_.note(use, "the component is used here");
+        return;
+      }
+}
+
 void Checker::collect_ops() {
   DnsNames dns_names;
+  std::map<std::string, const LoadedModule*, std::less<>> declared_in;  // each op's module
   for (const auto& m : modules_) {
     for (const auto& decl : m.module.decls) {
       const auto* op = boost::get<ast::OpDecl>(&decl.get());
       if (!op) continue;
       if (symbols_) index_op(*op);
       if (auto it = program_.ops.find(op->name.name); it != program_.ops.end()) {
-        diags_.error(op->name.range, fmt::format("duplicate op '{}'", op->name.name));
-        diags_.note(it->second.range, "previous declaration here");
+        const LoadedModule* first = declared_in.count(op->name.name) ? declared_in.at(op->name.name) : nullptr;
+        std::string what = m.component || (first && first->component)
+                               ? " (a component's op is named after its 'name:'; rename one of them)"
+                               : "";
+        note_op_place(m, op->name.range, true, fmt::format("duplicate op '{}'{}", op->name.name, what));
+        if (first) note_op_place(*first, it->second.range, false, "previous declaration here");
+        else diags_.note(it->second.range, "previous declaration here");
         continue;
       }
+      declared_in.emplace(op->name.name, &m);
       OpInfo info = check_op(*op, m);
       if (info.kind == ir::OpKind::Container) check_dns_name(op->name, "op", dns_names);
       program_.ops.emplace(op->name.name, std::move(info));

@@ -340,11 +340,9 @@ std::string Checker::component_variant(const OpInfo& sig,
   container->name = name;
   info.params = container->params;
   info.param_ranges.clear();
-  for (const auto& p : info.params) {
-    auto at = std::find_if(sig.params.begin(), sig.params.end(),
-                           [&](const ir::OpParam& q) { return q.name == p.name; });
-    info.param_ranges.push_back(sig.param_ranges[static_cast<std::size_t>(at - sig.params.begin())]);
-  }
+  std::map<std::string_view, std::size_t> at;  // each parameter's place in sig (not a scan each)
+  for (std::size_t i = 0; i < sig.params.size(); ++i) at.emplace(sig.params[i].name, i);
+  for (const auto& p : info.params) info.param_ranges.push_back(sig.param_ranges[at.at(p.name)]);
   info.container = std::move(*container);
   program_.ops[name] = std::move(info);
   return name;

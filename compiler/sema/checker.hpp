@@ -104,6 +104,7 @@ class Checker {
   // check.cpp
   StepGraph step_graph();
   void collect_ops();
+  void note_op_place(const LoadedModule& m, SourceRange op_range, bool error, const std::string& message);
   OpInfo check_op(const ast::OpDecl& op, const LoadedModule& m);
   void check_pipeline(const ast::PipelineDecl& p);
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "compiler/base/sha256.hpp"
 #include "compiler/sema/component_detail.hpp"
@@ -119,8 +120,16 @@ class RefResolver {
       return fail(t.ref_range, fmt::format("task '{}' calls a graph component that calls it (componentRef "
                                            "{}): graph components cannot call themselves",
                                            t.kfp_name, t.digest));
+    // Each component is resolved once: a digest met again is the component resolved (as
+    // deep as it nests below), or refused already (then said once, not once per path to
+    // it: two tasks per level, 16 levels, were 2^16 walks of the refusal; issue 42).
+    if (refused_.count(t.digest)) return false;
     if (auto it = by_digest_.find(t.digest); it != by_digest_.end()) {
-      t.component = it->second;
+      if (depth + it->second.levels > kMaxGraphDepth)
+        return fail(t.ref_range, fmt::format("task '{}' calls a graph component that nests {} levels deep: graph "
+                                             "components nest deeper than {} levels",
+                                             t.kfp_name, it->second.levels, kMaxGraphDepth));
+      t.component = it->second.component;
       return true;
     }
     if (by_digest_.size() >= kMaxGraphComponents)
@@ -149,6 +158,7 @@ class RefResolver {
     auto c = std::make_shared<Component>();
     if (!read(sources_, file, diags_, *c)) {
       diags_.note(t.ref_range, fmt::format("the component of task '{}'", t.kfp_name));
+      refused_.insert(t.digest);
       return false;
     }
     chain_.push_back(t.digest);
@@ -156,9 +166,10 @@ class RefResolver {
     chain_.pop_back();
     if (!ok) {
       diags_.note(t.ref_range, fmt::format("the component of task '{}'", t.kfp_name));
+      refused_.insert(t.digest);
       return false;
     }
-    by_digest_.emplace(t.digest, c);
+    by_digest_.emplace(t.digest, Resolved{c, levels(*c)});
     t.component = std::move(c);
     return true;
   }
@@ -248,7 +259,26 @@ class RefResolver {
   Diagnostics& diags_;
   const Fetch& fetch_;
   std::vector<std::string>* saved_;
-  std::map<std::string, std::shared_ptr<Component>> by_digest_;
+  // How many graph components nest in `c`, itself included (0: a container component); a
+  // component by digest is looked up, not walked again.
+  int levels(const Component& c) const {
+    if (!c.graph) return 0;
+    int below = 0;
+    for (const auto& t : c.tasks) {
+      if (auto it = by_digest_.find(t.digest); !t.digest.empty() && it != by_digest_.end())
+        below = std::max(below, it->second.levels);
+      else if (t.component)
+        below = std::max(below, levels(*t.component));
+    }
+    return below + 1;
+  }
+
+  struct Resolved {
+    std::shared_ptr<Component> component;
+    int levels = 0;  // levels(*component)
+  };
+  std::map<std::string, Resolved> by_digest_;
+  std::set<std::string> refused_;  // digests whose component was refused (and said why)
   std::vector<std::string> chain_;  // the digests being resolved, outermost first
   std::map<std::string, const Task*> tasks_;  // of the graph being checked, by KFP name
 };

@@ -13,6 +13,9 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+
+#include "input/utf8.hpp"
 
 namespace pipec::sema::component::detail {
 
@@ -202,8 +205,37 @@ std::string lower(std::string s) {
   return s;
 }
 
+namespace {
+
+// kfp reads a component with yaml.safe_load: UTF-8 text, of printable characters (tab,
+// newline and carriage return the only controls). A byte that is neither is refused at
+// its own line and column here, before anything is printed or generated from the file.
+bool check_characters(std::string_view text, FileId file, Diagnostics& diags) {
+  if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+    auto at = static_cast<std::uint32_t>(bad);
+    diags.error({file, at, at + 1}, fmt::format("invalid UTF-8 byte 0x{:02x}: a component file is UTF-8 text",
+                                                static_cast<unsigned char>(text[bad])));
+    return false;
+  }
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+      auto at = static_cast<std::uint32_t>(i);
+      diags.error({file, at, at + 1}, fmt::format("control character 0x{:02x} in a component file: YAML takes "
+                                                  "none but tab and line ends (write it as an escape in a "
+                                                  "double-quoted string)",
+                                                  c));
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool parse_yaml(const SourceManager& sources, FileId file, Diagnostics& diags, YNode& root) {
   std::string text(sources.text(file));
+  if (!check_characters(text, file, diags)) return false;
   SourceRange whole{file, 0, 1};
   TreeBuilder builder(file);
   try {

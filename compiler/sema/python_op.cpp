@@ -667,6 +667,11 @@ class PythonOp {
     check_returns(f.at("returns"));
   }
 
+  static bool names_no_fields(const json& t) {  // a bare dict or tuple (typing's Dict, Tuple)
+    std::string text = t.value("text", ""), head = text.substr(0, text.find('['));
+    head.erase(0, head.rfind('.') + 1);  // typing.Dict: Dict (npos + 1 is 0: nothing)
+    return t.value("kind", "") == "map" || head == "dict" || head == "Dict" || head == "tuple" || head == "Tuple";
+  }
   void check_returns(const json& r) {
     if (!r.is_object()) return;  // no annotation: whatever it returns is checked when it runs
     std::vector<std::string> names;
@@ -696,6 +701,16 @@ class PythonOp {
         diags_.error(place(r), fmt::format("function '{}' returns None, but op '{}' declares {}", op_.name.name,
                                            op_.name.name, declared));
       return;
+    }
+    if (outputs_.size() > 1 && names_no_fields(t)) {  // the NamedTuple to write instead
+      constexpr const char* kPython[] = {"str", "int", "float", "bool", "list", "dict", "str"};  // ir::TypeKind
+      std::vector<std::string> fields;
+      for (const auto& o : outputs_)
+        fields.push_back(fmt::format("('{}', {})", o.name, kPython[static_cast<int>(o.type.kind)]));
+      std::string fix = fmt::format("annotate it -> NamedTuple('Outputs', [{}])", fmt::join(fields, ", "));
+      return diags_.error(place(r), fmt::format("function '{}' is annotated '{}', which names no fields, but op "
+                                                "'{}' declares {}: {} and return the values in this order",
+                                                op_.name.name, t.value("text", "?"), op_.name.name, declared, fix));
     }
     if (outputs_.size() != 1) {
       diags_.error(place(r), fmt::format("function '{}' returns one value, but op '{}' declares {}{}",

@@ -21,19 +21,31 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The prologue a wrapped op runs under: places the file inputs where the op reads them,
-// exports the environment variables whose values are parameters, changes to the working
-// directory, runs the command, then copies each output to the path KFP gives
-// (`{outputPath}`), creating its folder. Its arguments: N (FROM TO)*N, N (NAME VALUE)*N,
-// N (TO FROM)*N, DIR, then the command. Paths and values are arguments, never script text.
+// The prologue a wrapped op runs under: places the file inputs where the op reads them
+// (not when KFP's path is that place already: `cp` would fail on the same file), exports
+// the environment variables whose values are parameters, changes to the working directory,
+// runs the command, then copies each output to the path KFP gives (`{outputPath}`),
+// creating its folder. An input that cannot be placed or a working directory that cannot
+// be made or entered stops it before the command, saying which (exit 1). Its arguments: N
+// (FROM TO)*N, N (NAME VALUE)*N, N (TO FROM)*N, DIR, then the command. Paths and values are
+// arguments, never script text (printf's format is fixed; they are its operands).
 constexpr const char* kPrologue =
     "n=$1; shift\n"
-    "while [ \"$n\" -gt 0 ]; do mkdir -p -- \"$(dirname -- \"$2\")\"; cp -R -- \"$1\" \"$2\"; shift 2; n=$((n - 1)); done\n"
+    "while [ \"$n\" -gt 0 ]; do\n"
+    "  if ! [ \"$1\" = \"$2\" ] && ! [ \"$1\" -ef \"$2\" ]; then\n"
+    "    mkdir -p -- \"$(dirname -- \"$2\")\" && cp -R -- \"$1\" \"$2\" ||\n"
+    "      { printf 'pipec: cannot place the input %s at %s\\n' \"$1\" \"$2\" >&2; exit 1; }\n"
+    "  fi\n"
+    "  shift 2; n=$((n - 1))\n"
+    "done\n"
     "n=$1; shift\n"
     "while [ \"$n\" -gt 0 ]; do export \"$1=$2\"; shift 2; n=$((n - 1)); done\n"
     "n=$1; shift; i=0\n"
     "while [ \"$i\" -lt \"$n\" ]; do i=$((i + 1)); eval \"pipec_to_$i=\\$1 pipec_from_$i=\\$2\"; shift 2; done\n"
-    "if [ -n \"$1\" ]; then mkdir -p -- \"$1\"; cd -- \"$1\"; fi; shift\n"
+    "if [ -n \"$1\" ]; then\n"
+    "  mkdir -p -- \"$1\" && cd -- \"$1\" ||\n"
+    "    { printf 'pipec: cannot make or enter the working directory %s\\n' \"$1\" >&2; exit 1; }\n"
+    "fi; shift\n"
     "\"$@\"; rc=$?; i=0\n"
     "while [ \"$rc\" -eq 0 ] && [ \"$i\" -lt \"$n\" ]; do i=$((i + 1)); eval \"to=\\$pipec_to_$i from=\\$pipec_from_$i\"; "
     "mkdir -p -- \"$(dirname -- \"$to\")\" && cp -- \"$from\" \"$to\" || rc=1; done\n"
