@@ -49,6 +49,7 @@ class TreeBuilder : public YAML::EventHandler {
     check_anchor(mark, anchor);
     YNode n;
     n.range = at(mark, 1);
+    count(n.range);
     add(std::move(n));
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
@@ -65,6 +66,7 @@ class TreeBuilder : public YAML::EventHandler {
     n.text = value;
     n.plain = tag == "?";
     n.range = at(mark, std::max<std::size_t>(1, value.size()));
+    count(n.range);
     add(std::move(n));
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
@@ -86,6 +88,14 @@ class TreeBuilder : public YAML::EventHandler {
     auto begin = static_cast<std::uint32_t>(std::max(0, mark.pos));
     return {file_, begin, begin + static_cast<std::uint32_t>(length)};
   }
+  // Stops at the first node past kMaxNodes, before yaml-cpp reads any further.
+  void count(SourceRange at) {
+    if (++nodes_ > kMaxNodes)
+      throw Refused(fmt::format("the component has more than {} YAML nodes (keys, values, lists "
+                                "and maps); split it into smaller components",
+                                kMaxNodes),
+                    at);
+  }
   void check_anchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
     if (anchor != YAML::NullAnchor)
       throw Refused("YAML anchors (&name) are not accepted in a component", at(mark, 1));
@@ -98,6 +108,7 @@ class TreeBuilder : public YAML::EventHandler {
     YNode n;
     n.kind = kind;
     n.range = at(mark, 1);
+    count(n.range);
     stack_.push_back(std::move(n));
     pending_key_.emplace_back();
   }
@@ -137,6 +148,7 @@ class TreeBuilder : public YAML::EventHandler {
   std::vector<std::optional<YNode>> pending_key_;
   YNode root_;
   bool has_root_ = false;
+  std::size_t nodes_ = 0;
 };
 
 }  // namespace
