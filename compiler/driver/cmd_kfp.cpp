@@ -4,6 +4,7 @@
 #include "compiler/driver/cmd_kfp.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -15,6 +16,7 @@
 
 #include "compiler/base/source_manager.hpp"
 #include "compiler/base/cron.hpp"
+#include "compiler/base/progress.hpp"
 #include "compiler/client/kfp/commands.hpp"
 #include "compiler/client/kfp/logs.hpp"
 #include "compiler/client/kfp/operate.hpp"
@@ -43,6 +45,7 @@ struct KfpOptions {
   kfp::RunArgs run;
   std::string timeout;
   std::string poll = "5s";
+  bool quiet = false;  // run --wait -q
 };
 
 bool ends_with(const std::string& text, std::string_view suffix) {
@@ -204,6 +207,7 @@ int run_run(KfpOptions options) {
     std::cerr << fmt::format("pipec: error: --poll '{}': expected a duration such as 5s\n", options.poll);
     return kExitUsage;
   }
+  if (!options.quiet && progress_wanted(STDOUT_FILENO)) options.run.progress_fd = STDOUT_FILENO;
   const bool is_package = looks_like_file(options.target);
   std::optional<kfp::LocalPackage> package;
   if (is_package) {
@@ -227,6 +231,7 @@ struct OperateOptions {
   std::string version;
   std::string name, description;
   std::string timeout, poll = "5s";
+  bool quiet = false;  // runs wait -q
 };
 
 void add_operate_options(CLI::App& cmd, OperateOptions& options, bool output) {
@@ -340,6 +345,7 @@ void add_runs_commands(CLI::App& app, int& exit_code) {
   wt->add_option("id", wait->id, "The run's id")->required();
   wt->add_option("--timeout", wait->timeout, "Give up waiting after this long (e.g. 30m)");
   wt->add_option("--poll", wait->poll, "Time between status checks")->default_str("5s");
+  add_quiet_flag(*wt, wait->quiet);
   add_operate_options(*wt, *wait, false);
   wt->callback([wait, &exit_code] {
     kfp::WaitOptions options;
@@ -347,6 +353,7 @@ void add_runs_commands(CLI::App& app, int& exit_code) {
       exit_code = kExitUsage;
       return;
     }
+    if (!wait->quiet && progress_wanted(STDOUT_FILENO)) options.progress_fd = STDOUT_FILENO;
     exit_code = operate(*wait, [&](const kfp::OperateArgs& args, const kfp::Connection& c,
                                    client::HttpTransport& t) {
       return kfp::wait_command(wait->id, options, args, c, t, std::cout, std::cerr);
@@ -593,6 +600,7 @@ void add_kfp_commands(CLI::App& app, int& exit_code) {
   static LocalOptions local;
   add_local_flag(*rn, local.local);
   add_param_options(*rn, run->run.params, run->run.params_file);
+  add_quiet_flag(*rn, run->quiet);
   add_common_options(*rn, run->common);
   add_local_options(*rn, local);
   std::string remote = mode_group("Remote options", "--local", false);

@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "compiler/base/progress.hpp"
 #include "compiler/base/source_manager.hpp"
 #include "compiler/client/kfp/parameters.hpp"
 #include "compiler/compile/compile.hpp"
@@ -105,7 +106,7 @@ int run_local(const LocalOptions& options) {
   for (const auto& [name, text] : values) run.params[name] = text;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   run.jobs = options.jobs > 0 ? options.jobs : static_cast<int>(cores > 0 ? cores : 1);
-  run.progress = isatty(STDOUT_FILENO) != 0;
+  run.progress = !options.quiet && progress_wanted(STDOUT_FILENO);
   // Container steps run under bubblewrap: say so before anything starts if it cannot.
   if (std::system("bwrap --ro-bind / / /bin/true >/dev/null 2>&1") != 0) {
     std::cerr << "pipec: error: run --local needs bubblewrap to sandbox the steps, and 'bwrap "
@@ -180,6 +181,7 @@ int run_local_command(int argc, char** argv) {
   app.add_option("file", options->input, "The .pipe file")->required();
   add_param_options(app, options->params, options->params_file);
   add_local_options(app, *options);
+  add_quiet_flag(app, options->quiet);
   add_common_options(app, options->common);
   try {
     app.parse(argc - 1, argv + 1);

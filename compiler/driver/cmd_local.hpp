@@ -26,6 +26,7 @@ struct LocalOptions {
   std::vector<std::string> volumes;  // CLAIM=DIR
   std::string pipeline;              // --pipeline: the pipeline of the file to run
   bool local = false;
+  bool quiet = false;  // -q: no progress line
   CommonOptions common;
 };
 

@@ -15,6 +15,10 @@ void add_common_options(CLI::App& command, CommonOptions& options) {
       ->default_str("text");
 }
 
+void add_quiet_flag(CLI::App& command, bool& quiet) {
+  command.add_flag("-q,--quiet", quiet, "No progress line on a terminal");
+}
+
 void add_param_options(CLI::App& command, std::vector<std::string>& params, std::string& params_file) {
   command.add_option("-p,--param", params, "Override a parameter: NAME=VALUE (checked against its declared type)")
       ->allow_extra_args(false);

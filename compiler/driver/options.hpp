@@ -21,6 +21,10 @@ struct CommonOptions {
 /// Adds `--diagnostics=text|json` to a subcommand.
 void add_common_options(CLI::App& command, CommonOptions& options);
 
+/// `-q/--quiet`: no progress line, even on a terminal (`run --local`, `run --wait`, `runs
+/// wait`; output that is not a terminal never has one).
+void add_quiet_flag(CLI::App& command, bool& quiet);
+
 /// `-p/--param NAME=VALUE` (repeatable) and `--params-file F`: the overrides `pipec run`
 /// and `pipec run --local` both take, described once.
 void add_param_options(CLI::App& command, std::vector<std::string>& params, std::string& params_file);

@@ -4,6 +4,8 @@
 
 #include "compiler/local/runner.hpp"
 
+#include "compiler/base/progress.hpp"
+
 namespace pipec::local::detail {
 
 // --- values ----------------------------------------------------------------------------
@@ -424,7 +426,7 @@ int Runner::run() {
   bool stopped = g_stop.load() > 0;
 
   std::lock_guard out_lock(out_mu_);
-  if (progress_shown_) out_ << "\r\033[K";
+  if (progress_shown_) out_ << kProgressErase;
   // The table.
   std::size_t w_name = 4, w_kind = 4;
   for (const auto& r : records_) w_name = std::max(w_name, r.name.size()), w_kind = std::max(w_kind, r.kind.size());

@@ -2,6 +2,7 @@
 // the progress line.
 #include "compiler/local/runner.hpp"
 
+#include "compiler/base/progress.hpp"
 #include "compiler/local/sandbox.hpp"
 
 namespace pipec::local::detail {
@@ -24,22 +25,32 @@ int free_port() {
 
 // --- output ----------------------------------------------------------------------------
 
+// "-- 3/20 done, 2 running, 15 waiting, 12 s: train, eval": the steps known so far (a
+// loop's items are known when it starts), the ones running now, and the time since the run
+// began; cut to the terminal's width.
 void Runner::progress_locked() {
   if (!o_.progress) return;
   int running, done, waiting;
+  std::string names;
   {
     std::lock_guard lock(mu_);
     running = running_;
     done = done_;
     waiting = waiting_;
+    for (const Record& r : records_)
+      if (r.outcome == Outcome::Running) names += (names.empty() ? ": " : ", ") + r.name;
   }
-  out_ << fmt::format("\r\033[K-- {} done, {} running, {} waiting", done, running, waiting) << std::flush;
+  auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start_).count();
+  out_ << progress_line(STDOUT_FILENO, fmt::format("-- {}/{} done, {} running, {} waiting, {} s{}", done,
+                                                   done + running + waiting, running, waiting, elapsed,
+                                                   names))
+       << std::flush;
   progress_shown_ = true;
 }
 
 void Runner::print_line(const std::string& label, std::string_view line) {
   std::lock_guard lock(out_mu_);
-  if (progress_shown_) out_ << "\r\033[K";
+  if (progress_shown_) out_ << kProgressErase;
   out_ << '[' << label << "] " << line << '\n';
   progress_locked();
   if (!o_.progress) out_.flush();

@@ -197,6 +197,7 @@ class Runner {
   int slots_used_ = 0;
   std::vector<Record> records_;
   int running_ = 0, done_ = 0, waiting_ = 0;  // steps; waiting: in a started DAG, not begun
+  Clock::time_point start_ = Clock::now();  // for the progress line's elapsed time
   std::mutex out_mu_;  // the terminal
   bool progress_shown_ = false;
 };

@@ -7,6 +7,7 @@ processes did: output files, logs, the summary, the exit status.
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -205,26 +206,43 @@ def limits():
 
 
 def progress():
+    """On a terminal: "-- N/M done, R running, W waiting, T s: names", redrawn in place and
+    erased before every other line; with -q (or through a pipe, as every other case runs)
+    none, and no control character."""
     import pty
-    subprocess.run(["rm", "-rf", RUN])
-    master, slave = pty.openpty()
-    p = subprocess.Popen([PIPEC, "run", "--local", os.path.join(HERE, "pipeline.pipe"), "--run-dir", RUN],
-                         stdout=slave, stderr=slave)
-    os.close(slave)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    p.wait()
-    text = out.decode()
+
+    def on_terminal(*extra):
+        subprocess.run(["rm", "-rf", RUN])
+        master, slave = pty.openpty()
+        p = subprocess.Popen([PIPEC, "run", "--local", os.path.join(HERE, "pipeline.pipe"), "--run-dir", RUN, *extra],
+                             stdout=slave, stderr=slave, env=dict(os.environ, TERM="xterm"))
+        os.close(slave)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        p.wait()
+        return p.returncode, out.decode()
+
+    code, text = on_terminal()
     print(text)
-    if p.returncode != 0 or "\r\x1b[K-- " not in text or " running, " not in text or " waiting" not in text:
+    lines = re.findall(r"\r\x1b\[K-- (\d+)/(\d+) done, (\d+) running, (\d+) waiting, \d+ s", text)
+    if code != 0 or len(lines) < 2:
         fail("no progress line on a terminal")
+    for done, total, running, waiting in lines:
+        if int(done) + int(running) + int(waiting) != int(total):
+            fail("progress: N/M does not add up: " + repr((done, total, running, waiting)))
+    # Erased before each step's line: no step line starts after a progress line's text.
+    if re.search(r"-- \d+/\d+ done[^\r]*\[", text):
+        fail("a line was written after the progress line without erasing it")
+    code, text = on_terminal("-q")
+    if code != 0 or "\x1b" in text:
+        fail("-q: a progress line on a terminal: " + repr(text[:300]))
 
 
 def tmpdir():

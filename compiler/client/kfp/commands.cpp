@@ -230,7 +230,7 @@ int run_command(const std::optional<LocalPackage>& package, const std::string& p
   out << "  " << run_link(connection.host, run.id) << '\n' << std::flush;
   if (!args.wait) return kExitOk;
 
-  return follow_run(api, run.id, request.name, {args.timeout, args.poll}, connection, out, err);
+  return follow_run(api, run.id, request.name, {args.timeout, args.poll, args.progress_fd}, connection, out, err);
 }
 
 int follow_run(KfpApi& api, const std::string& run_id, const std::string& shown_name,

@@ -39,6 +39,7 @@ struct RunArgs {
   bool wait = false;
   std::chrono::milliseconds timeout{0};  // with wait; 0 = none
   std::chrono::milliseconds poll{5000};
+  int progress_fd = -1;  // with wait: WaitOptions::progress_fd
   RetryPolicy retry;
   bool v2 = false;  // a pipeline given by id is a KFP v2 one: use the v2beta1 API
 };

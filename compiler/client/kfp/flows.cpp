@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/base/progress.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
 
@@ -164,27 +165,49 @@ ApiStatus wait_for_run(KfpApi& api, const std::string& run_id, const WaitOptions
   const Clock::time_point start = Clock::now();
   std::string shown;
   std::map<std::string, std::string> step_shown;  // step name -> state printed last
+  bool line_shown = false;                        // the progress line is on the terminal
+  auto erase_line = [&] {
+    if (line_shown) progress << kProgressErase;
+    line_shown = false;
+  };
   while (true) {
     RunInfo run;
-    if (ApiStatus status = api.get_run(run_id, run); !status) return status;
+    ApiStatus status = api.get_run(run_id, run);
+    if (!status) {
+      erase_line();
+      return status;
+    }
     last = run;
     if (!run.status.empty() && run.status != shown) {
+      erase_line();
       progress << "run state: " << run.status << '\n' << std::flush;
       shown = run.status;
     }
+    std::size_t finished = 0;
     for (const StepInfo& step : run.steps) {
+      finished += is_final_status(step.state);
       if (step.state.empty() || step_shown[step.name] == step.state) continue;
+      erase_line();
       progress << "  step " << step.name << ": " << step.state << '\n' << std::flush;
       step_shown[step.name] = step.state;
     }
     if (is_final_status(run.status)) {
+      erase_line();
       end = is_success_status(run.status) ? RunEnd::Succeeded : RunEnd::Failed;
       return ApiStatus::success();
     }
     auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
     if (options.timeout.count() > 0 && elapsed >= options.timeout) {
+      erase_line();
       end = RunEnd::TimedOut;
       return ApiStatus::success();
+    }
+    if (options.progress_fd >= 0) {
+      progress << progress_line(options.progress_fd,
+                                fmt::format("-- {}, {}/{} steps done, {} s", run.status.empty() ? "starting" : run.status,
+                                            finished, run.steps.size(), elapsed.count() / 1000))
+               << std::flush;
+      line_shown = true;
     }
     auto pause = options.poll;
     if (options.timeout.count() > 0) pause = std::min(pause, options.timeout - elapsed);

@@ -59,6 +59,9 @@ enum class RunEnd { Succeeded, Failed, TimedOut };
 struct WaitOptions {
   std::chrono::milliseconds timeout{0};  // 0: no limit
   std::chrono::milliseconds poll{5000};
+  /// The terminal `progress` writes to, for a progress line between polls ("-- Running,
+  /// 3/7 steps done, 40 s"), erased before each other line; -1: none (not a terminal, -q).
+  int progress_fd = -1;
 };
 
 /// Polls the run until it ends or the timeout passes, writing each state change to
