@@ -1,0 +1,43 @@
+#pragma once
+// A metric's series: every value the scraper reads, bounded by a deterministic, streaming
+// thinning that keeps the first, the last, the minimum and the maximum points exactly.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace pipec::runtime {
+
+/// One value of a metric as read: `order` counts the metric's values from 0 in the order
+/// of the log.
+struct SeriesPoint {
+  std::uint64_t order = 0;
+  double value = 0;
+};
+
+/// Keeps every point while it holds at most `capacity` of them. When a point would make
+/// `capacity + 1`, the stride `k` (first 1) doubles and only the points whose order is a
+/// multiple of `k` stay; later points are kept when their order is a multiple of `k`. The
+/// first point (order 0), the last point, and the first point of the least and of the
+/// greatest value are always kept as well, so `points()` holds at most `capacity + 3`.
+class MetricSeries {
+ public:
+  static constexpr std::size_t kDefaultCapacity = 1024;
+  explicit MetricSeries(std::size_t capacity = kDefaultCapacity);
+
+  void add(double value);
+  /// The kept points, sorted by order, each once.
+  std::vector<SeriesPoint> points() const;
+  /// How many values were added.
+  std::uint64_t count() const { return count_; }
+  std::uint64_t stride() const { return stride_; }
+
+ private:
+  std::size_t capacity_;
+  std::uint64_t stride_ = 1;
+  std::uint64_t count_ = 0;
+  std::vector<SeriesPoint> grid_;  // the points whose order is a multiple of stride_
+  SeriesPoint min_, max_, last_;
+};
+
+}  // namespace pipec::runtime
