@@ -330,17 +330,27 @@ Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int ph
 }
 
 // SIGINT and SIGTERM: the first stops the main DAG (finally still runs), the second stops
-// everything.
-void signal_thread(std::atomic<bool>& quit) {
+// everything. The thread sleeps in poll() on a signalfd and on `quit` (an eventfd the run
+// writes as it ends): no timed wake-ups, and the run's end is not delayed. A signal wakes
+// the waiters at once (`wake`), which then see g_stop.
+void signal_thread(int quit, const std::function<void()>& wake) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
-  timespec tick{0, 200 * 1000 * 1000};
-  while (!quit.load()) {
-    int sig = sigtimedwait(&set, nullptr, &tick);
-    if (sig == SIGINT || sig == SIGTERM) g_stop.fetch_add(1);
+  int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+  pollfd fds[2] = {{sfd, POLLIN, 0}, {quit, POLLIN, 0}};
+  for (;;) {
+    int n = poll(fds, 2, -1);  // a failed signalfd (-1) is left out by poll
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || (fds[1].revents & POLLIN)) break;
+    signalfd_siginfo info;
+    if (read(sfd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      g_stop.fetch_add(1);
+      wake();
+    }
   }
+  if (sfd >= 0) close(sfd);
 }
 
 // Keeps the pipeline's outputs in the run dir as steps keep theirs: outputs/NAME holds each
@@ -478,11 +488,15 @@ int run_pipeline(const ir::Pipeline& pipeline, const RunOptions& options, std::o
   pthread_sigmask(SIG_BLOCK, &set, &old);
   signal(SIGPIPE, SIG_IGN);
   detail::g_stop = 0;
-  std::atomic<bool> quit{false};
-  std::thread signals([&] { detail::signal_thread(quit); });
-  int code = detail::Runner(pipeline, options, out, err).run();
-  quit = true;
+  int quit = eventfd(0, EFD_CLOEXEC);
+  detail::Runner runner(pipeline, options, out, err);
+  std::thread signals([&] { detail::signal_thread(quit, [&] { runner.wake(); }); });
+  int code = runner.run();
+  std::uint64_t one = 1;
+  if (write(quit, &one, sizeof one) < 0) {
+  }
   signals.join();
+  close(quit);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   return code;
 }

@@ -209,7 +209,13 @@ Outcome Runner::wait_all(std::vector<std::unique_ptr<Proc>>& procs, int phase, l
       lock.lock();
       term_sent = Clock::now() + std::chrono::hours(1);
     }
-    cv_.wait_for(lock, std::chrono::milliseconds(100));
+    // Woken by a child's end, a signal (wake) or the next deadline: the step's timeout or
+    // the SIGKILL after SIGTERM. No timed polling otherwise.
+    std::optional<Clock::time_point> deadline;
+    if (term_sent) deadline = *term_sent + std::chrono::seconds(5);
+    else if (timeout_s > 0) deadline = started + std::chrono::seconds(timeout_s);
+    if (deadline) cv_.wait_until(lock, *deadline + std::chrono::milliseconds(1));
+    else cv_.wait(lock);
   }
   if (stopped) {
     message = "stopped";

@@ -9,6 +9,9 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -137,6 +140,11 @@ class Runner {
       : p_(p), o_(o), out_(out), err_(err) {}
 
   int run();
+  // Wakes every waiter on the run's state (a signal came: they look at g_stop).
+  void wake() {
+    std::lock_guard l(mu_);
+    cv_.notify_all();
+  }
 
  private:
   // Values.

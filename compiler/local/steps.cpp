@@ -129,9 +129,13 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
           break;
         }
         print_line(name, fmt::format("waiting {:.0f} s before the next attempt", wait));
-        for (auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait);
-             std::chrono::steady_clock::now() < until && g_stop.load() == 0;)
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        {  // the backoff: ends early when a signal comes (wake)
+          auto until = std::chrono::steady_clock::now() +
+                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(wait));
+          std::unique_lock lock(mu_);
+          cv_.wait_until(lock, until, [] { return g_stop.load() != 0; });
+        }
         if (g_stop.load() != 0) return Outcome::Stopped;
       }
       print_line(name, fmt::format("retry {} of {}", attempt - 1, attempts - 1));

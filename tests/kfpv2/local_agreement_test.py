@@ -9,7 +9,9 @@ steps succeed (so the same branches are taken) and each of their outputs has the
 
 Each `# run: NAME=JSON ...` line of CASE.pipe is one run with those parameters (none: one
 run with the defaults). A `# differs: STEP OUTPUT "LOCAL" "KFP"` line (JSON strings) names
-an output whose texts differ as docs/local.md says: each must be exactly that. Exit 77 (skipped) when kfp-local-run or bwrap is missing.
+an output whose texts differ as docs/local.md says: each must be exactly that. A
+`# driver: kfp` line runs kfp.local's own loop and condition resolution (no
+--backend-driver), which finds a loop's items by kfp's channel names. Exit 77 (skipped) when kfp-local-run or bwrap is missing.
 """
 import json
 import os
@@ -81,7 +83,9 @@ def kfp(args, out):
     if p.returncode != 0:
         fail(f"pipec build --target kfp-v2: {p.stderr}")
     report = os.path.join(out, "report.json")
-    p = subprocess.run([KFP_RUN, "--backend-driver", "--report", report, spec, *args],
+    with open(CASE, encoding="utf-8") as f:
+        driver = [] if any(line.strip() == "# driver: kfp" for line in f) else ["--backend-driver"]
+    p = subprocess.run([KFP_RUN, *driver, "--report", report, spec, *args],
                        cwd=out, capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         fail(f"kfp-local-run {' '.join(args)}: exit {p.returncode}\n{p.stdout[-4000:]}\n{p.stderr[-2000:]}")

@@ -158,7 +158,12 @@ J SpecWriter::loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& d
   body.parent = &s;
   body.dag = cur_->plan.place(loop.name)->body;
   body.loop_var = loop.var;
-  body.item_input = kChannel + loop.name + "-item";
+  // kfp's names (kfp-v2.md, "Names"): over a value, the items input is that value's
+  // channel (`pipelinechannel--shards`, `pipelinechannel--TASK-OUTPUT`) and the item
+  // `<items>-loop-item`, as kfp.local finds the items; over a literal list, `<loop>-item`.
+  std::string items = loop.items->ref ? channel(*loop.items->ref, s) : kChannel + loop.name + "-items";
+  body.item_input = loop.items->ref ? items + "-loop-item" : kChannel + loop.name + "-item";
+  loop_item_[cur_->name + "/" + loop.name] = body.item_input;
   body.item_type = loop.item_type;
   J tasks = J::object();
   dag(loop.body, body, tasks);
@@ -174,7 +179,6 @@ J SpecWriter::loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& d
   if (loop.items->is_literal()) {
     iterator["items"] = {{"raw", literal_json(loop.items->literal).dump()}};
   } else {
-    std::string items = kChannel + loop.name + "-items";
     J params = task.contains("inputs") ? task["inputs"]["parameters"] : J::object();
     task_input(params, items, *loop.items, s, deps);
     task["inputs"]["parameters"] = std::move(params);

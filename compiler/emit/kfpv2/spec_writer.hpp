@@ -177,6 +177,8 @@ class SpecWriter {
 
   std::map<std::string, const ir::ContainerOp*> ops_;
   std::map<std::string, std::string> component_owner_;
+  // pipeline/loop -> the name of its item's input (kfp's `<items channel>-loop-item`)
+  std::map<std::string, std::string> loop_item_;
   std::map<std::string, std::string> op_component_;       // op name -> component written
   J components_ = J::object();
   J executors_ = J::object();

@@ -22,7 +22,10 @@ std::string SpecWriter::channel(const ir::Ref& r, const Scope& s) const {
     case ir::Ref::Kind::StepOutput: return kChannel + to_dns1123(r.name) + "-" + r.field;
     case ir::Ref::Kind::LoopItem: {
       std::string_view loop = cur_->plan.loop_of_var(s.dag, r.name);
-      std::string base = kChannel + std::string(loop.empty() ? std::string_view(r.name) : loop) + "-item";
+      auto named = loop_item_.find(cur_->name + "/" + std::string(loop));
+      std::string base = named != loop_item_.end()
+                             ? named->second
+                             : kChannel + std::string(loop.empty() ? std::string_view(r.name) : loop) + "-item";
       return r.field.empty() ? base : base + "-" + r.field;
     }
     case ir::Ref::Kind::OpParam: break;

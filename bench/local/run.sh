@@ -1,0 +1,99 @@
+#!/bin/sh
+# Local-run figures of issue 40 (not a test; never registered with ctest): wall and CPU
+# time (user+sys, children included: /usr/bin/time) of `pipec run --local` on
+#   * chain:  20 trivial steps in a chain (`sh -c 'echo ...'`, busybox image);
+#   * py:     20 python3 steps in a chain;
+#   * fanout: 20 independent python3 steps that each burn some CPU;
+# and the py chain compiled for KFP v2 (`pipec build --target kfp-v2`) and run by kfp
+# 2.17's local orchestrator (/work/shared/tools/kfp-local-run, a bubblewrap sandbox per
+# task as pipec's) in the same run, for the ratio. The fan-out's floor is
+# (its CPU time / cores) + one step's wall time.
+#
+# usage: bench/local/run.sh [BUILD_DIR]     (default build)
+#   PIPEC=/path/to/pipec   use that binary
+#   KFP_LOCAL_RUN=path     kfp-local-run's `run` (default /work/shared/tools/kfp-local-run/run)
+#   STEPS=20               steps per pipeline
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+PIPEC=${PIPEC:-${1:-$root/build}/compiler/driver/pipec}
+KFP_LOCAL_RUN=${KFP_LOCAL_RUN:-/work/shared/tools/kfp-local-run/run}
+STEPS=${STEPS:-20}
+[ -x "$PIPEC" ] || { echo "run.sh: no pipec at $PIPEC" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "run.sh: needs GNU time (Debian: apt-get install time)" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/pipec-local-bench-XXXXXX")
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+cores=$(nproc)
+echo "machine: $cores cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# measure NAME CMD...: wall and CPU seconds of CMD (its children included).
+measure() {
+  name=$1; shift
+  /usr/bin/time -f '%e %U %S' -o "$work/time" "$@" >"$work/$name.out" 2>&1 </dev/null || {
+    echo "run.sh: failed: $*" >&2; tail -n 30 "$work/$name.out" >&2; exit 1; }
+  wall=$(cut -d' ' -f1 "$work/time")
+  cpu=$(awk '{ printf "%.2f", $2 + $3 }' "$work/time")
+  printf '%-28s wall %6.2f s   cpu %6.2f s\n' "$name" "$wall" "$cpu"
+}
+
+# gen KIND: a pipeline of $STEPS steps.
+gen() {
+  f=$work/$1.pipe
+  case $1 in
+    chain) cat >"$f" <<'PIPE' ;;
+op t(x: string) -> (out: string) {
+  image "busybox:1.36"
+  command "echo ${x}1 > /tmp/out"
+  outputs {out: "/tmp/out"}
+}
+PIPE
+    py) cat >"$f" <<'PIPE' ;;
+op t(x: string) -> (out: string) {
+  image "python:3.11"
+  command "python3 -c 'import sys; open(\"/tmp/out\", \"w\").write(sys.argv[1] + \"1\")' ${x}"
+  outputs {out: "/tmp/out"}
+}
+PIPE
+    fanout) cat >"$f" <<'PIPE' ;;
+op t(x: string) -> (out: string) {
+  image "python:3.11"
+  command "python3 -c 'print(sum(range(3000000)))' > /tmp/out"
+  outputs {out: "/tmp/out"}
+}
+PIPE
+  esac
+  printf 'pipeline %s {\n  step s1 = t(x: "1")\n' "$1" >>"$f"
+  i=2
+  while [ "$i" -le "$STEPS" ]; do
+    if [ "$1" = fanout ]; then printf '  step s%d = t(x: "%d")\n' "$i" "$i" >>"$f"
+    else printf '  step s%d = t(x: s%d.out)\n' "$i" "$((i - 1))" >>"$f"; fi
+    i=$((i + 1))
+  done
+  echo "}" >>"$f"
+}
+
+for kind in chain py fanout; do
+  gen "$kind"
+  measure "pipec $kind ($STEPS steps)" "$PIPEC" run --local "$work/$kind.pipe" --run-dir "$work/run-$kind"
+done
+fan_cpu=$cpu
+fan_wall=$wall
+all=$STEPS
+STEPS=1 gen fanout
+STEPS=$all
+measure "pipec fanout (1 step)" "$PIPEC" run --local "$work/fanout.pipe" --run-dir "$work/run-one"
+awk -v c="$fan_cpu" -v n="$cores" -v w="$fan_wall" -v one="$wall" 'BEGIN {
+  floor = c / n + one
+  printf "fan-out floor (cpu/cores + one step) %.2f s; measured %.2f s (%+.0f %%)\n", floor, w, (w / floor - 1) * 100 }'
+
+if [ -x "$KFP_LOCAL_RUN" ]; then
+  "$PIPEC" build --target kfp-v2 "$work/py.pipe" -o "$work/py.yaml"
+  measure "pipec py (again)" "$PIPEC" run --local "$work/py.pipe" --run-dir "$work/run-py2"
+  p=$wall
+  (cd "$work" && measure "kfp.local py ($STEPS steps)" "$KFP_LOCAL_RUN" "$work/py.yaml")
+  k=$(cut -d' ' -f1 "$work/time")
+  grep -q 'STATUS SUCCESS' "$work/kfp.local py ($STEPS steps).out" || echo "kfp.local did not succeed: see its output" >&2
+  awk -v p="$p" -v k="$k" 'BEGIN { printf "kfp.local / pipec on the py chain: x%.1f\n", k / p }'
+else
+  echo "no kfp-local-run at $KFP_LOCAL_RUN: the side-by-side is left out"
+fi
