@@ -22,7 +22,7 @@ struct CommonOptions {
 void add_common_options(CLI::App& command, CommonOptions& options);
 
 /// `-q/--quiet`: no progress line, even on a terminal (`run --local`, `run --wait`, `runs
-/// wait`; output that is not a terminal never has one).
+/// wait`, `component fetch`; output that is not a terminal never has one).
 void add_quiet_flag(CLI::App& command, bool& quiet);
 
 /// `-p/--param NAME=VALUE` (repeatable) and `--params-file F`: the overrides `pipec run`

@@ -74,6 +74,37 @@ with tempfile.TemporaryDirectory() as tmp:
     check("a second fetch finds it in the cache", again.returncode == 0 and "saved" not in again.stdout,
           again.stdout + again.stderr)
 
+    # On a terminal: a progress line while the download goes on, erased when it ends;
+    # with -q none (through a pipe, as above, never).
+    def on_terminal(name, *extra):
+        import pty
+        path = os.path.join(tmp, name + ".yaml")
+        with open(path, "w") as f:
+            f.write(text.replace(url, f"http://127.0.0.1:{port}/good.yaml"))
+        env = dict(os.environ, PIPEC_COMPONENT_CACHE=os.path.join(tmp, name + "-cache"), TERM="xterm")
+        master, slave = pty.openpty()
+        p = subprocess.Popen([pipec, "component", "fetch", *extra, path], stdout=slave, stderr=slave, env=env)
+        os.close(slave)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        p.wait()
+        return p.returncode, out.decode()
+
+    code, out = on_terminal("tty")
+    check("on a terminal, a progress line erased when the download ends",
+          code == 0 and f"\r\x1b[K-- fetching 1: http://127.0.0.1:{port}/good.yaml (0 files, 0 bytes so far)\r\x1b[K"
+          in out and "saved " in out, repr(out))
+    code, out = on_terminal("tty-quiet", "-q")
+    check("-q: no progress line on a terminal", code == 0 and "\x1b" not in out and "saved " in out, repr(out))
+    check("through a pipe: no control character", "\x1b" not in r.stdout + r.stderr, repr(r.stdout + r.stderr))
+
     r, cache = run("other", f"http://127.0.0.1:{port}/other.yaml", "fetch")
     check("other bytes at the url: an error at the componentRef, nothing saved",
           r.returncode == 1 and re.search(r"other\.yaml:\d+:\d+: error: the file at http://\S+ \(task 'Upper'\) "
