@@ -172,8 +172,6 @@ int run_component_fetch(const std::string& file, const CommonOptions& common, bo
                 << std::flush;
     Status sent = transport.send(request, response);
     if (progress) std::cerr << kProgressErase << std::flush;
-    files += sent.is_ok() && response.status == 200;
-    bytes += sent.is_ok() && response.status == 200 ? response.body.size() : 0;
     if (!sent.is_ok()) {
       why = sent.message();
       return false;
@@ -185,6 +183,8 @@ int run_component_fetch(const std::string& file, const CommonOptions& common, bo
                                                     response.status, response.location);
       return false;
     }
+    ++files;
+    bytes += response.body.size();
     body = std::move(response.body);
     return true;
   };
