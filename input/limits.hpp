@@ -32,6 +32,8 @@ inline constexpr std::uint64_t kMaxLspHeaderBytes = 8192;
 inline constexpr std::uint64_t kMaxLogLineBytes = 1 * kMiB;
 /// One line of a Kubernetes watch stream (one event).
 inline constexpr std::uint64_t kMaxWatchEventBytes = 16 * kMiB;
+/// Kubernetes events listed for one object in one request (`limit=`), and read of an answer.
+inline constexpr std::size_t kMaxEventsListed = 100;
 
 /// The answer of the interpreter that checks a Python op's function when a program is
 /// checked (its signature as JSON).

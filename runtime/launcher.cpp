@@ -178,6 +178,7 @@ bool Launcher::prepare() {
     kind_.index_label = "jobset.sigs.k8s.io/job-index";
     // Job `node` is one indexed Job of numNodes pods: node 0 is its completion index 0.
     kind_.leader_extra = "batch.kubernetes.io/job-completion-index=0";
+    kind_.rank_label = "batch.kubernetes.io/job-completion-index";
   }
   const json& replicas = member(job_, "spec", kind_.replica_map.c_str());
   if (kind == "TFJob" && replicas.contains("Chief")) kind_.leader_type = "chief", kind_.leader_index = false;
@@ -369,8 +370,17 @@ int Launcher::run() {
     return *code;
   }
   std::thread log_thread([this] { follow_log(); });
+  std::thread reasons_thread([this] { watch_reasons(); });
   Outcome outcome = follow();
   job_done_ = true;
+  waiting_over_ = true;
+  reasons_thread.join();
+  // The pending timeout names why the job waits, as of now, on the last line.
+  std::string why_pending;
+  if (outcome == Outcome::PendingTimeout) {
+    read_reasons();
+    why_pending = waiting_summary();
+  }
   // Runtime "pods": the parameter servers never exit; once the job has ended they go at
   // once, even with --keep-job (whose pods otherwise stay to be looked at).
   if (pods_mode_ && (outcome == Outcome::Succeeded || outcome == Outcome::Failed)) (void)delete_pods(true);
@@ -383,11 +393,7 @@ int Launcher::run() {
   switch (outcome) {
     case Outcome::Succeeded: break;
     case Outcome::Failed: code = kExitFailed; break;
-    case Outcome::PendingTimeout:
-      error(fmt::format("job {} did not start running within {} (--pending-timeout)", name_,
-                        format_duration(o_.pending_timeout)));
-      code = kExitTimeout;
-      break;
+    case Outcome::PendingTimeout: code = kExitTimeout; break;  // said last, below
     case Outcome::RunningTimeout:
       error(fmt::format("job {} ran longer than {} (--running-timeout)", name_,
                         format_duration(o_.running_timeout)));
@@ -440,6 +446,9 @@ int Launcher::run() {
   if (!write_metrics() && code == kExitSucceeded) code = kExitFailed;
   if (remove && !deleted.has_value()) deleted = delete_job();
   if (remove && !*deleted && code == kExitSucceeded) code = kExitApiError;
+  if (outcome == Outcome::PendingTimeout)
+    error(fmt::format("job {} did not start running within {} (--pending-timeout){}", name_,
+                      format_duration(o_.pending_timeout), why_pending.empty() ? "" : ": " + why_pending));
   return code;
 }
 

@@ -52,7 +52,10 @@ Launcher::Outcome Launcher::follow() {
       phase = p;
       say(fmt::format("job {} is {}", name_, phase));
     }
-    if ((p == "Running" || p == "Restarting") && !running_since) running_since = Clock::now();
+    if ((p == "Running" || p == "Restarting") && !running_since) {
+      running_since = Clock::now();
+      job_started();
+    }
     if (p == "Succeeded") return Outcome::Succeeded;
     if (p == "Failed") {
       failure_reason_ = reason;
@@ -70,6 +73,7 @@ Launcher::Outcome Launcher::follow() {
       say(fmt::format("job {} is Running (its pods run)", name_));
       phase = "Running";
       running_since = now;
+      job_started();
     }
     if (running_since && o_.running_timeout.count() > 0 &&
         now - *running_since >= o_.running_timeout)
@@ -320,6 +324,15 @@ void Launcher::report_failure() {
   if (!r.ok()) return;
   json list = input::parse_json(r.body);
   if (!member(list, "items").is_array()) return;
+  print_failure_log(list);
+  // After the log tail: each replica whose container ended badly (OOMKilled first), with
+  // its termination reason and exit code, so the last lines say who failed and how.
+  for (const auto& line : termination_lines(read_pods(list, kind_.type_label, kind_.rank_label)))
+    say("replica " + line);
+}
+
+// The last lines of the failing container of the job's pods (`list`), each as "  | LINE".
+void Launcher::print_failure_log(const json& list) {
   // The failing pod: a failed phase or a container that ended with a non-zero code.
   const json* pod = nullptr;
   std::string container;

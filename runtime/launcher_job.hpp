@@ -15,11 +15,13 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "input/json.hpp"
+#include "runtime/job_reasons.hpp"
 #include "runtime/kube_client.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/log_cursor.hpp"
@@ -86,6 +88,8 @@ struct JobKind {
   std::string type_label = "training.kubeflow.org/replica-type";
   std::string index_label = "training.kubeflow.org/replica-index";
   std::string leader_extra;  // more of the leader's selector ("key=value"), or ""
+  // The label that numbers a replica in messages: the index, or a TrainJob node's rank.
+  std::string rank_label = "training.kubeflow.org/replica-index";
 };
 
 class Launcher {
@@ -124,6 +128,16 @@ class Launcher {
   std::string log_path(const LeaderPod& pod, const char* options) const;
   HttpResponse stream_log(const std::string& path);
   void report_failure();
+  void print_failure_log(const json& pods);
+  // Why the job waits (launcher_reasons.cpp): a thread reads it every poll interval until
+  // the job runs or the following ends; the pending timeout's message names it.
+  void watch_reasons();
+  void read_reasons();
+  std::string waiting_summary();
+  void job_started() {
+    started_ = true;
+    waiting_over_ = true;
+  }
   bool delete_job();
   bool write_metrics();
   void report_api_error(const HttpResponse& r, std::string_view verb, std::string_view resource);
@@ -157,6 +171,14 @@ class Launcher {
   JobKind kind_;
   std::optional<MetricScraper> scraper_;
   std::string failure_reason_;
+
+  std::atomic<bool> started_{false};       // the job has run (or its pods, runtime "pods")
+  std::atomic<bool> waiting_over_{false};  // the reasons thread stops
+  std::mutex reasons_mutex_;               // one pass at a time; guards the three below
+  ReasonLog reasons_;
+  std::vector<WaitReason> current_reasons_;  // of the last pass that listed the pods
+  std::size_t event_pod_turn_ = 0;           // whose events the next pass reads first
+  std::atomic<bool> events_forbidden_{false};
 
   // A 403 on listing pods or reading pods/log: reported once each, and exit 4 (docs/runtime.md).
   std::atomic<bool> pods_forbidden_{false};

@@ -149,7 +149,10 @@ Launcher::Outcome Launcher::follow_pods() {
     }
     if (any_running) {
       set_phase("Running");
-      if (!running_since) running_since = Clock::now();
+      if (!running_since) {
+        running_since = Clock::now();
+        job_started();
+      }
     } else {
       set_phase("Pending");
     }

@@ -19,11 +19,6 @@ std::string status_json(int code, const std::string& reason, const std::string& 
       .dump();
 }
 
-void send_status(httplib::Response& res, int code, const std::string& reason,
-                 const std::string& message) {
-  res.status = code;
-  res.set_content(status_json(code, reason, message), "application/json");
-}
 
 // Go's RFC3339Nano: trailing zeros of the fraction are dropped.
 std::string rfc3339_nano(std::int64_t sec, std::int32_t nanos) {
@@ -62,6 +57,11 @@ bool labels_match(const json& labels, const std::string& selector) {
 }
 
 }  // namespace
+
+void send_status(httplib::Response& res, int code, const std::string& reason, const std::string& message) {
+  res.status = code;
+  res.set_content(status_json(code, reason, message), "application/json");
+}
 
 FakeKube::FakeKube() : server_(std::make_unique<httplib::Server>()) { start(); }
 
@@ -349,6 +349,8 @@ void FakeKube::routes() {
       if (labels_match(p.object["metadata"]["labels"], selector)) list["items"].push_back(p.object);
     res.set_content(list.dump(), "application/json");
   });
+
+  event_routes();
 
   s.Get(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/log)", [this](const httplib::Request& req,
                                                                   httplib::Response& res) {
@@ -721,13 +723,13 @@ void FakeKube::start_pod(const std::string& pod) {
   changed_.notify_all();
 }
 
-void FakeKube::end_pod(const std::string& pod, int exit_code) {
+void FakeKube::end_pod(const std::string& pod, int exit_code, const std::string& reason) {
   std::lock_guard lock(mutex_);
   auto& p = pods_.at(pod);
   p.ended = true;
   p.object["status"]["phase"] = exit_code == 0 ? "Succeeded" : "Failed";
   p.object["status"]["containerStatuses"][0]["state"] = {
-      {"terminated", {{"exitCode", exit_code}, {"reason", exit_code ? "Error" : "Completed"}}}};
+      {"terminated", {{"exitCode", exit_code}, {"reason", !reason.empty() ? reason : exit_code ? "Error" : "Completed"}}}};
   reconcile_trainer();
   changed_.notify_all();
 }

@@ -20,6 +20,7 @@
 
 namespace httplib {
 class Server;
+struct Response;
 }
 
 namespace pipec::runtime::testing {
@@ -61,8 +62,18 @@ class FakeKube {
                       const std::string& replicated_job, int index);
   /// Appends a log line; the timestamp advances by `step_ns` (0: same as the previous line).
   void log(const std::string& pod, const std::string& text, std::int64_t step_ns = 1'000'000);
-  /// The container ended: a followed log stream completes; exit code in the pod status.
-  void end_pod(const std::string& pod, int exit_code);
+  /// The container ended: a followed log stream completes; exit code and termination reason
+  /// (default Completed for 0, else Error; the kubelet says OOMKilled, 137) in the pod status.
+  void end_pod(const std::string& pod, int exit_code, const std::string& reason = {});
+  /// The pod waits (phase Pending), its container's state.waiting the `reason` and
+  /// `message` the kubelet gives (ImagePullBackOff, CreateContainerConfigError, ...).
+  void wait_pod(const std::string& pod, const std::string& reason, const std::string& message);
+  /// Adds `copies` Events (core/v1) about the object `kind`/`name`, each its own object, as a
+  /// storm of them would be; `type` Warning or Normal. Listed by
+  /// `GET /api/v1/namespaces/NS/events` with the fieldSelector fields the real API supports
+  /// (an unsupported one is a 400, as there) and `limit`.
+  void add_event(const std::string& kind, const std::string& name, const std::string& type,
+                 const std::string& reason, const std::string& message, int copies = 1);
   /// The container ended with `exit_code` and the kubelet started it again in the same pod:
   /// a followed stream completes, its log becomes the `previous=true` log, restartCount
   /// goes up and new lines go to the new container.
@@ -121,6 +132,7 @@ class FakeKube {
   std::atomic<int> pods_403{0};          ///< list pods answers 403 (N times)
   std::atomic<int> log_403{0};           ///< pods/log answers 403 (N times)
   std::atomic<int> pods_500s{0};         ///< the next N lists of pods get a 500
+  std::atomic<int> events_403{0};        ///< list events answers 403 (N times)
   std::atomic<int> delete_status{0};     ///< answer DELETEs with this Status code (0: normal)
   std::atomic<int> log_lines_sent{0};    ///< lines sent on followed log streams so far
   /// Only these bearer tokens are accepted, others get 401 (empty, the default: any).
@@ -154,6 +166,7 @@ class FakeKube {
   void reconcile_trainer();  // JobSet and Trainer controllers, after any change; mutex held
   void add_jobset_pod_locked(const std::string& trainjob, const std::string& replicated_job, int index);
   void routes();
+  void event_routes();  // fake_kube_events.cpp
   void start();
 
   std::unique_ptr<httplib::Server> server_;
@@ -170,6 +183,7 @@ class FakeKube {
   std::vector<Event> events_;
   std::map<std::string, Pod> pods_;
   std::map<std::string, nlohmann::json> services_;
+  std::map<std::string, nlohmann::json> kube_events_;  // core/v1 Events by name (etcd's order)
   std::int64_t log_sec_ = 1'795'000'000;  // 2026-11-18
   std::int32_t log_nanos_ = 0;
   int pod_serial_ = 0;
@@ -180,5 +194,8 @@ class FakeKube {
   std::map<std::string, nlohmann::json> jobsets_;
   std::map<std::string, std::vector<std::string>> jobset_pods_;  // in creation order
 };
+
+/// A Status answer (`kind: Status`, the API's error shape) with `code`.
+void send_status(httplib::Response& res, int code, const std::string& reason, const std::string& message);
 
 }  // namespace pipec::runtime::testing

@@ -392,6 +392,8 @@ TEST_F(RuntimeLauncher, RbacRoleGrantsEveryRequestTheLauncherMakes) {
   EXPECT_FALSE(granted("kubeflow.org", "mpijobs", "patch"));
   EXPECT_FALSE(granted("", "pods", "update"));
   EXPECT_FALSE(granted("", "services", "list"));
+  EXPECT_FALSE(granted("", "events", "create"));
+  EXPECT_FALSE(granted("", "events", "watch"));
 
   auto watched = [&](const std::string& job) {
     wait_for([&] {
@@ -462,7 +464,7 @@ TEST_F(RuntimeLauncher, RbacRoleGrantsEveryRequestTheLauncherMakes) {
   std::set<std::string> seen;
   for (const auto& req : kube_.requests()) {
     // "METHOD /apis/GROUP/VERSION/namespaces/NS/RESOURCE[/NAME][?QUERY]" or
-    // "METHOD /api/v1/namespaces/NS/pods[/NAME[/log]][?QUERY]"
+    // "METHOD /api/v1/namespaces/NS/(pods|services|events)[/NAME[/log]][?QUERY]"
     auto space = req.find(' ');
     std::string method = req.substr(0, space), path = req.substr(space + 1);
     bool watch = path.find("watch=true") != std::string::npos;
@@ -480,7 +482,7 @@ TEST_F(RuntimeLauncher, RbacRoleGrantsEveryRequestTheLauncherMakes) {
       verb = method == "POST" ? "create" : method == "DELETE" ? "delete"
              : watch ? "watch" : parts.size() == 7 ? "get" : "list";
     } else if (parts.size() >= 5 && parts[0] == "api" && parts[2] == "namespaces" &&
-               (parts[4] == "pods" || parts[4] == "services")) {
+               (parts[4] == "pods" || parts[4] == "services" || parts[4] == "events")) {
       resource = parts.size() == 7 && parts[6] == "log" ? "pods/log" : parts[4];
       verb = method == "POST" ? "create" : method == "DELETE" ? "delete" : parts.size() == 5 ? "list" : "get";
     } else {
@@ -493,7 +495,7 @@ TEST_F(RuntimeLauncher, RbacRoleGrantsEveryRequestTheLauncherMakes) {
   for (const char* needed : {"kubeflow.org/mpijobs:create", "kubeflow.org/mpijobs:get",
                              "kubeflow.org/mpijobs:watch", "kubeflow.org/mpijobs:delete",
                              "kubeflow.org/tfjobs:create", "kubeflow.org/pytorchjobs:watch",
-                             "/pods:list", "/pods/log:get", "/pods:create", "/pods:delete",
+                             "/pods:list", "/pods/log:get", "/events:list", "/pods:create", "/pods:delete",
                              "/services:create", "/services:delete", "trainer.kubeflow.org/trainjobs:create",
                              "trainer.kubeflow.org/trainjobs:watch", "trainer.kubeflow.org/trainjobs:delete"})
     EXPECT_TRUE(seen.count(needed)) << needed;
