@@ -13,6 +13,7 @@
 #include "input/read.hpp"
 #include "compiler/sema/check.hpp"
 #include "pipec_version.hpp"
+#include "compiler/compile/host.hpp"
 
 namespace pipec::compile {
 
@@ -66,7 +67,7 @@ FileId load_input(SourceManager& sources, const std::string& input, Diagnostics&
 Compiled compile_program(SourceManager& sources, FileId main, const TargetOptions& options, Diagnostics& diags,
                          std::optional<package::Format> package, const TextSink& sink) {
   Compiled out;
-  auto program = sema::check_program(sources, main, diags, options.pipeline);
+  auto program = sema::check_program(sources, main, diags, machine_host(), options.pipeline);
   if (!program || diags.has_errors()) return out;
   auto pipeline = ir::lower(std::move(*program), diags);
   program.reset();  // what the IR did not take: the writer reuses this memory

@@ -28,6 +28,7 @@
 #include "compiler/package/package.hpp"
 #include "compiler/sema/component.hpp"
 #include "compiler/tools/component_export.hpp"
+#include "compiler/compile/host.hpp"
 
 namespace pipec::driver {
 
@@ -395,7 +396,7 @@ int read_component_file(const std::string& file, const CommonOptions& common, se
     return kExitUsage;
   }
   bool ok = sema::component::read(sources, id, diags, c) &&
-            sema::component::resolve_refs(sources, c, diags, fetch, saved);
+            sema::component::resolve_refs(sources, c, diags, compile::machine_host(), fetch, saved);
   print_diagnostics(diags, sources, common);
   return ok ? kExitOk : kExitErrors;
 }

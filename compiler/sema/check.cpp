@@ -22,7 +22,7 @@ namespace pipec::sema {
 namespace detail {
 
 std::shared_ptr<Program> Checker::run(FileId main) {
-  if (!load_modules(sources_, main, diags_, modules_)) return nullptr;
+  if (!load_modules(sources_, main, diags_, host_, modules_)) return nullptr;
   collect_ops();
   if (diags_.has_errors()) return nullptr;
   const ast::PipelineDecl* pipeline = check_pipelines(main);
@@ -254,9 +254,9 @@ void Checker::check_pipeline(const ast::PipelineDecl& p) {
 
 }  // namespace detail
 
-std::shared_ptr<Program> check_program(SourceManager& sources, FileId main,
-                                         Diagnostics& diags, std::string_view pipeline) {
-  detail::Checker checker(sources, diags);
+std::shared_ptr<Program> check_program(SourceManager& sources, FileId main, Diagnostics& diags, const Host& host,
+                                       std::string_view pipeline) {
+  detail::Checker checker(sources, diags, host);
   checker.choose(std::string(pipeline));
   return checker.run(main);
 }

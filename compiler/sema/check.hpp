@@ -6,6 +6,7 @@
 
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/base/source_manager.hpp"
+#include "compiler/sema/host.hpp"
 
 namespace pipec::sema {
 
@@ -20,8 +21,11 @@ struct Program;
 /// Returns nullptr if any error was reported.
 /// The pipeline built is the one of `main` that no other pipeline of it calls, or
 /// `pipeline` when given; the pipelines it calls as steps are checked with it.
+/// What checking asks of the machine (a Python op's function checked by an interpreter,
+/// the component cache) comes from `host` (sema/host.hpp); sema does no other I/O than
+/// reading sources through `sources`.
 [[nodiscard]] std::shared_ptr<Program> check_program(SourceManager& sources, FileId main,
-                                                     Diagnostics& diags,
+                                                     Diagnostics& diags, const Host& host,
                                                      std::string_view pipeline = {});
 
 }  // namespace pipec::sema

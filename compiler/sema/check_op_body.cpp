@@ -432,7 +432,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
     }
   }
   current_op_ = nullptr;
-  bool python = lower_python_op(op, info.outputs, c, paths, diags_);  // sema/python_op.cpp
+  bool python = lower_python_op(host_, op, info.outputs, c, paths, diags_);  // sema/python_op.cpp
   for (auto& param : c.params)
     if (param.type.kind == TypeKind::File)
       param.path = input_paths.count(param.name) ? input_paths[param.name] : "/tmp/inputs/" + param.name + "/data";

@@ -91,7 +91,8 @@ struct LoopVar {
 
 class Checker {
  public:
-  Checker(SourceManager& sources, Diagnostics& diags) : sources_(sources), diags_(diags) {}
+  Checker(SourceManager& sources, Diagnostics& diags, const Host& host)
+      : sources_(sources), diags_(diags), host_(host) {}
   /// Builds pipeline `name` of the main file rather than the one no other pipeline calls.
   void choose(std::string name) { wanted_ = std::move(name); }
 
@@ -207,6 +208,7 @@ class Checker {
 
   SourceManager& sources_;
   Diagnostics& diags_;
+  const Host& host_;
   std::vector<LoadedModule> modules_;
   Program program_;
   bool description_seen_ = false;

@@ -18,6 +18,7 @@
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/base/source_manager.hpp"
 #include "compiler/ir/ir.hpp"
+#include "compiler/sema/host.hpp"
 
 namespace pipec::sema {
 struct Program;
@@ -125,10 +126,6 @@ struct Component {
 inline constexpr std::size_t kMaxGraphComponents = 256;
 inline constexpr int kMaxGraphDepth = 16;
 
-/// The component cache: $PIPEC_COMPONENT_CACHE, else $XDG_CACHE_HOME/pipec/components,
-/// else ~/.cache/pipec/components. A file there is named by its SHA-256 (64 hex digits).
-std::string cache_dir();
-
 /// Downloads the file at `url` into `body` (bounded), or says why not in `error`.
 using Fetch = std::function<bool(const std::string& url, std::string& body, std::string& error)>;
 
@@ -141,7 +138,8 @@ using Fetch = std::function<bool(const std::string& url, std::string& body, std:
 /// With `fetch` (`pipec component fetch`; building never downloads), a digest missing from
 /// the cache is fetched from the componentRef's `url`, checked against the digest and saved
 /// in the cache; `saved` gets each file saved.
-[[nodiscard]] bool resolve_refs(SourceManager& sources, Component& c, Diagnostics& diags,
+/// The cache is `host`'s (sema/host.hpp), and so is the saving.
+[[nodiscard]] bool resolve_refs(SourceManager& sources, Component& c, Diagnostics& diags, const Host& host,
                                 const Fetch& fetch = {}, std::vector<std::string>* saved = nullptr);
 
 /// KFP's _sanitize_python_function_name: lower case, every run of non-word characters or

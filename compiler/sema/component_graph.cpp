@@ -13,19 +13,11 @@
 
 #include "compiler/base/sha256.hpp"
 #include "compiler/sema/component_detail.hpp"
-#include "fileio/atomic_file.hpp"
 
 namespace pipec::sema::component {
 
 using ir::Type;
 using ir::TypeKind;
-
-std::string cache_dir() {
-  if (const char* d = std::getenv("PIPEC_COMPONENT_CACHE"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/pipec/components";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/pipec/components";
-  return "";
-}
 
 namespace detail {
 
@@ -80,8 +72,9 @@ const Output* find_output(const Component& c, const std::string& kfp) {
 
 class RefResolver {
  public:
-  RefResolver(SourceManager& sources, Diagnostics& diags, const Fetch& fetch, std::vector<std::string>* saved)
-      : sources_(sources), diags_(diags), fetch_(fetch), saved_(saved) {}
+  RefResolver(SourceManager& sources, Diagnostics& diags, const Host& host, const Fetch& fetch,
+              std::vector<std::string>* saved)
+      : sources_(sources), diags_(diags), host_(host), fetch_(fetch), saved_(saved) {}
 
   bool resolve(Component& c, int depth) {
     if (!c.graph) return true;
@@ -135,10 +128,10 @@ class RefResolver {
     if (by_digest_.size() >= kMaxGraphComponents)
       return fail(t.ref_range, fmt::format("a graph component references at most {} components",
                                            kMaxGraphComponents));
-    std::string dir = cache_dir();
+    const std::string& dir = host_.component_cache;
     std::string path = (std::filesystem::path(dir) / t.digest).generic_string();
     std::error_code ec;
-    if (!dir.empty() && fetch_ && !t.url.empty() && !std::filesystem::exists(path, ec) && !download(t, dir, path))
+    if (!dir.empty() && fetch_ && !t.url.empty() && !std::filesystem::exists(path, ec) && !download(t, path))
       return false;
     if (dir.empty() || !std::filesystem::is_regular_file(path, ec))
       return fail(t.ref_range,
@@ -146,7 +139,7 @@ class RefResolver {
                               "{}: run `pipec component fetch` on the component that uses it (it "
                               "downloads the url), or save the file there named by its digest (its "
                               "SHA-256), or set PIPEC_COMPONENT_CACHE to a directory that has it",
-                              t.kfp_name, t.digest, url, dir.empty() ? "(no $HOME)" : "'" + dir + "'"));
+                              t.kfp_name, t.digest, url, dir.empty() ? host_.component_cache_missing : "'" + dir + "'"));
     std::string error;
     FileId file = load_file(sources_, path, error);
     if (file == kNoFile)
@@ -176,7 +169,7 @@ class RefResolver {
 
   // `pipec component fetch`: the file at the task's url, saved in the cache when its
   // SHA-256 is the digest.
-  bool download(const Task& t, const std::string& dir, const std::string& path) {
+  bool download(const Task& t, const std::string& path) {
     std::string body, error;
     if (!fetch_(t.url, body, error))
       return fail(t.ref_range, fmt::format("cannot fetch the component of task '{}' from {}: {}", t.kfp_name, t.url, error));
@@ -187,9 +180,8 @@ class RefResolver {
       return fail(t.ref_range, fmt::format("the file at {} (task '{}') has SHA-256 {}, not the componentRef's digest "
                                            "{}: it is not the component the digest names",
                                            t.url, t.kfp_name, actual, t.digest));
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (!fileio::write_file_atomically(path, body, error))
+    if (!host_.save_component) error = "there is no component cache to save it in";
+    if (!host_.save_component || !host_.save_component(t.digest, body, error))
       return fail(t.ref_range, fmt::format("cannot save the component of task '{}': {}", t.kfp_name, error));
     if (saved_) saved_->push_back(path);
     return true;
@@ -257,6 +249,7 @@ class RefResolver {
 
   SourceManager& sources_;
   Diagnostics& diags_;
+  const Host& host_;
   const Fetch& fetch_;
   std::vector<std::string>* saved_;
   // How many graph components nest in `c`, itself included (0: a container component); a
@@ -285,9 +278,9 @@ class RefResolver {
 
 }  // namespace
 
-bool resolve_refs(SourceManager& sources, Component& c, Diagnostics& diags, const Fetch& fetch,
+bool resolve_refs(SourceManager& sources, Component& c, Diagnostics& diags, const Host& host, const Fetch& fetch,
                   std::vector<std::string>* saved) {
-  RefResolver r(sources, diags, fetch, saved);
+  RefResolver r(sources, diags, host, fetch, saved);
   return r.resolve(c, 0);
 }
 

@@ -24,9 +24,9 @@ namespace {
 
 class Loader {
  public:
-  Loader(SourceManager& sources, Diagnostics& diags, std::vector<LoadedModule>& out,
+  Loader(SourceManager& sources, Diagnostics& diags, const Host& host, std::vector<LoadedModule>& out,
          std::map<std::string, std::string> renames = {})
-      : sources_(sources), diags_(diags), out_(out), renames_(std::move(renames)) {}
+      : sources_(sources), diags_(diags), host_(host), out_(out), renames_(std::move(renames)) {}
 
   // The ops of components that graph components call (by key) whose names another module's
   // ops have too, each with the name it takes instead: NAME_<8 hex digits of its digest>.
@@ -145,7 +145,7 @@ class Loader {
       return false;
     }
     auto c = std::make_shared<component::Component>();
-    if (!component::read(sources_, yaml, diags_, *c) || !component::resolve_refs(sources_, *c, diags_)) {
+    if (!component::read(sources_, yaml, diags_, *c) || !component::resolve_refs(sources_, *c, diags_, host_)) {
       diags_.note(at, fmt::format("'{}' is used here", display));
       return false;
     }
@@ -204,6 +204,7 @@ class Loader {
 
   SourceManager& sources_;
   Diagnostics& diags_;
+  const Host& host_;
   std::vector<LoadedModule>& out_;
   std::map<std::string, FileId> loaded_;
   std::vector<std::pair<std::string, std::string>> stack_;  // key, display name
@@ -213,9 +214,9 @@ class Loader {
 
 }  // namespace
 
-bool load_modules(SourceManager& sources, FileId main, Diagnostics& diags,
+bool load_modules(SourceManager& sources, FileId main, Diagnostics& diags, const Host& host,
                   std::vector<LoadedModule>& out) {
-  Loader loader(sources, diags, out);
+  Loader loader(sources, diags, host, out);
   std::string name(sources.name(main));
   std::error_code ec;
   fs::path canonical = fs::weakly_canonical(name, ec);
@@ -227,7 +228,7 @@ bool load_modules(SourceManager& sources, FileId main, Diagnostics& diags,
   auto renames = loader.clashing_refs();
   if (renames.empty()) return true;
   out.clear();
-  Loader again(sources, diags, out, std::move(renames));
+  Loader again(sources, diags, host, out, std::move(renames));
   return again.load(main, key, false, true);
 }
 

@@ -27,7 +27,8 @@ struct LoadedModule {
 /// `use "path"` reads a file relative to the file that says it; a path ending in `.yaml`
 /// or `.yml` is a KFP component, made an op (component.hpp). Reports syntax
 /// errors, unknown modules, unreadable files and `use` cycles. Returns false on error.
-[[nodiscard]] bool load_modules(SourceManager& sources, FileId main, Diagnostics& diags,
+/// A component's componentRefs are read from `host`'s component cache.
+[[nodiscard]] bool load_modules(SourceManager& sources, FileId main, Diagnostics& diags, const Host& host,
                                 std::vector<LoadedModule>& out);
 
 }  // namespace pipec::sema

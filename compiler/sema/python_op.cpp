@@ -5,16 +5,10 @@
 // parses and its signature matches the op's wherever the checking interpreter exists.
 #include "compiler/sema/python_op.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -27,7 +21,6 @@
 #include "input/json.hpp"
 #include "input/limits.hpp"
 
-extern char** environ;
 
 namespace pipec::sema {
 
@@ -415,66 +408,25 @@ std::string base64(std::string_view in) {
 }
 
 // The checking interpreter's answer for (function name, source), or nullopt with
-// `missing` set when there is no interpreter. Answers are kept: the LSP checks the same
-// source on every change.
-std::optional<json> ask_python(const std::string& interpreter, const std::string& name,
-                               const std::string& source, bool& missing, std::string& error) {
+// `missing` set when there is none. Answers are kept: the LSP checks the same source on
+// every change.
+std::optional<json> ask_python(const Host& host, const std::string& name, const std::string& source, bool& missing,
+                               std::string& error) {
   static std::mutex mutex;
   static std::map<std::string, json> answers;
-  std::string key = interpreter + '\0' + name + '\0' + source;
+  missing = !host.run_python;
+  if (missing) return std::nullopt;
+  std::string key = host.python_name + '\0' + name + '\0' + source;
   {
     std::lock_guard lock(mutex);
     if (auto it = answers.find(key); it != answers.end()) return it->second;
   }
-  missing = access(interpreter.c_str(), X_OK) != 0;
+  auto text = host.run_python(std::string(kChecker), name, source, missing, error);
   if (missing) return std::nullopt;
-  int in = memfd_create("pipec-python-source", MFD_CLOEXEC);
-  int out[2] = {-1, -1};
-  if (in < 0 || pipe2(out, O_CLOEXEC) != 0) {
-    error = "cannot make a pipe";
-    if (in >= 0) close(in);
-    return std::nullopt;
-  }
-  for (std::size_t done = 0; done < source.size();) {
-    ssize_t n = write(in, source.data() + done, source.size() - done);
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  lseek(in, 0, SEEK_SET);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in, 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  std::string program(kChecker);
-  std::vector<std::string> words = {interpreter, "-I", "-c", program, name};
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  int spawned = posix_spawn(&pid, interpreter.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(in);
-  close(out[1]);
-  std::string text;
-  char buffer[65536];
-  bool too_long = false;
-  for (ssize_t n; spawned == 0 && (n = read(out[0], buffer, sizeof buffer)) != 0;) {
-    if (n < 0) break;
-    if (text.size() + static_cast<std::size_t>(n) > input::kMaxPythonCheckBytes) {
-      too_long = true;
-      break;
-    }
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  close(out[0]);
-  int status = 0;
-  if (spawned == 0) waitpid(pid, &status, 0);
   json answer;
   std::string why;
-  if (spawned != 0 || too_long || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      !input::parse_json(text, answer, why) || !answer.is_object()) {
-    error = spawned != 0 ? "it could not be started" : "it gave no answer";
+  if (!text || !input::parse_json(*text, answer, why) || !answer.is_object()) {
+    if (error.empty()) error = "it gave no answer";
     return std::nullopt;
   }
   std::lock_guard lock(mutex);
@@ -486,9 +438,9 @@ std::optional<json> ask_python(const std::string& interpreter, const std::string
 // Checks one Python op: its fields, its function (by the interpreter), and lowers it.
 class PythonOp {
  public:
-  PythonOp(const ast::OpDecl& op, const std::vector<ir::OpOutput>& outputs, ir::ContainerOp& c,
+  PythonOp(const Host& host, const ast::OpDecl& op, const std::vector<ir::OpOutput>& outputs, ir::ContainerOp& c,
            Diagnostics& diags)
-      : op_(op), outputs_(outputs), c_(c), diags_(diags) {}
+      : host_(host), op_(op), outputs_(outputs), c_(c), diags_(diags) {}
 
   void run(const ast::BodyField& python, std::map<std::string, std::string>& output_paths) {
     for (const char* name : {"command", "args", "outputs"})
@@ -588,11 +540,10 @@ class PythonOp {
   }
 
   void check_function() {
-    const char* env = std::getenv("PIPEC_CHECK_PYTHON");
-    std::string interpreter = env && *env ? env : kCheckPython;
+    const std::string& interpreter = host_.python_name;
     bool missing = false;
     std::string error;
-    auto answer = ask_python(interpreter, op_.name.name, source_, missing, error);
+    auto answer = ask_python(host_, op_.name.name, source_, missing, error);
     if (!answer) {
       diags_.warning(lit_->range, missing ? fmt::format("the Python function of op '{}' is not checked: there is "
                                                         "no {} here to parse it (Debian's python3)",
@@ -771,6 +722,7 @@ class PythonOp {
     c_.python = true;
   }
 
+  const Host& host_;
   const ast::OpDecl& op_;
   const std::vector<ir::OpOutput>& outputs_;
   ir::ContainerOp& c_;
@@ -784,8 +736,8 @@ class PythonOp {
 
 }  // namespace
 
-bool lower_python_op(const ast::OpDecl& op, const std::vector<ir::OpOutput>& outputs, ir::ContainerOp& c,
-                     std::map<std::string, std::string>& output_paths, Diagnostics& diags) {
+bool lower_python_op(const Host& host, const ast::OpDecl& op, const std::vector<ir::OpOutput>& outputs,
+                     ir::ContainerOp& c, std::map<std::string, std::string>& output_paths, Diagnostics& diags) {
   if (!op.body) return false;
   const ast::BodyField* python = field(op, "python");
   if (!python) {
@@ -793,7 +745,7 @@ bool lower_python_op(const ast::OpDecl& op, const std::vector<ir::OpOutput>& out
       diags.error(packages->name.range, "'packages' belongs to a Python op, one with a 'python' field");
     return false;
   }
-  PythonOp(op, outputs, c, diags).run(*python, output_paths);
+  PythonOp(host, op, outputs, c, diags).run(*python, output_paths);
   return true;
 }
 

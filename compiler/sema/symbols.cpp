@@ -38,11 +38,11 @@ std::optional<std::size_t> SymbolTable::at(FileId file, std::uint32_t offset) co
   return std::nullopt;
 }
 
-SymbolTable index_program(SourceManager& sources, FileId main) {
+SymbolTable index_program(SourceManager& sources, FileId main, const Host& host) {
   SymbolTable table;
   table.main = main;
   Diagnostics quiet;
-  detail::Checker checker(sources, quiet);
+  detail::Checker checker(sources, quiet, host);
   checker.index(main, table);
   return table;
 }
@@ -67,7 +67,7 @@ std::string type_text(const ast::TypeExpr& t) {
 void Checker::index(FileId main, SymbolTable& table) {
   symbols_ = &table;
   // A `use` that failed to load leaves the rest loaded: index what there is.
-  (void)load_modules(sources_, main, diags_, modules_);
+  (void)load_modules(sources_, main, diags_, host_, modules_);
   auto m = std::find_if(modules_.begin(), modules_.end(),
                         [](const LoadedModule& x) { return x.is_main; });
   if (m == modules_.end()) return;

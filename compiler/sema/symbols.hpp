@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compiler/base/source_manager.hpp"
+#include "compiler/sema/host.hpp"
 
 namespace pipec::sema {
 
@@ -65,6 +66,6 @@ struct SymbolTable {
 /// Loads and checks `main` as check_program() does, reporting nothing, and returns what
 /// every name means. Passes that check_program() would skip after an error still run
 /// here, so the table covers all that parsed.
-[[nodiscard]] SymbolTable index_program(SourceManager& sources, FileId main);
+[[nodiscard]] SymbolTable index_program(SourceManager& sources, FileId main, const Host& host);
 
 }  // namespace pipec::sema

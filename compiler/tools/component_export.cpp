@@ -14,6 +14,7 @@
 #include "compiler/emit/shell/shell_script.hpp"
 #include "compiler/sema/check.hpp"
 #include "compiler/sema/component.hpp"
+#include "compiler/compile/host.hpp"
 
 namespace pipec::tools {
 
@@ -253,7 +254,7 @@ bool export_component_of(SourceManager& sources, const std::string& file, const 
   // A file of ops alone declares no pipeline: it is checked as a pipeline that uses it would
   // check it (its ops, as `use` loads them).
   Diagnostics first;
-  auto program = sema::check_program(sources, main, first);
+  auto program = sema::check_program(sources, main, first, compile::machine_host());
   bool library = !program && first.error_count() == 1 &&
                  first.all().front().message.find("declares no pipeline") != std::string::npos;
   if (library && file != "-") {
@@ -261,7 +262,7 @@ bool export_component_of(SourceManager& sources, const std::string& file, const 
     std::filesystem::path path(file);
     std::string text = "use " + nlohmann::json(path.filename().string()).dump() + "\npipeline component_export {}\n";
     std::string name = (path.parent_path() / "<component export>").string();
-    program = sema::check_program(sources, sources.add(name, text), diags);
+    program = sema::check_program(sources, sources.add(name, text), diags, compile::machine_host());
   } else {
     for (const auto& d : first.all()) diags.add(d);
   }

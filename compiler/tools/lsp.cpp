@@ -23,6 +23,7 @@
 #include "input/json.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
+#include "compiler/compile/host.hpp"
 
 namespace pipec::tools {
 
@@ -336,7 +337,7 @@ class Server {
     send({{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
           {"params", {{"uri", uri}, {"diagnostics", list}}}});
     // The index: what each name means, as sema resolves it.
-    index->table = sema::index_program(index->sources, index->main);
+    index->table = sema::index_program(index->sources, index->main, compile::machine_host());
     if (!index->table.loaded) return;  // keep the last good index
     doc.index = std::move(index);
   }

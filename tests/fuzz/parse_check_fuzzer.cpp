@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   pipec::FileId file = sources.add("/nonexistent-pipec-fuzz/input.pipe",
                                    std::string(reinterpret_cast<const char*>(data), size));
   pipec::Diagnostics diags;
-  auto program = pipec::sema::check_program(sources, file, diags);
+  auto program = pipec::sema::check_program(sources, file, diags, pipec::sema::Host{});
   if (program && !diags.has_errors()) {
     auto pipeline = pipec::ir::lower(std::move(*program), diags);
     std::string yaml;

@@ -43,6 +43,14 @@ LIBRARIES = {
 }
 
 
+# Folders that do no I/O of their own (issue 35): what checking needs of the machine, a
+# Python interpreter and the component cache, is passed in (compiler/sema/host.hpp).
+NO_IO = {"compiler/sema"}
+IO_CALL = re.compile(r"\b(posix_spawnp?|fork|execv[pe]?|execl[pe]?|popen|system|getenv|secure_getenv|"
+                     r"write_file_atomically|create_directories|remove_all)\s*\(|std::ofstream|"
+                     r"#\s*include\s+[<\"](spawn\.h|fileio/)")
+
+
 def module_of(path):
     """The module of a repository path (a file or a folder), or None outside the product."""
     parts = path.split("/")
@@ -80,6 +88,10 @@ def main():
                     files += 1
                     with open(os.path.join(ROOT, path), encoding="utf-8") as f:
                         for number, line in enumerate(f, 1):
+                            code = line.split("//", 1)[0] if not line.lstrip().startswith("#") else line
+                            if source in NO_IO and IO_CALL.search(code):
+                                problems.append(f"{path}:{number}: {source} does no I/O of its own "
+                                                f"(pass it in, as sema::Host is): {line.strip()}")
                             m = re.match(r'\s*#\s*include\s+"((?:rules|input|fileio|compiler|runtime|stdlib)/[^"]+)"', line)
                             if not m:
                                 continue

@@ -138,7 +138,7 @@ YAML::Node compile_workflow(const std::string& text) {
   FileId file = sources.add("input.pipe", text);
   Diagnostics diags;
   std::string yaml;
-  auto program = sema::check_program(sources, file, diags);
+  auto program = sema::check_program(sources, file, diags, sema::Host{});
   std::optional<ir::Pipeline> pipeline;
   if (program) pipeline = ir::lower(std::move(*program), diags);
   bool ok = pipeline && emit::argo::write_workflow(*pipeline, emit::argo::WriteOptions{}, yaml, diags);
@@ -427,7 +427,7 @@ TEST(Commands, UnsafePlacesAreLocatedErrors) {
     SourceManager sources;
     FileId file = sources.add("input.pipe", text);
     Diagnostics diags;
-    auto program = sema::check_program(sources, file, diags);
+    auto program = sema::check_program(sources, file, diags, sema::Host{});
     ASSERT_TRUE(program);
     // The lowering writes the script once for every target (ir::Invocation) and refuses it.
     EXPECT_FALSE(ir::lower(std::move(*program), diags));

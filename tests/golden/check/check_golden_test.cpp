@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler/base/diagnostics.hpp"
+#include "compiler/compile/host.hpp"
 #include "compiler/lower/lower.hpp"
 #include "compiler/sema/check.hpp"
 #include "stdlib/embedded_stdlib.hpp"
@@ -48,7 +49,7 @@ Result check_file(const fs::path& dir, const std::string& path) {
   if (file == kNoFile) {
     result.diagnostics = "cannot read: " + error;
   } else {
-    auto program = sema::check_program(sources, file, diags);
+    auto program = sema::check_program(sources, file, diags, compile::machine_host());
     result.ok = program && ir::lower(std::move(*program), diags) && !diags.has_errors();
     std::ostringstream out;
     render(diags, sources, out, RenderOptions{});
@@ -117,7 +118,7 @@ TEST(Examples, StdlibModulesCheckCleanly) {
     Diagnostics diags;
     FileId file =
         sources.add("main.pipe", "use " + std::string(module.name) + "\npipeline t {\n}\n");
-    auto program = sema::check_program(sources, file, diags);
+    auto program = sema::check_program(sources, file, diags, compile::machine_host());
     std::ostringstream out;
     render(diags, sources, out, RenderOptions{});
     EXPECT_TRUE(program) << module.name;

@@ -29,7 +29,7 @@ std::string compile(const std::string& text) {
   SourceManager sources;
   FileId file = sources.add("input", text);
   Diagnostics diags;
-  auto program = sema::check_program(sources, file, diags);
+  auto program = sema::check_program(sources, file, diags, sema::Host{});
   EXPECT_TRUE(program && !diags.has_errors());
   if (!program) return "";
   auto pipeline = ir::lower(std::move(*program), diags);

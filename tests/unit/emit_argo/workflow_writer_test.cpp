@@ -28,7 +28,7 @@ Built build(std::string text) {
   FileId file = sources.add("input", std::move(text));
   Diagnostics diags;
   Built b;
-  auto program = sema::check_program(sources, file, diags);
+  auto program = sema::check_program(sources, file, diags, sema::Host{});
   if (program && !diags.has_errors()) {
     auto pipeline = ir::lower(std::move(*program), diags);
     if (pipeline && !diags.has_errors()) b.ok = write_workflow(*pipeline, WriteOptions{}, b.yaml, diags);
@@ -126,7 +126,7 @@ TEST(WorkflowWriter, ServiceAccountOption) {
   SourceManager sources;
   FileId file = sources.add("input", std::string(kEcho) + "pipeline p { step a = echo(message: \"x\") }");
   Diagnostics diags;
-  auto program = sema::check_program(sources, file, diags);
+  auto program = sema::check_program(sources, file, diags, sema::Host{});
   ASSERT_TRUE(program);
   auto pipeline = ir::lower(std::move(*program), diags);
   ASSERT_TRUE(pipeline);

@@ -50,7 +50,7 @@ inline TrainOutcome build_train(std::string text, emit::kubeflow::JobOptions opt
   FileId file = sources.add(std::move(name), std::move(text));
   Diagnostics diags;
   TrainOutcome out;
-  auto program = sema::check_program(sources, file, diags);
+  auto program = sema::check_program(sources, file, diags, sema::Host{});
   if (program) out.pipeline = ir::lower(std::move(*program), diags);
   if (out.pipeline) {
     for (const auto& node : out.pipeline->dag)

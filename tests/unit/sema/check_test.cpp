@@ -219,14 +219,14 @@ TEST(LoadModules, FollowsRelativeFilesAndReportsCycles) {
   std::string error;
   FileId main = sources.load((dir / "main.pipe").string(), error);
   Diagnostics diags;
-  auto program = check_program(sources, main, diags);
+  auto program = check_program(sources, main, diags, sema::Host{});
   EXPECT_TRUE(program) << testing::render_text(diags, sources);
 
   std::ofstream(dir / "lib/b.pipe") << "use \"a.pipe\"\n";
   SourceManager sources2;
   Diagnostics diags2;
   main = sources2.load((dir / "main.pipe").string(), error);
-  EXPECT_FALSE(check_program(sources2, main, diags2));
+  EXPECT_FALSE(check_program(sources2, main, diags2, sema::Host{}));
   std::string text = testing::render_text(diags2, sources2);
   EXPECT_NE(
       text.find("error: files use each other in a cycle: " + (dir / "lib/a.pipe").string() +

@@ -47,7 +47,7 @@ TEST(Symbols, NamesMeanWhatTheCheckerResolvedThemTo) {
   SourceManager sources;
   const std::string text = kProgram;
   FileId main = sources.add("main.pipe", text);
-  SymbolTable table = index_program(sources, main);
+  SymbolTable table = index_program(sources, main, Host{});
   ASSERT_TRUE(table.loaded);
 
   // An op parameter in its op's body.
@@ -101,7 +101,7 @@ TEST(Symbols, ArgumentsOfOpsAndPipelines) {
       "  step i = inner(label: \"x\")\n"
       "}\n";
   FileId main = sources.add("main.pipe", text);
-  SymbolTable table = index_program(sources, main);
+  SymbolTable table = index_program(sources, main, Host{});
   ASSERT_TRUE(table.loaded);
   auto arguments = [&](const std::string& callee) {
     std::string out;
@@ -127,7 +127,7 @@ TEST(Symbols, ArgumentsOfOpsAndPipelines) {
 TEST(Symbols, ATextThatDoesNotParseHasNoTable) {
   SourceManager sources;
   FileId main = sources.add("main.pipe", "pipeline p {\n  step = \n");
-  SymbolTable table = index_program(sources, main);
+  SymbolTable table = index_program(sources, main, Host{});
   EXPECT_FALSE(table.loaded);
   EXPECT_TRUE(table.symbols.empty());
 }

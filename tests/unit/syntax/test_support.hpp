@@ -50,7 +50,7 @@ inline CheckOutcome check_string(std::string text, std::string name = "input") {
   FileId file = sources.add(std::move(name), std::move(text));
   Diagnostics diags;
   CheckOutcome out;
-  out.program = sema::check_program(sources, file, diags);
+  out.program = sema::check_program(sources, file, diags, sema::Host{});
   // Lowering takes the program it is given: a copy, as the tests read the program too.
   if (out.program) out.pipeline = ir::lower(sema::Program(*out.program), diags);
   out.diagnostics = render_text(diags, sources);
