@@ -49,7 +49,10 @@ if [ ! -d editors/vscode/node_modules ]; then
 fi
 
 build=${PIPEC_BUILD_DIR:-build}
+# -O2 without debugging information: a third less compile time than RelWithDebInfo's
+# -O2 -g, the same code (PIPEC_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=RelWithDebInfo" for a debugger).
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${PIPEC_CMAKE_ARGS:-} >/dev/null
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
+    -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" ${PIPEC_CMAKE_ARGS:-} >/dev/null
 fi
 cmake --build "$build" -j"$(nproc)"
