@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "compiler/base/source_manager.hpp"
-#include "compiler/base/cron.hpp"
+#include "rules/cron.hpp"
 #include "compiler/base/progress.hpp"
 #include "compiler/client/kfp/commands.hpp"
 #include "compiler/client/kfp/logs.hpp"

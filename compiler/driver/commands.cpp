@@ -15,7 +15,8 @@
 #include <fmt/format.h>
 
 #include "compiler/base/atomic_file.hpp"
-#include "compiler/base/cron.hpp"
+#include "compiler/base/time_zone.hpp"
+#include "rules/cron.hpp"
 #include "rules/names.hpp"
 #include "compiler/base/source_manager.hpp"
 #include "compiler/compile/budgets.hpp"

@@ -38,9 +38,10 @@ struct CronSchedule {
 /// so a schedule from the command line never writes raw control sequences to a terminal.
 [[nodiscard]] std::string cron_text(std::string_view text);
 
-/// Whether `name` is a time zone of the IANA database (Europe/Berlin, UTC), as Go's
-/// time.LoadLocation reads it: a TZif file under /usr/share/zoneinfo. On failure `error`
-/// says why.
-[[nodiscard]] bool check_time_zone(std::string_view name, std::string& error);
+/// Whether `name` has the shape of a time zone name as Go's time.LoadLocation takes one
+/// (not empty, no "..", no leading '/', letters, digits and `/_-+`): a name that can
+/// be looked up in the IANA database (compiler/base/time_zone.hpp does). On failure
+/// `error` says why.
+[[nodiscard]] bool time_zone_name(std::string_view name, std::string& error);
 
 }  // namespace pipec
