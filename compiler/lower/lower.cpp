@@ -46,8 +46,8 @@ struct Shared {
 // values are held once, not twice.
 class Lowerer {
  public:
-  Lowerer(const sema::Program& program, sema::PipelineDef& def, Shared& shared, Diagnostics& diags)
-      : program_(program), def_(def), diags_(diags), names_collected_(shared.names_collected),
+  Lowerer(const sema::Program& program, sema::PipelineDef& def, Shared& shared)
+      : program_(program), def_(def), names_collected_(shared.names_collected),
         taken_(shared.taken), used_ops_(shared.used_ops) {}
 
   Pipeline run() {
@@ -273,7 +273,6 @@ class Lowerer {
 
   const sema::Program& program_;
   sema::PipelineDef& def_;  // its steps' arguments are taken
-  Diagnostics& diags_;
   bool& names_collected_;
   std::unordered_set<std::string>& taken_;
   std::map<const Stmt*, std::string> loop_names_;
@@ -296,11 +295,11 @@ std::optional<Pipeline> lower(sema::Program&& program, Diagnostics& diags) {
   std::vector<Pipeline> callees;
   callees.reserve(program.callees.size());
   for (auto& def : program.callees) {
-    Pipeline callee = Lowerer(program, def, shared, diags).run();
+    Pipeline callee = Lowerer(program, def, shared).run();
     callee.plan = plan_of(callee, callees, diags);
     callees.push_back(std::move(callee));
   }
-  Pipeline p = Lowerer(program, program, shared, diags).run();
+  Pipeline p = Lowerer(program, program, shared).run();
   p.callees = std::move(callees);
   for (const auto& name : shared.used_ops) {
     const auto& op = program.ops.find(name)->second;

@@ -34,10 +34,10 @@ json event(const std::string& kind, const std::string& name, const std::string& 
 // Four workers, two of them unscheduled, and a launcher whose image cannot be pulled.
 json gpu_job_pods() {
   return {{"items",
-           {pod("j-launcher", "launcher", 0, "Pending", {waiting("main", "ImagePullBackOff", "Back-off pulling image \"img:9\"")}),
+           {pod("j-launcher", "launcher", 0, "Pending", json::array({waiting("main", "ImagePullBackOff", "Back-off pulling image \"img:9\"")})),
             pod("j-worker-0", "worker", 0, "Pending"), pod("j-worker-1", "worker", 1, "Pending"),
-            pod("j-worker-2", "worker", 2, "Running", {{{"name", "main"}, {"state", {{"running", json::object()}}}}}),
-            pod("j-worker-3", "worker", 3, "Pending", {waiting("main", "ContainerCreating")})}}};
+            pod("j-worker-2", "worker", 2, "Running", json::array({{{"name", "main"}, {"state", {{"running", json::object()}}}}})),
+            pod("j-worker-3", "worker", 3, "Pending", json::array({waiting("main", "ContainerCreating")}))}}};
 }
 
 TEST(JobReasons, PodsWaitingReasonsAndEventsGiveOneLineEachWithCountsPerRole) {
@@ -111,15 +111,15 @@ TEST(JobReasons, TerminatedReplicasAreNamedOomKilledFirstAndBounded) {
   json restarted = {{"name", "pytorch"}, {"restartCount", 2}, {"state", {{"running", json::object()}}},
                     {"lastState", {{"terminated", {{"exitCode", 1}, {"reason", "Error"}}}}}};
   json fine = {{"name", "pytorch"}, {"state", {{"terminated", {{"exitCode", 0}, {"reason", "Completed"}}}}}};
-  json list = {{"items", {pod("j-master-0", "master", 0, "Running", {restarted}), pod("j-worker-0", "worker", 0, "Succeeded", {fine}),
-                          pod("j-worker-1", "worker", 1, "Failed", {oom})}}};
+  json list = {{"items", {pod("j-master-0", "master", 0, "Running", json::array({restarted})), pod("j-worker-0", "worker", 0, "Succeeded", json::array({fine})),
+                          pod("j-worker-1", "worker", 1, "Failed", json::array({oom}))}}};
   auto lines = termination_lines(read_pods(list, kType, kIndex));
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0], "worker 1 (pod j-worker-1): container pytorch terminated: OOMKilled (exit code 137)");
   EXPECT_EQ(lines[1], "master 0 (pod j-master-0): container pytorch terminated: Error (exit code 1), then restarted (2 restarts)");
 
   json many = {{"items", json::array()}};
-  for (int i = 0; i < 8; ++i) many["items"].push_back(pod("j-worker-" + std::to_string(i), "worker", i, "Failed", {oom}));
+  for (int i = 0; i < 8; ++i) many["items"].push_back(pod("j-worker-" + std::to_string(i), "worker", i, "Failed", json::array({oom})));
   lines = termination_lines(read_pods(many, kType, kIndex));
   ASSERT_EQ(lines.size(), kMaxTerminationsShown + 1);
   EXPECT_EQ(lines.back(), "and 3 more containers terminated with an error");
