@@ -16,6 +16,19 @@
 #include "input/utf8.hpp"
 
 namespace pipec::runtime {
+
+using rules::BindingKind;
+using rules::DataEntry;
+using rules::is_clean_pod_policy;
+using rules::is_label_key;
+using rules::is_label_value;
+using rules::is_quantity;
+using rules::is_resource_name;
+using rules::is_success_policy;
+using rules::kMaxReplicas;
+using rules::parse_data_entry;
+using rules::toleration_json;
+using rules::within_max_replicas;
 namespace {
 
 using nlohmann::json;

@@ -18,28 +18,6 @@
 
 namespace pipec::runtime {
 
-// The binding kinds are one table with the launcher's options (rules/launcher_cli.def).
-using rules::BindingKind;
-
-// The rules a literal argument meets at compile time and a run-time value meets in the
-// launcher live in rules/ (one implementation, linked by both); the launcher's code names
-// them as runtime:: too.
-using rules::DataEntry;
-using rules::is_clean_pod_policy;
-using rules::is_dns1123_subdomain;
-using rules::is_label_key;
-using rules::is_label_value;
-using rules::is_quantity;
-using rules::is_resource_name;
-using rules::is_success_policy;
-using rules::iso8601_duration;
-using rules::parse_data_entry;
-using rules::parse_duration;
-using rules::toleration_json;
-
-using rules::kMaxReplicas;
-using rules::within_max_replicas;
-
 /// An environment variable of a training op's `env` that the git-sync init container's
 /// clone reads too (GIT_SYNC_BRANCH, GIT_SYNC_REV): the compiler copies literal ones into
 /// it, the launcher those of a map given at run time.
@@ -52,7 +30,7 @@ using rules::within_max_replicas;
 struct Binding {
   std::string pointer;
   std::string name;
-  BindingKind kind = BindingKind::String;
+  rules::BindingKind kind = rules::BindingKind::String;
 };
 
 /// Parses `POINTER=NAME:KIND` (the last `=` before the last `:` separates; a pointer may

@@ -30,6 +30,11 @@
 #include "runtime/trainer_v2.hpp"
 
 namespace pipec::runtime {
+
+using rules::MetricSpec;
+using rules::check_metric_specs;
+using rules::is_dns1123_subdomain;
+using rules::parse_metric_spec;
 namespace launcher_detail {
 
 namespace {

@@ -67,11 +67,6 @@ struct LauncherOptions {
 [[nodiscard]] std::optional<LauncherOptions> parse_options(const std::vector<std::string>& args,
                                                            std::string& error, std::string& help);
 
-// Job naming is a rule the compiler applies too (rules/names.hpp).
-using rules::job_name_for_step;
-using rules::kMaxJobName;
-using rules::kMaxPodsJobName;
-
 /// Makes the API client once the arguments are checked; returns nullptr and sets the
 /// error when there is no usable configuration (exit 4).
 using ConnectFn = std::function<KubeClient*(std::string& error)>;

@@ -29,6 +29,9 @@
 #include "input/limits.hpp"
 
 namespace pipec::runtime {
+
+using rules::Aggregation;
+using rules::MetricSpec;
 namespace {
 
 // Where a piece of a "line" longer than input::kMaxLogLineBytes may end: boundaries that

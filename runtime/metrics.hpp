@@ -12,17 +12,6 @@
 
 namespace pipec::runtime {
 
-// The metric specs and a step's metric set are rules the compiler applies too: one
-// implementation, in rules/ (runtime names them as before).
-using rules::Aggregation;
-using rules::check_metric_specs;
-using rules::metric_name_reportable;
-using rules::metric_option_problem;
-using rules::MetricSpec;
-using rules::parse_metric_spec;
-using rules::sanitize_metric_name;
-using rules::split_metric_spec;
-
 /// Finds `name=value` and `name: value` (also `name = value`, `name:value`) for the given
 /// names in a log. A name is a whole token: it starts after a space, tab, `,;([{"'|`, `:` or
 /// `=`, a `\r` or the start of the line, so `train_loss=1` is not `loss`. A value is a
@@ -32,7 +21,7 @@ using rules::split_metric_spec;
 /// warning.
 class MetricScraper {
  public:
-  explicit MetricScraper(std::vector<MetricSpec> specs);
+  explicit MetricScraper(std::vector<rules::MetricSpec> specs);
 
   /// Feeds the next bytes of the log. Lines may be split anywhere between calls: the values
   /// found are those of one scan of the whole log (a "line" over 1 MiB is scanned in pieces
@@ -46,7 +35,7 @@ class MetricScraper {
   /// Scans what is left of an unterminated last line.
   void finish();
 
-  const std::vector<MetricSpec>& specs() const { return specs_; }
+  const std::vector<rules::MetricSpec>& specs() const { return specs_; }
   /// The collected value of specs()[i], if any was seen.
   std::optional<double> value(std::size_t i) const { return values_[i]; }
   /// Warnings since the last call (non-finite values), each once per metric.
@@ -70,7 +59,7 @@ class MetricScraper {
   void candidate(const char* begin, const char* sep, const char* end);
   void record(std::size_t index, double v);
 
-  std::vector<MetricSpec> specs_;
+  std::vector<rules::MetricSpec> specs_;
   std::vector<std::optional<double>> values_;
   std::vector<bool> warned_;
   std::vector<std::string> warnings_;

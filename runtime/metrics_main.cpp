@@ -38,7 +38,7 @@
 namespace {
 
 using pipec::runtime::MetricScraper;
-using pipec::runtime::MetricSpec;
+using pipec::rules::MetricSpec;
 
 volatile sig_atomic_t g_child = 0;
 
@@ -85,11 +85,11 @@ int main(int argc, char** argv) {
   if (parsed.install) return install(*parsed.install);
   std::vector<MetricSpec> specs;
   for (const auto& text : parsed.specs) {
-    auto spec = pipec::runtime::parse_metric_spec(text, why);
+    auto spec = pipec::rules::parse_metric_spec(text, why);
     if (!spec) return usage(why);
     specs.push_back(std::move(*spec));
   }
-  if (!pipec::runtime::check_metric_specs(specs, why)) return usage(why);
+  if (!pipec::rules::check_metric_specs(specs, why)) return usage(why);
   const std::string& metrics_file = parsed.metrics_file;
   const std::string& from = parsed.from;
   const std::string& executor_input = parsed.executor_input;

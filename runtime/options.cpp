@@ -11,6 +11,8 @@
 #include "runtime/metrics.hpp"
 
 namespace pipec::runtime {
+
+using rules::parse_duration;
 namespace {
 
 using std::chrono::milliseconds;

@@ -7,6 +7,12 @@
 
 namespace pipec::runtime {
 
+using rules::TfReplica;
+using rules::kMaxReplicas;
+using rules::tf_cluster;
+using rules::tf_config;
+using rules::tf_replicas;
+
 namespace {
 
 using nlohmann::json;

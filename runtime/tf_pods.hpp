@@ -17,12 +17,6 @@ namespace pipec::runtime {
 /// The port every replica listens on, as TFJob's default (`tfjob-port`).
 inline constexpr int kTfPort = 2222;
 
-// TF_CONFIG is one rule with `pipec run --local` (rules/tf_config.hpp).
-using rules::tf_cluster;
-using rules::tf_config;
-using rules::tf_replicas;
-using rules::TfReplica;
-
 /// The Pods and Services of a TFJob, each made when asked for: one pod's TF_CONFIG lists
 /// every replica, so all of them at once would take memory growing with the square of
 /// the count; one at a time it grows with the count (issue 25).
@@ -30,7 +24,7 @@ class TfPods {
  public:
   bool ok = false;
   std::string error;
-  std::vector<TfReplica> replicas;
+  std::vector<rules::TfReplica> replicas;
 
   std::size_t size() const { return replicas.size(); }
   /// The Pod of replica `i` (< size()).

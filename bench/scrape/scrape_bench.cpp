@@ -98,11 +98,11 @@ int generate(const char* path, long mib, int metric_percent, bool kubelet) {
   return std::fclose(f) == 0 ? 0 : 1;
 }
 
-std::vector<pipec::runtime::MetricSpec> bench_specs() {
-  std::vector<pipec::runtime::MetricSpec> specs;
+std::vector<pipec::rules::MetricSpec> bench_specs() {
+  std::vector<pipec::rules::MetricSpec> specs;
   for (const auto& n : kNames) {
     std::string error;
-    specs.push_back(*pipec::runtime::parse_metric_spec(n, error));
+    specs.push_back(*pipec::rules::parse_metric_spec(n, error));
   }
   return specs;
 }

@@ -87,7 +87,7 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
         runtime_entries = true;
       }
       for (const auto& [entry, where] : literal) {
-        auto parsed = runtime::parse_data_entry(entry);
+        auto parsed = rules::parse_data_entry(entry);
         if (parsed && !volumes.count(parsed->claim))
           diags.error(at(*where), fmt::format("step '{}' cannot run locally: 'data' mounts "
                                               "PersistentVolumeClaims, which exist only in the "

@@ -28,7 +28,7 @@ struct ReplicaPlan {
 
 /// The processes of a rendered MPIJob, TFJob or PyTorchJob: PyTorch one per replica with
 /// MASTER_ADDR/MASTER_PORT/WORLD_SIZE (replicas x nprocPerNode)/RANK/LOCAL_RANK and PET_*;
-/// TF one per replica with the TF_CONFIG of runtime::tf_config, the launcher's rule (chief,
+/// TF one per replica with the TF_CONFIG of rules::tf_config, the launcher's rule (chief,
 /// ps and worker addresses; no evaluator, as the operator; the chief called "master" with
 /// `tf_master_form`, a tf_job's chief_role "master"), the ps stopped when the others end;
 /// MPI the launcher alone, with a hostfile of `localhost slots=workers x slotsPerWorker`

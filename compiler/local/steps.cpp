@@ -102,14 +102,14 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   }
   // Metrics, as pipec-metrics collects them on a cluster (the launcher's scraper): from
   // the step's log (each attempt anew), or from the op's `metrics_from` file.
-  std::vector<runtime::MetricSpec> specs;
+  std::vector<rules::MetricSpec> specs;
   for (const auto& m : call.metrics) {
     std::string why;
-    auto spec = runtime::parse_metric_spec(word(m), why);
+    auto spec = rules::parse_metric_spec(word(m), why);
     if (!spec) throw EvalError{why};
     specs.push_back(std::move(*spec));
   }
-  if (std::string why; !runtime::check_metric_specs(specs, why)) throw EvalError{why};
+  if (std::string why; !rules::check_metric_specs(specs, why)) throw EvalError{why};
   std::unique_ptr<runtime::MetricScraper> scraper;
   int attempts = 1 + static_cast<int>(op->retries.value_or(0));
   Outcome outcome = Outcome::Failed;
@@ -276,7 +276,7 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
       }
       case rules::LauncherOption::RunningTimeout:
         if (!word.empty()) {
-          auto d = runtime::parse_duration(word);
+          auto d = rules::parse_duration(word);
           if (!d) throw EvalError{"timeout '" + word + "' is not a duration"};
           timeout_s = std::max<long long>(1, std::chrono::duration_cast<std::chrono::seconds>(*d).count());
           if (d->count() == 0) timeout_s = 0;
@@ -288,10 +288,10 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
   runtime::RenderResult rendered = runtime::render_job_from_args(manifest, binds, values);
   if (!rendered.ok) throw EvalError{rendered.error};
   Json job = Json::parse(rendered.job);
-  std::vector<runtime::MetricSpec> specs;
+  std::vector<rules::MetricSpec> specs;
   for (const auto& s : metric_specs) {
     std::string error;
-    auto spec = runtime::parse_metric_spec(s, error);
+    auto spec = rules::parse_metric_spec(s, error);
     if (!spec) throw EvalError{error};
     specs.push_back(*spec);
   }

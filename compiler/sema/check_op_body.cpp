@@ -61,9 +61,9 @@ const char* const kResourceKeys[] = {"cpu", "memory", "gpus", "gpu_vendor"};
 
 }  // namespace
 
-// "90s", "30m", "2h", "1h30m" as whole seconds: the launcher's rule (runtime::parse_duration).
+// "90s", "30m", "2h", "1h30m" as whole seconds: the launcher's rule (rules::parse_duration).
 std::optional<long long> duration_seconds(const std::string& text) {
-  auto d = runtime::parse_duration(text);
+  auto d = rules::parse_duration(text);
   if (!d || d->count() % 1000 != 0) return std::nullopt;
   return d->count() / 1000;
 }
@@ -159,7 +159,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
       // value could reach the structure. The label rules are the launcher's own.
       auto what = "'" + name + "'";
       auto items = entries(field.value, what, [&](const ast::MapEntry& e, const std::string& key) {
-        if (runtime::is_label_key(key)) return true;
+        if (rules::is_label_key(key)) return true;
         diags_.error(e.range, fmt::format("'{}' is not a Kubernetes {} key ([prefix/]name, "
                                           "name at most 63 of [A-Za-z0-9-_.])",
                                           key, name == "annotations" ? "annotation" : "label"));
@@ -172,7 +172,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
           continue;
         }
         std::string text = ir::literal_text(v.literal);
-        if (name != "annotations" && !runtime::is_label_value(text)) {
+        if (name != "annotations" && !rules::is_label_value(text)) {
           diags_.error(v.range, fmt::format("'{}' is not a Kubernetes label value (at most 63 of "
                                             "[A-Za-z0-9-_.], alphanumeric at both ends)",
                                             text));
@@ -191,7 +191,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
         vol.kind = source.substr(0, colon);
         vol.name = colon == std::string::npos ? "" : source.substr(colon + 1);
         bool named = vol.kind == "pvc" || vol.kind == "configmap" || vol.kind == "secret";
-        bool ok = v.is_literal() && ((named && runtime::is_dns1123_subdomain(vol.name)) ||
+        bool ok = v.is_literal() && ((named && rules::is_dns1123_subdomain(vol.name)) ||
                                      (vol.kind == "empty" && colon == std::string::npos));
         if (!ok) {
           diags_.error(v.range, fmt::format("a volume is a literal \"pvc:CLAIM\", \"empty\", "
@@ -200,7 +200,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
                                             v.is_literal() ? "'" + source + "'" : std::string("a value known only at run time")));
           continue;
         }
-        auto entry = runtime::parse_data_entry("x:" + path);
+        auto entry = rules::parse_data_entry("x:" + path);
         if (!entry) {
           diags_.error(v.range, fmt::format("'{}' is not a mount path (absolute, without ':', '..' or "
                                             "control characters)", path));
@@ -231,7 +231,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
           return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
                  ch == '-' || ch == '_' || ch == '.';
         });
-        if (!v.is_literal() || !runtime::is_dns1123_subdomain(secret) || !key_ok) {
+        if (!v.is_literal() || !rules::is_dns1123_subdomain(secret) || !key_ok) {
           diags_.error(v.range, fmt::format("a secret variable is a literal \"SECRET:KEY\" (a Secret's "
                                             "name and one of its keys), got {}",
                                             v.is_literal() ? "'" + text + "'" : std::string("a value known only at run time")));
@@ -251,11 +251,11 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
     } else if (name == "metrics") {
       // The launcher's rules (runtime/metrics.hpp) for each literal spec and the set;
       // pipec-metrics applies them to values known at run time.
-      std::vector<runtime::MetricSpec> specs;
+      std::vector<rules::MetricSpec> specs;
       for (auto& v : words(field.value, "'metrics'")) {
         if (v.is_literal()) {
           std::string why;
-          auto spec = v.type.kind == TypeKind::String ? runtime::parse_metric_spec(ir::literal_text(v.literal), why)
+          auto spec = v.type.kind == TypeKind::String ? rules::parse_metric_spec(ir::literal_text(v.literal), why)
                                                       : std::nullopt;
           if (!spec) {
             diags_.error(v.range, why.empty() ? std::string("a metric spec is a string such as \"acc:PERCENTAGE\"") : why);
@@ -268,19 +268,19 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
         } else if (const ir::OpParam* p = bound_param(info, v); p && p->default_value) {
           for (const auto& text : metric_texts(*p->default_value)) {
             std::string why;
-            if (runtime::parse_metric_spec(text, why)) continue;
+            if (rules::parse_metric_spec(text, why)) continue;
             diags_.error(param_range(info, *p), "the default of '" + p->name + "': " + why);
             diags_.note(v.range, fmt::format("op '{}' uses it as a metric spec here", info.name));
           }
         }
         c.metrics.push_back(std::move(v));
       }
-      if (std::string why; !runtime::check_metric_specs(specs, why)) diags_.error(range_of(field.value), why);
+      if (std::string why; !rules::check_metric_specs(specs, why)) diags_.error(range_of(field.value), why);
     } else if (name == "metrics_from") {
       auto v = value(field.value, Context::Body);
       if (!v) continue;
       std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
-      auto entry = v->is_literal() && v->type.kind == TypeKind::String ? runtime::parse_data_entry("x:" + text)
+      auto entry = v->is_literal() && v->type.kind == TypeKind::String ? rules::parse_data_entry("x:" + text)
                                                                         : std::nullopt;
       if (!entry) {
         diags_.error(v->range, "'metrics_from' must be a literal absolute path (a file the command writes "
@@ -292,12 +292,12 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
       auto v = value(field.value, Context::Body);
       if (!v) continue;
       std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
-      if (!v->is_literal() || v->type.kind != TypeKind::String || !runtime::parse_data_entry("x:" + text)) {
+      if (!v->is_literal() || v->type.kind != TypeKind::String || !rules::parse_data_entry("x:" + text)) {
         diags_.error(v->range, "'working_dir' must be a literal absolute path (without ':', '..' or "
                                "control characters)");
         continue;
       }
-      c.working_dir = runtime::parse_data_entry("x:" + text)->path;
+      c.working_dir = rules::parse_data_entry("x:" + text)->path;
     } else if (name == "run_as_user" || name == "run_as_group") {
       auto v = value(field.value, Context::Body);
       if (!v) continue;
@@ -328,7 +328,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
         auto v = value(item, Context::Body);
         if (!v) continue;
         std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
-        auto json = v->is_literal() && v->type.kind == TypeKind::String ? runtime::toleration_json(text)
+        auto json = v->is_literal() && v->type.kind == TypeKind::String ? rules::toleration_json(text)
                                                                          : std::nullopt;
         if (!json) {
           diags_.error(v->range, "a toleration is a literal \"key\", \"key=value\", either with "
@@ -394,7 +394,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
       });
       for (auto& [key, v] : list) {
         std::string path = v.is_literal() && v.literal.is_string() ? v.literal.get<std::string>() : "";
-        auto entry = runtime::parse_data_entry("x:" + path);
+        auto entry = rules::parse_data_entry("x:" + path);
         if (!entry) {
           diags_.error(v.range, fmt::format("the path of file parameter '{}' must be a literal absolute path", key));
           continue;
@@ -611,7 +611,7 @@ void Checker::check_bound_fields(const OpInfo& op, const std::vector<std::pair<s
     }
   }
   // The step's whole set of metric specs, when every one is known now.
-  std::vector<runtime::MetricSpec> specs;
+  std::vector<rules::MetricSpec> specs;
   bool known = true, from_args = false;
   SourceRange at;
   for (const auto& body : op.container->metrics) {
@@ -625,7 +625,7 @@ void Checker::check_bound_fields(const OpInfo& op, const std::vector<std::pair<s
       bool ok = true;
       for (const auto& text : texts) {
         std::string why;
-        if (runtime::parse_metric_spec(text, why)) continue;
+        if (rules::parse_metric_spec(text, why)) continue;
         diags_.error(arg->range, why);
         diags_.note(body.range, fmt::format("op '{}' uses it as a metric spec here", op.name));
         ok = false;
@@ -639,12 +639,12 @@ void Checker::check_bound_fields(const OpInfo& op, const std::vector<std::pair<s
     }
     for (const auto& text : texts) {
       std::string why;
-      if (auto spec = runtime::parse_metric_spec(text, why)) specs.push_back(std::move(*spec));
+      if (auto spec = rules::parse_metric_spec(text, why)) specs.push_back(std::move(*spec));
       else known = false;
     }
   }
   if (known && from_args)
-    if (std::string why; !runtime::check_metric_specs(specs, why)) diags_.error(at, why);
+    if (std::string why; !rules::check_metric_specs(specs, why)) diags_.error(at, why);
 }
 
 }  // namespace pipec::sema::detail

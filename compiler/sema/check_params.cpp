@@ -171,7 +171,7 @@ void Checker::check_settings(const ast::SettingsStmt& s) {
         auto v = value(item, Context::Default);
         if (!v) continue;
         std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
-        if (!v->is_literal() || v->type.kind != TypeKind::String || !runtime::is_dns1123_subdomain(text)) {
+        if (!v->is_literal() || v->type.kind != TypeKind::String || !rules::is_dns1123_subdomain(text)) {
           diags_.error(v->range, "an image pull secret is a literal Secret name (a Kubernetes name)");
           continue;
         }
@@ -210,7 +210,7 @@ void Checker::check_settings(const ast::SettingsStmt& s) {
       else
         diags_.error(v->range, "'parallelism' must be a literal int >= 1 (pods of the run at once)");
     } else if (name == "service_account") {
-      if (is_text && runtime::is_dns1123_subdomain(text)) out.service_account = text;
+      if (is_text && rules::is_dns1123_subdomain(text)) out.service_account = text;
       else diags_.error(v->range, "'service_account' must be a literal ServiceAccount name");
     }
   }

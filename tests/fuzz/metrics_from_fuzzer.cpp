@@ -18,10 +18,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto nl = input.find('\n');
   std::string_view executor_input = input.substr(0, nl);
   std::string_view file = nl == std::string_view::npos ? std::string_view() : input.substr(nl + 1);
-  std::vector<pipec::runtime::MetricSpec> specs;
+  std::vector<pipec::rules::MetricSpec> specs;
   std::string why;
   for (const char* s : {"loss:min", "accuracy:PERCENTAGE:max", "images/sec", "Final Cost"})
-    specs.push_back(*pipec::runtime::parse_metric_spec(s, why));
+    specs.push_back(*pipec::rules::parse_metric_spec(s, why));
   pipec::runtime::MetricScraper scraper(specs);
   scraper.feed_lines(file);
   (void)scraper.take_warnings();

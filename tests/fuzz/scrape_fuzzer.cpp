@@ -21,7 +21,7 @@
 namespace {
 
 using pipec::runtime::MetricScraper;
-using pipec::runtime::MetricSpec;
+using pipec::rules::MetricSpec;
 
 std::vector<MetricSpec> specs_from(std::string_view line) {
   std::vector<MetricSpec> specs;
@@ -30,12 +30,12 @@ std::vector<MetricSpec> specs_from(std::string_view line) {
     auto bar = line.find('|');
     auto one = line.substr(0, bar);
     line = bar == std::string_view::npos ? std::string_view() : line.substr(bar + 1);
-    if (auto s = pipec::runtime::parse_metric_spec(one, why)) specs.push_back(std::move(*s));
+    if (auto s = pipec::rules::parse_metric_spec(one, why)) specs.push_back(std::move(*s));
   }
-  if (!pipec::runtime::check_metric_specs(specs, why) || specs.empty()) {
+  if (!pipec::rules::check_metric_specs(specs, why) || specs.empty()) {
     specs.clear();
     for (const char* s : {"loss:min", "accuracy:PERCENTAGE:max", "images/sec", "Final Cost"})
-      specs.push_back(*pipec::runtime::parse_metric_spec(s, why));
+      specs.push_back(*pipec::rules::parse_metric_spec(s, why));
   }
   return specs;
 }

@@ -8,6 +8,9 @@
 #include <nlohmann/json.hpp>
 
 namespace pipec::runtime {
+
+using rules::kMaxReplicas;
+using rules::parse_data_entry;
 namespace {
 
 using nlohmann::json;

@@ -27,6 +27,10 @@
 #include "tests/runtime/test_pki.hpp"
 
 namespace pipec::runtime::testing {
+
+using rules::job_name_for_step;
+using rules::kMaxJobName;
+using rules::parse_duration;
 namespace {
 
 namespace fs = std::filesystem;

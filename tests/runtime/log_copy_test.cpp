@@ -12,6 +12,9 @@
 #include "runtime/metrics.hpp"
 
 namespace pipec::runtime {
+
+using rules::MetricSpec;
+using rules::parse_metric_spec;
 namespace {
 
 std::vector<MetricSpec> specs(const std::vector<std::string>& names) {

@@ -12,6 +12,12 @@
 #include <gtest/gtest.h>
 
 namespace pipec::runtime {
+
+using rules::Aggregation;
+using rules::MetricSpec;
+using rules::metric_option_problem;
+using rules::parse_metric_spec;
+using rules::sanitize_metric_name;
 namespace {
 
 MetricScraper scraper(std::vector<std::string> specs) {

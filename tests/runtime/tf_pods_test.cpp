@@ -21,6 +21,8 @@
 #include <nlohmann/json.hpp>
 
 namespace pipec::runtime {
+
+using rules::kMaxReplicas;
 namespace {
 
 using nlohmann::json;

@@ -304,7 +304,7 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
       annotations["pipelines.kubeflow.org/max_cache_staleness"] = "P0D";
     } else if (op->cache_staleness_seconds) {
       annotations["pipelines.kubeflow.org/max_cache_staleness"] =
-          runtime::iso8601_duration(std::chrono::seconds(*op->cache_staleness_seconds));
+          rules::iso8601_duration(std::chrono::seconds(*op->cache_staleness_seconds));
     }
   }
   t["metadata"] = {{"annotations", std::move(annotations)}};

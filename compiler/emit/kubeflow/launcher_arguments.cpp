@@ -49,9 +49,9 @@ bool Builder::read_arguments() {
   // Replica counts: the launcher's maximum (runtime/job_render.hpp), one rule for both.
   for (const char* count : {"workers", "ps", "evaluator"})
     if (const Scalar* s = get(count); s && s->input.empty() && s->value.is_number_integer() &&
-                                      !runtime::within_max_replicas(s->value.get<long long>()))
+                                      !rules::within_max_replicas(s->value.get<long long>()))
       error(*arg(count), "argument " + op_arg(count) + " must be at most " +
-                             std::to_string(runtime::kMaxReplicas) + " (replicas of one role), got " +
+                             std::to_string(rules::kMaxReplicas) + " (replicas of one role), got " +
                              std::to_string(s->value.get<long long>()));
   check_min("workers", step_.kind == ir::OpKind::TfJob ? 0 : 1);
   check_min("ps", 0);
@@ -72,13 +72,13 @@ bool Builder::read_arguments() {
     error(*arg("image"), "argument " + op_arg("image") + " must not be empty");
   if (const Scalar* s = get("clean_pod_policy")) {
     std::string p = ir::literal_text(s->value);
-    if (!p.empty() && !runtime::is_clean_pod_policy(p))
+    if (!p.empty() && !rules::is_clean_pod_policy(p))
       error(*arg("clean_pod_policy"), "argument " + op_arg("clean_pod_policy") +
                                           " must be 'None', 'Running' or 'All', got '" + p + "'");
   }
   if (const Scalar* s = get("success_policy")) {
     std::string p = ir::literal_text(s->value);
-    if (!runtime::is_success_policy(p))
+    if (!rules::is_success_policy(p))
       error(*arg("success_policy"),
             "argument " + op_arg("success_policy") + " must be \"\" or 'AllWorkers', got '" + p +
                 "'");
@@ -86,7 +86,7 @@ bool Builder::read_arguments() {
   if (const Scalar* s = get("gpu_resource"); s && !s->input.empty()) gpu_resource_input_ = s->input;
   if (const Scalar* s = get("gpu_resource")) {
     std::string r = ir::literal_text(s->value);
-    if (!r.empty() && !runtime::is_resource_name(r))
+    if (!r.empty() && !rules::is_resource_name(r))
       error(*arg("gpu_resource"), "argument " + op_arg("gpu_resource") +
                                       " must be a resource name such as 'amd.com/gpu', got '" +
                                       r + "'");
@@ -104,7 +104,7 @@ bool Builder::read_arguments() {
   }
   if (const Scalar* s = get("trainer_runtime")) {
     std::string r = ir::literal_text(s->value);
-    if (s->input.empty() && !r.empty() && !runtime::is_dns1123_subdomain(r))
+    if (s->input.empty() && !r.empty() && !rules::is_dns1123_subdomain(r))
       error(*arg("trainer_runtime"), "argument " + op_arg("trainer_runtime") +
                                          " must be the name of a ClusterTrainingRuntime "
                                          "(lower-case letters, digits, '-' and '.'), got '" + r + "'");
@@ -128,8 +128,8 @@ bool Builder::read_data() {
   const ir::Value* v = arg("data");
   if (!v) return true;
   auto parse_entry = [&](const std::string& entry, const ir::Value& at) -> bool {
-    // The launcher's rule for run-time entries (runtime::parse_data_entry).
-    auto parsed = runtime::parse_data_entry(entry);
+    // The launcher's rule for run-time entries (rules::parse_data_entry).
+    auto parsed = rules::parse_data_entry(entry);
     if (!parsed) {
       error(at, "data entry '" + entry + "' of " + step_.op +
                     " must be 'pvc-name:/mount/path' (a DNS-1123 subdomain claim name and an "
@@ -329,9 +329,9 @@ bool Builder::read_node_placement() {
       node_selector_[key] = ir::literal_text(s->value);
       node_selector_inputs_.emplace_back(key, s->input);
     };
-    // Node labels by the launcher's rule for run-time values (runtime::is_label_key/value).
+    // Node labels by the launcher's rule for run-time values (rules::is_label_key/value).
     auto label_ok = [&](const std::string& key, const std::string* text) {
-      if (runtime::is_label_key(key) && (!text || runtime::is_label_value(*text))) return true;
+      if (rules::is_label_key(key) && (!text || rules::is_label_value(*text))) return true;
       error(*v, "argument " + op_arg("node_selector") + ": '" + key + "'" +
                     (text ? ": '" + *text + "'" : std::string()) +
                     " is not a node label (a key such as 'cloud.google.com/gke-nodepool', a value "
@@ -366,7 +366,7 @@ bool Builder::read_node_placement() {
     }
     for (const auto& item : v->literal) {
       std::string t = item.is_string() ? item.get<std::string>() : "";
-      auto tol = runtime::toleration_json(t);
+      auto tol = rules::toleration_json(t);
       if (!tol) {
         error(*v, "toleration '" + t + "' of " + step_.op +
                       " must be 'key[=value][:Effect]' or '*' (Effect NoSchedule, PreferNoSchedule or NoExecute)");

@@ -26,8 +26,8 @@ inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 inline bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
 
 // Quantities and durations: the launcher's own rules (runtime/job_render.hpp).
-inline bool is_quantity(const std::string& s) { return runtime::is_quantity(s); }
-inline bool is_duration(const std::string& s) { return runtime::parse_duration(s).has_value(); }
+inline bool is_quantity(const std::string& s) { return rules::is_quantity(s); }
+inline bool is_duration(const std::string& s) { return rules::parse_duration(s).has_value(); }
 
 /// The role of one replica type in the job.
 struct Role {

@@ -287,7 +287,7 @@ bool Builder::run() {
       }
       if (auto it = scalars_.find("success_policy");
           it != scalars_.end() && !ir::literal_text(it->second.value).empty() &&
-          runtime::is_success_policy(ir::literal_text(it->second.value)))
+          rules::is_success_policy(ir::literal_text(it->second.value)))
         spec["successPolicy"] = ir::literal_text(it->second.value);
       break;
     }

@@ -169,7 +169,7 @@ TEST(Kubeflow, MetricNamesAreCheckedByTheLaunchersRule) {
   ASSERT_EQ(p.metrics.size(), 2u);
   for (const auto& spec : p.metrics) {
     std::string error;
-    EXPECT_TRUE(runtime::parse_metric_spec(spec, error)) << spec << ": " << error;
+    EXPECT_TRUE(rules::parse_metric_spec(spec, error)) << spec << ": " << error;
   }
   auto bad = build_train(pipeline_with("", "mpi_job(image: \"i\", command: \"c\", metrics: [\"a  b\"])"));
   EXPECT_FALSE(bad.built);
