@@ -69,7 +69,7 @@ Compiled compile_program(SourceManager& sources, FileId main, const TargetOption
   Compiled out;
   auto program = sema::check_program(sources, main, diags, machine_host(), options.pipeline);
   if (!program || diags.has_errors()) return out;
-  auto pipeline = ir::lower(std::move(*program), diags);
+  auto pipeline = lower::lower(std::move(*program), diags);
   program.reset();  // what the IR did not take: the writer reuses this memory
   if (!pipeline || diags.has_errors()) return out;
   // A sink takes the text only where it is the output itself (a .yaml): a package, or the

@@ -1,6 +1,6 @@
 #pragma once
 
-// What a container op's container receives, decided once by the lowering (ir::lower,
+// What a container op's container receives, decided once by the lowering (lower::lower,
 // compiler/lower/invocation.cpp) and printed by each back end: its argv words as pieces of
 // literal text, op parameters and file parameters' paths; its environment; the files placed
 // for it and the files it writes. A target prints a Param piece its own way (Argo's

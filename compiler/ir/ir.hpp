@@ -341,7 +341,7 @@ struct Pipeline {
   /// own plan, and `ops` of the built pipeline holds every container op of all of them.
   std::vector<Pipeline> callees;
   [[nodiscard]] const Pipeline* callee(std::string_view name) const;
-  /// The lowering's decisions on the graph (scopes, reads, fan-in), made by ir::lower.
+  /// The lowering's decisions on the graph (scopes, reads, fan-in), made by lower::lower.
   Plan plan;
   SourceRange range;
 };

@@ -1,6 +1,6 @@
 #pragma once
 
-// The lowering's decisions about the shape of the graph, made once by ir::lower and read
+// The lowering's decisions about the shape of the graph, made once by lower::lower and read
 // by every back end (emit/argo, emit/kfpv2, local, graph): which DAG each step and loop is
 // a node of (the scopes of loops), which step outputs each node reads and how they reach
 // it (a task of the same DAG, or through the loops that hold it: fan-in), and what each

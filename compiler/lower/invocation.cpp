@@ -9,7 +9,9 @@
 #include "compiler/emit/shell/shell_script.hpp"
 #include "rules/names.hpp"
 
-namespace pipec::ir {
+namespace pipec::lower {
+
+using namespace pipec::ir;  // the vocabulary lowering speaks
 
 namespace {
 
@@ -74,4 +76,4 @@ Invocation invocation_of(const ContainerOp& op, Diagnostics& diags) {
   return call;
 }
 
-}  // namespace pipec::ir
+}  // namespace pipec::lower

@@ -1,4 +1,4 @@
-// ir::lower(): turns a checked sema::Program into the IR. Expects check_program() to
+// lower::lower(): turns a checked sema::Program into the IR. Expects check_program() to
 // have succeeded, so names resolve and types fit. Guarantees: every step's args are
 // in signature order with defaults filled in; depends are same-scope node names,
 // sorted (a dependency on a step outside an enclosing loop moves to that loop, one on
@@ -26,7 +26,9 @@
 #include "compiler/lower/plan.hpp"
 #include "compiler/sema/program.hpp"
 
-namespace pipec::ir {
+namespace pipec::lower {
+
+using namespace pipec::ir;  // the vocabulary lowering speaks
 
 namespace {
 
@@ -310,4 +312,4 @@ std::optional<Pipeline> lower(sema::Program&& program, Diagnostics& diags) {
   return p;
 }
 
-}  // namespace pipec::ir
+}  // namespace pipec::lower

@@ -9,7 +9,7 @@ namespace pipec::sema {
 struct Program;
 }
 
-namespace pipec::ir {
+namespace pipec::lower {
 
 /// Turns a checked program into the IR: resolved references, defaults filled in,
 /// dependencies from `after` and from output uses, conditions attached to steps.
@@ -17,6 +17,6 @@ namespace pipec::ir {
 /// hold it as text, emit/shell); it may warn (a script line that runs as a command).
 /// Takes the program: its steps' argument values move into the IR (a caller that keeps
 /// the program passes a copy, `sema::Program(program)`).
-[[nodiscard]] std::optional<Pipeline> lower(sema::Program&& program, Diagnostics& diags);
+[[nodiscard]] std::optional<ir::Pipeline> lower(sema::Program&& program, Diagnostics& diags);
 
-}  // namespace pipec::ir
+}  // namespace pipec::lower

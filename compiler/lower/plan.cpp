@@ -10,7 +10,9 @@
 #include <variant>
 #include <vector>
 
-namespace pipec::ir {
+namespace pipec::lower {
+
+using namespace pipec::ir;  // the vocabulary lowering speaks
 
 namespace {
 
@@ -155,4 +157,4 @@ Plan plan_of(const Pipeline& pipeline, const std::vector<Pipeline>& callees, Dia
   return plan;
 }
 
-}  // namespace pipec::ir
+}  // namespace pipec::lower

@@ -3,20 +3,20 @@
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/ir/ir.hpp"
 
-namespace pipec::ir {
+namespace pipec::lower {
 
 /// The plan of a lowered pipeline (ir/plan.hpp): its DAGs, where each step and loop
 /// stands, what each reads and through which loops, what each loop passes out, what each
-/// container receives. ir::lower
+/// container receives. lower::lower
 /// sets Pipeline::plan with it; a pipeline built by hand (a test) may call it too.
 /// `diags` gets the warnings of a shell-form script (emit/shell).
-[[nodiscard]] Plan plan_of(const Pipeline& pipeline, Diagnostics& diags);
+[[nodiscard]] ir::Plan plan_of(const ir::Pipeline& pipeline, Diagnostics& diags);
 /// The same for a pipeline whose steps call `callees` (the built pipeline's, which a
 /// called pipeline does not hold itself).
-[[nodiscard]] Plan plan_of(const Pipeline& pipeline, const std::vector<Pipeline>& callees,
-                           Diagnostics& diags);
+[[nodiscard]] ir::Plan plan_of(const ir::Pipeline& pipeline, const std::vector<ir::Pipeline>& callees,
+                               Diagnostics& diags);
 
 /// What the container of `op` receives (ir/invocation.hpp): part of plan_of().
-[[nodiscard]] Invocation invocation_of(const ContainerOp& op, Diagnostics& diags);
+[[nodiscard]] ir::Invocation invocation_of(const ir::ContainerOp& op, Diagnostics& diags);
 
-}  // namespace pipec::ir
+}  // namespace pipec::lower

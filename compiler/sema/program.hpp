@@ -1,6 +1,6 @@
 #pragma once
 
-// The checked program that check_program() returns and ir::lower() reads: every
+// The checked program that check_program() returns and lower::lower() reads: every
 // name resolved, every value typed (as ir::Value), every step's dependencies known.
 // It holds no AST, so lowering never sees parser types.
 

@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   pipec::Diagnostics diags;
   auto program = pipec::sema::check_program(sources, file, diags, pipec::sema::Host{});
   if (program && !diags.has_errors()) {
-    auto pipeline = pipec::ir::lower(std::move(*program), diags);
+    auto pipeline = pipec::lower::lower(std::move(*program), diags);
     std::string yaml;
     if (pipeline && !diags.has_errors())
       (void)pipec::emit::argo::write_workflow(*pipeline, pipec::emit::argo::WriteOptions{}, yaml, diags);

@@ -140,7 +140,7 @@ YAML::Node compile_workflow(const std::string& text) {
   std::string yaml;
   auto program = sema::check_program(sources, file, diags, sema::Host{});
   std::optional<ir::Pipeline> pipeline;
-  if (program) pipeline = ir::lower(std::move(*program), diags);
+  if (program) pipeline = lower::lower(std::move(*program), diags);
   bool ok = pipeline && emit::argo::write_workflow(*pipeline, emit::argo::WriteOptions{}, yaml, diags);
   std::ostringstream shown;
   render(diags, sources, shown, RenderOptions{});
@@ -430,7 +430,7 @@ TEST(Commands, UnsafePlacesAreLocatedErrors) {
     auto program = sema::check_program(sources, file, diags, sema::Host{});
     ASSERT_TRUE(program);
     // The lowering writes the script once for every target (ir::Invocation) and refuses it.
-    EXPECT_FALSE(ir::lower(std::move(*program), diags));
+    EXPECT_FALSE(lower::lower(std::move(*program), diags));
     std::ostringstream shown;
     render(diags, sources, shown, RenderOptions{});
     EXPECT_NE(shown.str().find(c.message), std::string::npos) << shown.str();

@@ -1,7 +1,7 @@
 // write_workflow(): the IR as an Argo Workflow in the shape Kubeflow Pipelines v1
 // expects (docs/language.md, "What `pipec build` writes").
 //
-// Expects a lowered pipeline (ir::lower) whose names, types and graph were checked.
+// Expects a lowered pipeline (lower::lower) whose names, types and graph were checked.
 // Guarantees:
 //  - template and task names are DNS-1123 names derived from the source names; two
 //    sources that give one name are an error at the later one, never a silent rename;

@@ -50,7 +50,7 @@ Result check_file(const fs::path& dir, const std::string& path) {
     result.diagnostics = "cannot read: " + error;
   } else {
     auto program = sema::check_program(sources, file, diags, compile::machine_host());
-    result.ok = program && ir::lower(std::move(*program), diags) && !diags.has_errors();
+    result.ok = program && lower::lower(std::move(*program), diags) && !diags.has_errors();
     std::ostringstream out;
     render(diags, sources, out, RenderOptions{});
     result.diagnostics = out.str();

@@ -32,7 +32,7 @@ std::string compile(const std::string& text) {
   auto program = sema::check_program(sources, file, diags, sema::Host{});
   EXPECT_TRUE(program && !diags.has_errors());
   if (!program) return "";
-  auto pipeline = ir::lower(std::move(*program), diags);
+  auto pipeline = lower::lower(std::move(*program), diags);
   std::string yaml;
   EXPECT_TRUE(pipeline && write_workflow(*pipeline, WriteOptions{}, yaml, diags));
   return yaml;

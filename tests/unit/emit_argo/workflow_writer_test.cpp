@@ -30,7 +30,7 @@ Built build(std::string text) {
   Built b;
   auto program = sema::check_program(sources, file, diags, sema::Host{});
   if (program && !diags.has_errors()) {
-    auto pipeline = ir::lower(std::move(*program), diags);
+    auto pipeline = lower::lower(std::move(*program), diags);
     if (pipeline && !diags.has_errors()) b.ok = write_workflow(*pipeline, WriteOptions{}, b.yaml, diags);
   }
   std::ostringstream rendered;
@@ -128,7 +128,7 @@ TEST(WorkflowWriter, ServiceAccountOption) {
   Diagnostics diags;
   auto program = sema::check_program(sources, file, diags, sema::Host{});
   ASSERT_TRUE(program);
-  auto pipeline = ir::lower(std::move(*program), diags);
+  auto pipeline = lower::lower(std::move(*program), diags);
   ASSERT_TRUE(pipeline);
   WriteOptions options;
   options.service_account = "trainer";

@@ -51,7 +51,7 @@ inline TrainOutcome build_train(std::string text, emit::kubeflow::JobOptions opt
   Diagnostics diags;
   TrainOutcome out;
   auto program = sema::check_program(sources, file, diags, sema::Host{});
-  if (program) out.pipeline = ir::lower(std::move(*program), diags);
+  if (program) out.pipeline = lower::lower(std::move(*program), diags);
   if (out.pipeline) {
     for (const auto& node : out.pipeline->dag)
       if (const auto* s = std::get_if<ir::Step>(&node); s && s->kind != ir::OpKind::Container) {

@@ -52,7 +52,7 @@ inline CheckOutcome check_string(std::string text, std::string name = "input") {
   CheckOutcome out;
   out.program = sema::check_program(sources, file, diags, sema::Host{});
   // Lowering takes the program it is given: a copy, as the tests read the program too.
-  if (out.program) out.pipeline = ir::lower(sema::Program(*out.program), diags);
+  if (out.program) out.pipeline = lower::lower(sema::Program(*out.program), diags);
   out.diagnostics = render_text(diags, sources);
   return out;
 }
