@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "compiler/training/launcher_call.hpp"
 #include "rules/metrics.hpp"
 
 namespace pipec::driver {

@@ -41,7 +41,7 @@ struct Word {
 struct Invocation {
   Word image;
   /// Shell form (`command "..."`): `sh -c SCRIPT NAME ARGS...`, where each `${p}` of the
-  /// script is the environment variable `PIPEC_<p>` quoted by its context (emit/shell), so
+  /// script is the environment variable `PIPEC_<p>` quoted by its context (compiler/shell), so
   /// a value never becomes script text.
   bool shell = false;
   std::string script;

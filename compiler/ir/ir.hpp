@@ -6,7 +6,7 @@
 // for the few errors an emitter may still report.
 //
 // Ownership of this header: shared between the lowering (ir/lower.cpp) and the
-// emitters (emit/argo, emit/kubeflow). Change it in small, announced steps.
+// emitters (emit/argo, emit/kfpv2, training). Change it in small, announced steps.
 
 #include <cstdint>
 #include <map>

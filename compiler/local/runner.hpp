@@ -42,7 +42,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rules/names.hpp"
-#include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "compiler/training/launcher_call.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
 #include "runtime/job_render.hpp"

@@ -2,7 +2,7 @@
 // values; its outputs and metrics read back.
 #include "compiler/local/runner.hpp"
 
-#include "compiler/emit/shell/shell_script.hpp"
+#include "compiler/shell/shell_script.hpp"
 #include "rules/launcher_cli.hpp"
 #include "compiler/local/replicas.hpp"
 
@@ -43,7 +43,7 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   for (const auto& w : call.args) proc->argv.push_back(word(w));
   for (const auto& [k, v] : call.env) set_env(proc->env, k, word(v));
   for (const auto& value : call.script_values)
-    set_env(proc->env, emit::shell::script_variable(value.name), args.count(value.name) ? args[value.name] : "");
+    set_env(proc->env, shell::script_variable(value.name), args.count(value.name) ? args[value.name] : "");
   // A Python op runs on this host's Python, into which a local run installs nothing: its
   // wrapper checks `packages` and names a missing one (docs/local.md).
   if (op->python && !proc->argv.empty()) {
@@ -234,11 +234,11 @@ constexpr const char* kHostfilePath = "/etc/mpi/hostfile";
 Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Record& rec) {
   // The launcher's own call and rendering (one implementation): the job the operator
   // would get, with this run's values.
-  emit::kubeflow::LauncherCall call;
-  emit::kubeflow::JobOptions job_options;
+  training::LauncherCall call;
+  training::JobOptions job_options;
   job_options.params = &pipeline_of(scope).params;
   Diagnostics diags;
-  if (!emit::kubeflow::build_launcher_call(step, job_options, call, diags))
+  if (!training::build_launcher_call(step, job_options, call, diags))
     throw EvalError{"the training job cannot be built"};
   std::map<std::string, std::string> inputs;
   for (const auto& [name, value] : call.inputs) inputs[name] = text(value, scope);
@@ -249,10 +249,10 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
   // Each word with this run's values (the run and pod names are not needed here), read
   // with the launcher's own parser and table (rules/launcher_cli).
   std::vector<std::string> words;
-  for (const emit::kubeflow::LauncherWord& w : call.args) {
+  for (const training::LauncherWord& w : call.args) {
     switch (w.kind) {
-      case emit::kubeflow::LauncherWord::Kind::Input: words.push_back(inputs[w.text]); break;
-      case emit::kubeflow::LauncherWord::Kind::Binding: words.push_back(rules::value_arg(w.text, inputs[w.text])); break;
+      case training::LauncherWord::Kind::Input: words.push_back(inputs[w.text]); break;
+      case training::LauncherWord::Kind::Binding: words.push_back(rules::value_arg(w.text, inputs[w.text])); break;
       default: words.push_back(w.text); break;
     }
   }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/emit/shell/shell_script.hpp"
+#include "compiler/shell/shell_script.hpp"
 #include "rules/names.hpp"
 
 namespace pipec::lower {
@@ -50,18 +50,18 @@ Invocation invocation_of(const ContainerOp& op, Diagnostics& diags) {
   call.shell = op.shell;
   if (op.shell) {
     // The script is the op's own text; each `${p}` an environment variable placed by the
-    // quoting context it stands in (emit/shell).
+    // quoting context it stands in (compiler/shell).
     call.script_range = op.range;
-    std::vector<Part> parts = emit::shell::command_parts(op.command, call.script_range);
+    std::vector<Part> parts = shell::command_parts(op.command, call.script_range);
     std::vector<std::string> used;
     auto variable = [&](const Ref& r) {
       if (std::find(used.begin(), used.end(), r.name) == used.end()) {
         used.push_back(r.name);
         call.script_values.push_back(piece_of(r, op));
       }
-      return emit::shell::script_variable(r.name);
+      return shell::script_variable(r.name);
     };
-    (void)emit::shell::write_script(parts, variable, call.script_range, call.script, diags);
+    (void)shell::write_script(parts, variable, call.script_range, call.script, diags);
     call.name = to_dns1123(op.name);
   } else {
     for (const auto& w : op.command) call.command.push_back(word_of(w, op));

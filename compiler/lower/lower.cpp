@@ -290,7 +290,7 @@ class Lowerer {
 std::optional<Pipeline> lower(sema::Program&& program, Diagnostics& diags) {
   // Every error of names and graph (name collisions after sanitising, unknown ops) is
   // already reported by check_program(). What lowering itself finds is where a value
-  // stands in a shell-form script (emit/shell: inside backticks, `$((...))`, a quoted
+  // stands in a shell-form script (compiler/shell: inside backticks, `$((...))`, a quoted
   // here-document), once for every target.
   const std::size_t errors = diags.error_count();
   Shared shared;

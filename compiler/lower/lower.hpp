@@ -14,7 +14,7 @@ namespace pipec::lower {
 /// Turns a checked program into the IR: resolved references, defaults filled in,
 /// dependencies from `after` and from output uses, conditions attached to steps.
 /// Returns nullopt if it reported an error (a value where a shell-form script cannot
-/// hold it as text, emit/shell); it may warn (a script line that runs as a command).
+/// hold it as text, compiler/shell); it may warn (a script line that runs as a command).
 /// Takes the program: its steps' argument values move into the IR (a caller that keeps
 /// the program passes a copy, `sema::Program(program)`).
 [[nodiscard]] std::optional<ir::Pipeline> lower(sema::Program&& program, Diagnostics& diags);

@@ -9,7 +9,7 @@ namespace pipec::lower {
 /// stands, what each reads and through which loops, what each loop passes out, what each
 /// container receives. lower::lower
 /// sets Pipeline::plan with it; a pipeline built by hand (a test) may call it too.
-/// `diags` gets the warnings of a shell-form script (emit/shell).
+/// `diags` gets the warnings of a shell-form script (compiler/shell).
 [[nodiscard]] ir::Plan plan_of(const ir::Pipeline& pipeline, Diagnostics& diags);
 /// The same for a pipeline whose steps call `callees` (the built pipeline's, which a
 /// called pipeline does not hold itself).

@@ -11,7 +11,7 @@
 #include <filesystem>
 
 #include "compiler/compile/compile.hpp"
-#include "compiler/emit/shell/shell_script.hpp"
+#include "compiler/shell/shell_script.hpp"
 #include "compiler/sema/check.hpp"
 #include "compiler/sema/component.hpp"
 #include "compiler/compile/host.hpp"
@@ -80,18 +80,18 @@ class Exporter {
     std::vector<std::pair<std::string, Json>> env_values;  // exported by the prologue
     Json env = Json::object();
     if (op_.shell) {
-      // The script is pipec's own (emit/shell): each `${p}` an environment variable that the
+      // The script is pipec's own (compiler/shell): each `${p}` an environment variable that the
       // prologue exports from the parameter's value.
       SourceRange whole = op_.range;
-      std::vector<ir::Part> parts = emit::shell::command_parts(op_.command, whole);
+      std::vector<ir::Part> parts = shell::command_parts(op_.command, whole);
       std::vector<std::string> vars;
       auto variable = [&](const ir::Ref& r) {
         if (std::find(vars.begin(), vars.end(), r.name) == vars.end()) vars.push_back(r.name);
-        return emit::shell::script_variable(r.name);
+        return shell::script_variable(r.name);
       };
       std::string script;
-      if (!emit::shell::write_script(parts, variable, whole, script, diags_)) ok_ = false;
-      for (const auto& v : vars) env_values.emplace_back(emit::shell::script_variable(v), ref_word(v));
+      if (!shell::write_script(parts, variable, whole, script, diags_)) ok_ = false;
+      for (const auto& v : vars) env_values.emplace_back(shell::script_variable(v), ref_word(v));
       argv = Json::array({"sh", "-c", script, op_.name});
       for (const auto& a : op_.args) argv.push_back(word(a));
     } else {

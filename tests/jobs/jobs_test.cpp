@@ -10,7 +10,7 @@
 
 #include "runtime/tf_pods.hpp"
 #include "runtime/trainer_v2.hpp"
-#include "tests/unit/emit_kubeflow/job_support.hpp"
+#include "tests/unit/training/job_support.hpp"
 
 namespace pipec {
 namespace {
@@ -61,7 +61,7 @@ runtime::RenderResult render_with(const TrainOutcome& out, const Overrides& valu
 
 TrainOutcome build_example(const std::string& file, bool mpi_v1 = false) {
   std::string path = std::string(PIPEC_SOURCE_DIR) + "/dsl-examples/" + file;
-  emit::kubeflow::JobOptions options;
+  training::JobOptions options;
   options.mpi_v1 = mpi_v1;
   auto out = build_train(testing::read_text(path), options, path);
   EXPECT_TRUE(out.built) << out.diagnostics;
@@ -589,9 +589,9 @@ TEST(Jobs, StepOutputsAndLoopItemsGetValidPlaceholders) {
   step.args.emplace_back("gpus", ref(ir::Ref::Kind::LoopItem, "cfg", "gpus", ir::TypeKind::Int));
   step.args.emplace_back("metrics", lit(nlohmann::ordered_json::array({"loss:min"})));
 
-  emit::kubeflow::LauncherCall call;
+  training::LauncherCall call;
   Diagnostics diags;
-  ASSERT_TRUE(emit::kubeflow::build_launcher_call(step, {}, call, diags));
+  ASSERT_TRUE(training::build_launcher_call(step, {}, call, diags));
   auto p = testing::parts_of(call);
   EXPECT_EQ(p.manifest["metadata"]["name"], "train-model");
   EXPECT_EQ(p.manifest["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"], 1);

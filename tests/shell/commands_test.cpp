@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "compiler/emit/argo/workflow_writer.hpp"
-#include "tests/unit/emit_kubeflow/job_support.hpp"
+#include "tests/unit/training/job_support.hpp"
 
 extern char** environ;
 

@@ -115,7 +115,7 @@ void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& o
       (r && is_file(*r) ? artifacts : params).emplace_back(name, argo_value(value, scope));
     }
   } else {
-    kubeflow::LauncherCall call;
+    training::LauncherCall call;
     tmpl = launcher_template(step, call);
     for (const auto& [name, value] : call.inputs) params.emplace_back(name, argo_value(value, scope));
   }

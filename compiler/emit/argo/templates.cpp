@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include "compiler/emit/shell/shell_script.hpp"
+#include "compiler/shell/shell_script.hpp"
 #include "compiler/emit/yaml/yaml_writer.hpp"
 #include "rules/launcher_cli.hpp"
 #include "rules/metrics_cli.hpp"
@@ -312,8 +312,8 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
   return t;
 }
 
-std::string WorkflowWriter::launcher_template(const ir::Step& step, kubeflow::LauncherCall& call) {
-  if (!kubeflow::build_launcher_call(step, cur_->params, options_.mpi_v1, options_.training_runtime, call, diags_)) {
+std::string WorkflowWriter::launcher_template(const ir::Step& step, training::LauncherCall& call) {
+  if (!training::build_launcher_call(step, cur_->params, options_.mpi_v1, options_.training_runtime, call, diags_)) {
     ok_ = false;
     return "";
   }
@@ -340,13 +340,13 @@ std::string WorkflowWriter::launcher_template(const ir::Step& step, kubeflow::La
   Json args = Json::array();
   for (const auto& w : call.args) {
     switch (w.kind) {
-      case kubeflow::LauncherWord::Kind::Text: args.push_back(w.text); break;
-      case kubeflow::LauncherWord::Kind::Input: args.push_back("{{inputs.parameters." + w.text + "}}"); break;
-      case kubeflow::LauncherWord::Kind::Binding:
+      case training::LauncherWord::Kind::Text: args.push_back(w.text); break;
+      case training::LauncherWord::Kind::Input: args.push_back("{{inputs.parameters." + w.text + "}}"); break;
+      case training::LauncherWord::Kind::Binding:
         args.push_back(rules::value_arg(w.text, "{{inputs.parameters." + w.text + "}}"));
         break;
-      case kubeflow::LauncherWord::Kind::WorkflowName: args.push_back("{{workflow.name}}"); break;
-      case kubeflow::LauncherWord::Kind::PodName: args.push_back("{{pod.name}}"); break;
+      case training::LauncherWord::Kind::WorkflowName: args.push_back("{{workflow.name}}"); break;
+      case training::LauncherWord::Kind::PodName: args.push_back("{{pod.name}}"); break;
     }
   }
   t["container"] = {

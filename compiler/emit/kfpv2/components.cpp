@@ -3,7 +3,7 @@
 #include "compiler/emit/kfpv2/spec_writer.hpp"
 
 #include <algorithm>
-#include "compiler/emit/shell/shell_script.hpp"
+#include "compiler/shell/shell_script.hpp"
 #include "rules/launcher_cli.hpp"
 #include "rules/metrics_cli.hpp"
 #include "rules/names.hpp"
@@ -342,8 +342,8 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   return component;
 }
 
-std::string SpecWriter::training_component(const ir::Step& step, kubeflow::LauncherCall& call) {
-  if (!kubeflow::build_launcher_call(step, cur_->params, options_.mpi_v1, options_.training_runtime, call, diags_)) {
+std::string SpecWriter::training_component(const ir::Step& step, training::LauncherCall& call) {
+  if (!training::build_launcher_call(step, cur_->params, options_.mpi_v1, options_.training_runtime, call, diags_)) {
     ok_ = false;
     return "";
   }
@@ -354,7 +354,7 @@ std::string SpecWriter::training_component(const ir::Step& step, kubeflow::Launc
   for (const auto& [input, value] : call.inputs) inputs[input] = {{"parameterType", parameter_type(value.type)}};
   // The launcher's words with KFP v2's placeholders: each value a whole word (or the text
   // after `NAME=` of a --value word), the job's name from the pod (POD_NAME).
-  using Word = kubeflow::LauncherWord;
+  using Word = training::LauncherWord;
   J args = J::array();
   for (std::size_t i = 0; i < call.args.size(); ++i) {
     const Word& w = call.args[i];
@@ -378,8 +378,8 @@ std::string SpecWriter::training_component(const ir::Step& step, kubeflow::Launc
   // Metrics the KFP v2 way: an output artifact `metrics` (system.Metrics) whose metadata
   // the launcher writes into the ExecutorOutput named in the executor input ({{$}}), as
   // kfp's Metrics.log_metric does; the artifact's file gets the metrics document.
-  bool has_metrics = std::any_of(call.args.begin(), call.args.end(), [](const kubeflow::LauncherWord& w) {
-    return w.kind == kubeflow::LauncherWord::Kind::Text &&
+  bool has_metrics = std::any_of(call.args.begin(), call.args.end(), [](const training::LauncherWord& w) {
+    return w.kind == training::LauncherWord::Kind::Text &&
            (w.text == rules::launcher_flag(Option::Metric) || w.text == rules::launcher_flag(Option::MetricValue) ||
             w.text == rules::launcher_flag(Option::MetricListValue));
   });

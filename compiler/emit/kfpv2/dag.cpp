@@ -137,7 +137,7 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
           task_input(inputs, resource_input(key), at_call_site(value, step), s, deps);
     }
   } else if (step.kind != ir::OpKind::Pipeline) {  // a training step
-    kubeflow::LauncherCall call;
+    training::LauncherCall call;
     component = training_component(step, call);
     for (const auto& [name, value] : call.inputs) task_input(inputs, name, value, s, deps);
   }

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/emit/kfpv2/pipeline_spec_writer.hpp"
-#include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "compiler/training/launcher_call.hpp"
 #include "compiler/ir/ir.hpp"
 
 namespace pipec::emit::kfpv2::detail {
@@ -160,7 +160,7 @@ class SpecWriter {
 
   // Components and executors.
   std::string container_component(const ir::Step& step);
-  std::string training_component(const ir::Step& step, kubeflow::LauncherCall& call);
+  std::string training_component(const ir::Step& step, training::LauncherCall& call);
   J op_word(const ir::Word& w);
   bool literal_ok(std::string_view text, SourceRange range);
 

@@ -1,4 +1,4 @@
-#include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "compiler/training/launcher_call.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 #include "rules/metrics.hpp"
 #include "rules/names.hpp"
 #include "runtime/metrics.hpp"
-#include "tests/unit/emit_kubeflow/job_support.hpp"
+#include "tests/unit/training/job_support.hpp"
 
-namespace pipec::emit::kubeflow {
+namespace pipec::training {
 namespace {
 
 using testing::build_train;
@@ -333,4 +333,4 @@ TEST(Kubeflow, EveryFlagIsTheLaunchersTable) {
 }
 
 }  // namespace
-}  // namespace pipec::emit::kubeflow
+}  // namespace pipec::training

@@ -2,8 +2,8 @@
 // a job manifest for the default values, bindings for every value known only at run
 // time, and the launcher's other arguments (docs/runtime.md, docs/training-ops.md), built
 // with the launcher's one table of options and binding kinds (rules/launcher_cli.def).
-#include "compiler/emit/kubeflow/launcher_call.hpp"
-#include "compiler/emit/kubeflow/launcher_builder.hpp"
+#include "compiler/training/launcher_call.hpp"
+#include "compiler/training/launcher_builder.hpp"
 #include "rules/kubernetes.hpp"
 #include "rules/names.hpp"
 #include "runtime/trainer_v2.hpp"
@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cassert>
 
-namespace pipec::emit::kubeflow {
+namespace pipec::training {
 namespace detail {
 
 namespace {
@@ -384,4 +384,4 @@ bool build_launcher_call(const ir::Step& step, const JobOptions& options, Launch
   return builder.run();
 }
 
-}  // namespace pipec::emit::kubeflow
+}  // namespace pipec::training

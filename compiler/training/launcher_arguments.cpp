@@ -1,15 +1,15 @@
 // Reading a training op's arguments for its launcher call: each literal checked by the
 // rule the launcher applies to a run-time value (rules/, runtime/job_render.hpp), each
 // value known only at run time given a template input (docs/training-ops.md).
-#include "compiler/emit/kubeflow/launcher_builder.hpp"
-#include "compiler/emit/shell/shell_script.hpp"
+#include "compiler/training/launcher_builder.hpp"
+#include "compiler/shell/shell_script.hpp"
 #include "rules/metrics.hpp"
 #include "rules/names.hpp"
 #include "runtime/trainer_v2.hpp"
 
 #include <algorithm>
 
-namespace pipec::emit::kubeflow::detail {
+namespace pipec::training::detail {
 
 bool Builder::read_arguments() {
   // Every scalar argument the three ops may have, with its placeholder.
@@ -272,7 +272,7 @@ bool Builder::read_command() {
     return ok_;
   }
   // Each reference is an environment variable PIPEC_<name> of the main container, bound
-  // at run time; emit/shell places it in the script by its quoting context.
+  // at run time; compiler/shell places it in the script by its quoting context.
   std::map<std::string, std::string> var_by_input;
   auto variable = [&](const ir::Ref& ref) {
     ir::Value rv;
@@ -443,4 +443,4 @@ bool Builder::read_metrics() {
   return ok_;
 }
 
-}  // namespace pipec::emit::kubeflow::detail
+}  // namespace pipec::training::detail

@@ -4,14 +4,14 @@
 // at each reference, whether the shell would read it bare, inside double quotes, inside
 // single quotes, inside backticks, inside arithmetic, or in a here-document body. Text is
 // copied as written: only references are rewritten.
-#include "compiler/emit/shell/shell_script.hpp"
+#include "compiler/shell/shell_script.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <string_view>
 
-namespace pipec::emit::shell {
+namespace pipec::shell {
 namespace {
 
 enum class Ctx {
@@ -362,4 +362,4 @@ std::vector<ir::Part> command_parts(const std::vector<ir::Value>& command, Sourc
   return parts;
 }
 
-}  // namespace pipec::emit::shell
+}  // namespace pipec::shell

@@ -12,7 +12,7 @@
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/ir/ir.hpp"
 
-namespace pipec::emit::shell {
+namespace pipec::shell {
 
 /// Writes the script for `parts` (text and references, as the string was written).
 /// `variable(ref)` names the environment variable that carries the reference's value.
@@ -38,4 +38,4 @@ std::vector<ir::Part> command_parts(const std::vector<ir::Value>& command, Sourc
 /// The environment variable that carries op parameter `name` into a shell-form script.
 inline std::string script_variable(const std::string& name) { return "PIPEC_" + name; }
 
-}  // namespace pipec::emit::shell
+}  // namespace pipec::shell

@@ -1,6 +1,6 @@
 #pragma once
 // The builder of a training step's launcher call, shared by the files that implement it
-// (internal to pipec_emit_kubeflow): launcher_arguments.cpp reads and checks the op's
+// (internal to pipec_training): launcher_arguments.cpp reads and checks the op's
 // arguments, launcher_call.cpp makes the job manifest and the launcher's argv.
 
 #include <map>
@@ -11,11 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "compiler/training/launcher_call.hpp"
 #include "rules/launcher_cli.hpp"
 #include "runtime/job_render.hpp"
 
-namespace pipec::emit::kubeflow::detail {
+namespace pipec::training::detail {
 
 using Json = nlohmann::ordered_json;
 using Kind = rules::BindingKind;
@@ -235,4 +235,4 @@ class Builder {
 /// it (the launcher reads back the same text).
 std::string json_without_argo_tags(const std::string& json);
 
-}  // namespace pipec::emit::kubeflow::detail
+}  // namespace pipec::training::detail

@@ -8,7 +8,7 @@
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/ir/ir.hpp"
 
-namespace pipec::emit::kubeflow {
+namespace pipec::training {
 
 struct JobOptions {
   /// Target the training-operator's kubeflow.org/v1 MPIJob instead of mpi-operator v2beta1.
@@ -75,4 +75,4 @@ struct LauncherCall {
   return build_launcher_call(step, job, call, diags);
 }
 
-}  // namespace pipec::emit::kubeflow
+}  // namespace pipec::training

@@ -22,7 +22,7 @@
 
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/base/source_manager.hpp"
-#include "compiler/emit/kubeflow/launcher_call.hpp"
+#include "compiler/training/launcher_call.hpp"
 #include "compiler/lower/lower.hpp"
 #include "compiler/sema/check.hpp"
 #include "runtime/job_render.hpp"
@@ -32,7 +32,7 @@ namespace pipec::testing {
 struct TrainOutcome {
   std::optional<ir::Pipeline> pipeline;
   std::optional<ir::Step> step;  // the first training step of the main DAG
-  emit::kubeflow::LauncherCall call;
+  training::LauncherCall call;
   bool built = false;
   std::string diagnostics;  // rendered, `input:LINE:COL: error: ...`
 };
@@ -44,7 +44,7 @@ inline std::string read_text(const std::filesystem::path& path) {
   return ss.str();
 }
 
-inline TrainOutcome build_train(std::string text, emit::kubeflow::JobOptions options = {},
+inline TrainOutcome build_train(std::string text, training::JobOptions options = {},
                                 std::string name = "input") {
   SourceManager sources;
   FileId file = sources.add(std::move(name), std::move(text));
@@ -60,7 +60,7 @@ inline TrainOutcome build_train(std::string text, emit::kubeflow::JobOptions opt
       }
     if (out.step) {
       options.params = &out.pipeline->params;
-      out.built = emit::kubeflow::build_launcher_call(*out.step, options, out.call, diags);
+      out.built = training::build_launcher_call(*out.step, options, out.call, diags);
     }
   }
   std::ostringstream rendered;
@@ -82,8 +82,8 @@ struct CallParts {
 
 /// The launcher's words as the Argo template spells them (tests/golden holds the writer's
 /// own output): an input as `{{inputs.parameters.NAME}}`.
-inline std::vector<std::string> args_of(const emit::kubeflow::LauncherCall& call) {
-  using Kind = emit::kubeflow::LauncherWord::Kind;
+inline std::vector<std::string> args_of(const training::LauncherCall& call) {
+  using Kind = training::LauncherWord::Kind;
   std::vector<std::string> out;
   for (const auto& w : call.args) {
     switch (w.kind) {
@@ -97,7 +97,7 @@ inline std::vector<std::string> args_of(const emit::kubeflow::LauncherCall& call
   return out;
 }
 
-inline CallParts parts_of(const emit::kubeflow::LauncherCall& call) {
+inline CallParts parts_of(const training::LauncherCall& call) {
   CallParts p;
   const std::vector<std::string> args = args_of(call);
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
@@ -122,7 +122,7 @@ inline CallParts parts_of(const emit::kubeflow::LauncherCall& call) {
 }
 
 /// Renders the job with the run-time texts `values` (input name -> text), as the launcher.
-inline runtime::RenderResult render(const emit::kubeflow::LauncherCall& call,
+inline runtime::RenderResult render(const training::LauncherCall& call,
                                     const std::map<std::string, std::string>& values) {
   CallParts p = parts_of(call);
   std::vector<std::string> value_args;
