@@ -37,6 +37,15 @@ inline constexpr long kMaxReplicas = 10000;
 /// is the caller's rule, which differs by field and op).
 [[nodiscard]] constexpr bool within_max_replicas(long long n) { return n <= kMaxReplicas; }
 
+/// Kueue's names (docs/training-ops.md, "Scheduling"): the label that submits a job or a
+/// pod to a LocalQueue, and the label and annotation that make pods one gang (Kueue's pod
+/// groups: every pod of the group is admitted together or none).
+inline constexpr std::string_view kKueueQueueLabel = "kueue.x-k8s.io/queue-name";
+inline constexpr std::string_view kKueuePodGroupLabel = "kueue.x-k8s.io/pod-group-name";
+inline constexpr std::string_view kKueuePodGroupCount = "kueue.x-k8s.io/pod-group-total-count";
+/// The volume every main container mounts at /dev/shm for `shm_size`.
+inline constexpr std::string_view kShmVolume = "dshm";
+
 /// "None", "Running", "All".
 [[nodiscard]] bool is_clean_pod_policy(std::string_view text);
 /// "" or "AllWorkers".

@@ -177,21 +177,80 @@ bool apply_data(json& replicas, const std::vector<DataEntry>& entries, const Bin
   return true;
 }
 
-// Calls `f` with the pod spec of every replica of the replica-spec map `replicas`.
+// Calls `f` with the pod template of every replica of the replica-spec map `replicas`.
 template <typename F>
-bool for_each_pod(json& replicas, const Binding& b, std::string& error, F f) {
+bool for_each_template(json& replicas, const Binding& b, std::string& error, F f) {
   if (!replicas.is_object()) {
     error = fmt::format("binding for '{}': '{}' is not a replica-spec map", b.name, b.pointer);
     return false;
   }
   for (auto& [type, replica] : replicas.items()) {
-    if (!replica.is_object() || !replica.contains("template")) {
+    if (!replica.is_object() || !replica.contains("template") || !replica["template"].is_object()) {
       error = fmt::format("binding for '{}': replica '{}' has no pod template", b.name, type);
       return false;
     }
-    json& spec = replica["template"]["spec"];
+    f(replica["template"]);
+  }
+  return true;
+}
+
+// Calls `f` with the pod spec of every replica of the replica-spec map `replicas`.
+template <typename F>
+bool for_each_pod(json& replicas, const Binding& b, std::string& error, F f) {
+  return for_each_template(replicas, b, error, [&](json& pod) {
+    json& spec = pod["spec"];
     if (!spec.is_object()) spec = json::object();
     f(spec);
+  });
+}
+
+// Sets the label `key` of an object's metadata to `value`, or removes it when `value` is "".
+void set_label(json& metadata, std::string_view key, const std::string& value) {
+  if (!metadata.is_object()) metadata = json::object();
+  json& labels = metadata["labels"];
+  if (!labels.is_object()) labels = json::object();
+  if (value.empty()) labels.erase(std::string(key));
+  else labels[std::string(key)] = value;
+  if (labels.empty()) metadata.erase("labels");
+}
+
+// A Kueue queue: the queue label on the job and every pod template, and the job suspended
+// until Kueue admits it; "" takes all of it away (rules/kubernetes.hpp).
+bool apply_queue(json& job, json& replicas, const Binding& b, const std::string& text, std::string& error) {
+  if (!text.empty() && !is_label_value(text)) {
+    error = fmt::format("value '{}' must be a Kueue queue name (a label value: at most 63 of "
+                        "[A-Za-z0-9-_.], alphanumeric at both ends), got {}",
+                        b.name, json_quote(text));
+    return false;
+  }
+  if (!for_each_template(replicas, b, error, [&](json& pod) { set_label(pod["metadata"], rules::kKueueQueueLabel, text); }))
+    return false;
+  set_label(job["metadata"], rules::kKueueQueueLabel, text);
+  json& run_policy = job["spec"]["runPolicy"];
+  if (!run_policy.is_object()) run_policy = json::object();
+  if (text.empty()) run_policy.erase("suspend");
+  else run_policy["suspend"] = true;
+  return true;
+}
+
+// Every pod's PriorityClass, and the gang's (runPolicy.schedulingPolicy) when it has one.
+bool apply_priority_class(json& job, json& replicas, const Binding& b, const std::string& text, std::string& error) {
+  if (!text.empty() && !is_dns1123_subdomain(text)) {
+    error = fmt::format("value '{}' must be a PriorityClass name (lower-case letters, digits, '-' and '.'), got {}",
+                        b.name, json_quote(text));
+    return false;
+  }
+  if (!for_each_pod(replicas, b, error, [&](json& spec) {
+        if (text.empty()) spec.erase("priorityClassName");
+        else spec["priorityClassName"] = text;
+      }))
+    return false;
+  json& spec = job["spec"];
+  if (spec.contains("runPolicy") && spec["runPolicy"].is_object() && spec["runPolicy"].contains("schedulingPolicy") &&
+      spec["runPolicy"]["schedulingPolicy"].is_object()) {
+    json& policy = spec["runPolicy"]["schedulingPolicy"];
+    if (text.empty()) policy.erase("priorityClass");
+    else policy["priorityClass"] = text;
   }
   return true;
 }
@@ -217,7 +276,7 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
   // A value replaces one field; the kinds that edit a replica spec need an object there.
   bool one_value = b.kind == BindingKind::String || b.kind == BindingKind::Env || b.kind == BindingKind::Int ||
                    b.kind == BindingKind::Quantity || b.kind == BindingKind::Bool ||
-                   b.kind == BindingKind::CleanPodPolicy;
+                   b.kind == BindingKind::CleanPodPolicy || b.kind == BindingKind::Label;
   if (one_value ? slot.is_structured() : !slot.is_object()) {
     error = fmt::format("binding for '{}': '{}' is {} in the manifest, not {}", b.name, b.pointer,
                         slot.is_object() ? "an object" : slot.is_array() ? "a list" : "a single value",
@@ -399,6 +458,17 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
       }
       slot = text;
       return true;
+    case BindingKind::Label:
+      if (!is_label_value(text)) {
+        error = fmt::format("value '{}' must be a Kubernetes label value (at most 63 of [A-Za-z0-9-_.], "
+                            "alphanumeric at both ends), got {}",
+                            b.name, json_quote(text));
+        return false;
+      }
+      slot = text;
+      return true;
+    case BindingKind::Queue: return apply_queue(job, slot, b, text, error);
+    case BindingKind::PriorityClass: return apply_priority_class(job, slot, b, text, error);
     case BindingKind::SuccessPolicy:
       if (!is_success_policy(text)) {
         error = fmt::format("value '{}' must be \"\" or AllWorkers, got {}", b.name, json_quote(text));

@@ -78,7 +78,18 @@ json TfPods::pod(std::size_t i) const {
   main["env"].push_back({{"name", "TF_CONFIG"}, {"value", tf_config(cluster_, r)}});
   if (!main["ports"].is_array()) main["ports"] = json::array();
   main["ports"].push_back({{"name", "tfjob-port"}, {"containerPort", kTfPort}});
-  json metadata = {{"name", r.name}, {"namespace", ns_}, {"labels", pod_labels}};
+  // The template's labels and annotations (the user's, the Kueue queue's); in a queue, the
+  // pods are one Kueue pod group: admitted together or not at all.
+  const json& template_meta = member(member(spec, "template"), "metadata");
+  if (const json& l = member(template_meta, "labels"); l.is_object())
+    for (const auto& [k, v] : l.items()) pod_labels.emplace(k, v);
+  json metadata = {{"name", r.name}, {"namespace", ns_}};
+  if (const json& a = member(template_meta, "annotations"); a.is_object() && !a.empty()) metadata["annotations"] = a;
+  if (pod_labels.contains(std::string(rules::kKueueQueueLabel))) {
+    pod_labels[std::string(rules::kKueuePodGroupLabel)] = job_;
+    metadata["annotations"][std::string(rules::kKueuePodGroupCount)] = std::to_string(replicas.size());
+  }
+  metadata["labels"] = pod_labels;
   if (owner_.is_object()) metadata["ownerReferences"] = json::array({owner_});
   return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", pod_spec}};
 }

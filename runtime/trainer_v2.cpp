@@ -84,7 +84,8 @@ json prefixed_command(const json& command, const std::string& prefix) {
 // Volumes, mounts, node selector and tolerations of a rendered pod, as one runtimePatches
 // entry (manager pipec.dev/launcher) on the runtime's replicated jobs `jobs` (container
 // `node` in each); null when there is nothing to patch.
-json runtime_patch(const json& pod, const json& container, bool git, const std::vector<std::string>& jobs) {
+json runtime_patch(const json& pod_template, const json& container, bool git, const std::vector<std::string>& jobs) {
+  const json& pod = member(pod_template, "spec");
   json pod_patch = json::object();
   json volume_mounts = member(container, "volumeMounts").is_array() ? member(container, "volumeMounts") : json::array();
   if (git) volume_mounts.push_back({{"name", "code-sync"}, {"mountPath", "/code"}});
@@ -93,10 +94,16 @@ json runtime_patch(const json& pod, const json& container, bool git, const std::
   if (const json& t = member(pod, "tolerations"); t.is_array() && !t.empty()) pod_patch["tolerations"] = t;
   if (!volume_mounts.empty())
     pod_patch["containers"] = json::array({{{"name", kNodeJob}, {"volumeMounts", volume_mounts}}});
-  if (pod_patch.empty()) return nullptr;
+  // The pods' labels and annotations (the job's own are the TrainJob's metadata).
+  json meta = json::object();
+  for (const char* key : {"labels", "annotations"})
+    if (const json& m = member(member(pod_template, "metadata"), key); m.is_object() && !m.empty()) meta[key] = m;
+  if (pod_patch.empty() && meta.empty()) return nullptr;
+  json pod_template_patch = {{"spec", pod_patch}};
+  if (!meta.empty()) pod_template_patch["metadata"] = meta;
   json replicated = json::array();
   for (const auto& job : jobs)
-    replicated.push_back({{"name", job}, {"template", {{"spec", {{"template", {{"spec", pod_patch}}}}}}}});
+    replicated.push_back({{"name", job}, {"template", {{"spec", {{"template", pod_template_patch}}}}}});
   return json::array({{{"manager", kPatchManager},
                        {"trainingRuntimeSpec",
                         {{"template", {{"spec", {{"replicatedJobs", std::move(replicated)}}}}}}}}});
@@ -110,6 +117,8 @@ json train_job(const json& source, std::string_view kind, std::string_view runti
                  {"name", runtime_name.empty() ? default_trainer_runtime(kind) : std::string(runtime_name)}}},
                {"trainer", std::move(trainer)}};
   if (!patches.is_null()) spec["runtimePatches"] = std::move(patches);
+  // A job in a Kueue queue waits suspended until Kueue admits it.
+  if (member(member(member(source, "spec"), "runPolicy"), "suspend") == true) spec["suspend"] = true;
   return {{"apiVersion", "trainer.kubeflow.org/v1alpha1"}, {"kind", "TrainJob"},
           {"metadata", member(source, "metadata").is_object() ? member(source, "metadata") : json::object()},
           {"spec", std::move(spec)}};
@@ -118,13 +127,29 @@ json train_job(const json& source, std::string_view kind, std::string_view runti
 }  // namespace
 
 namespace {
-// The rendered job `text` when it is a `kind`; null, with `refusal` as the result's error,
-// when it is not.
+// The rendered job `text` when it is a `kind` a TrainJob can say; null, with the result's
+// error, when it is not: another kind, or pods with a priority class, a scheduler or a
+// gang, which a TrainJob (Trainer v2.3) does not patch (the runtime's pod template and
+// podGroupPolicy say them).
 json source_job(std::string_view text, std::string_view kind, const char* refusal, TrainJobResult& result) {
   json source = input::parse_json(text);
-  if (source.is_object() && input::member_text(source, "kind") == kind) return source;
-  result.error = refusal;
-  return nullptr;
+  if (!source.is_object() || input::member_text(source, "kind") != kind) {
+    result.error = refusal;
+    return nullptr;
+  }
+  if (member(member(source, "spec"), "runPolicy").contains("schedulingPolicy")) {
+    result.error = "runtime 'trainer-v2': a TrainJob has no gang scheduling field (a scheduler, min_available or "
+                   "gang_queue); set the runtime's podGroupPolicy";
+    return nullptr;
+  }
+  for (const auto& [role, replica] : member(member(source, "spec"), kind == "MPIJob" ? "mpiReplicaSpecs" : "pytorchReplicaSpecs").items())
+    for (const char* field : {"priorityClassName", "schedulerName"})
+      if (member(member(member(replica, "template"), "spec"), field).is_string()) {
+        result.error = std::string("runtime 'trainer-v2': a TrainJob cannot set the pods' ") + field +
+                       " (Trainer v2.3 patches no such field); set it in the ClusterTrainingRuntime";
+        return nullptr;
+      }
+  return source;
 }
 }  // namespace
 
@@ -165,7 +190,8 @@ TrainJobResult mpijob_to_trainjob(std::string_view text, std::string_view runtim
   if (!env.empty()) trainer["env"] = std::move(env);
   if (const json& resources = member(workers[0], "resources"); resources.is_object() && !resources.empty())
     trainer["resourcesPerNode"] = resources;
-  json patches = runtime_patch(launcher_pod, c, git, {std::string(kLauncherJob), std::string(kNodeJob)});
+  json patches = runtime_patch(member(member(replica_specs, "Launcher"), "template"), c, git,
+                               {std::string(kLauncherJob), std::string(kNodeJob)});
   result.ok = true;
   result.job = train_job(source, "MPIJob", runtime_name, std::move(trainer), std::move(patches)).dump();
   return result;
@@ -218,7 +244,7 @@ TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view ru
   if (const json& resources = member(c, "resources"); resources.is_object() && !resources.empty())
     trainer["resourcesPerNode"] = resources;
   json job = train_job(source, "PyTorchJob", runtime_name, std::move(trainer),
-                       runtime_patch(pod, c, git, {std::string(kNodeJob)}));
+                       runtime_patch(member(leader, "template"), c, git, {std::string(kNodeJob)}));
   result.ok = true;
   result.job = job.dump();
   return result;

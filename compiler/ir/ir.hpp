@@ -227,15 +227,25 @@ struct ContainerOp {
   std::vector<std::string> tolerations;
   std::vector<std::pair<std::string, std::string>> labels;
   std::vector<std::pair<std::string, std::string>> annotations;
+  /// Scheduling on a shared cluster, literal texts ("" for none; docs/language.md,
+  /// "Scheduling"): a Kueue queue (the pod's label kueue.x-k8s.io/queue-name), a
+  /// PriorityClass, a scheduler (schedulerName), the size of /dev/shm (a memory-backed
+  /// emptyDir).
+  std::string queue, priority_class, scheduler, shm_size;
   /// `cache false`: results are never reused; `cache "7d"`: reused while at most that
   /// old (seconds; KFP v1's max_cache_staleness). Unset: KFP's default (reuse).
   std::optional<bool> cache;
   std::optional<long long> cache_staleness_seconds;
-  /// `volumes {"/path": "pvc:claim" | "empty" | "configmap:name" | "secret:name"}`.
+  /// `volumes {"/path": "pvc:claim[/sub/path]" | "empty[:SIZE]" | "memory[:SIZE]" |
+  /// "ephemeral:SIZE" | "configmap:name" | "secret:name"}`, each with an optional ":ro".
   struct Volume {
-    std::string kind;  // pvc, empty, configmap, secret
-    std::string name;  // claim, config map or secret name ("" for empty)
+    std::string kind;  // pvc, empty (memory too), ephemeral, configmap, secret
+    std::string name;  // claim, config map or secret name ("" for empty and ephemeral)
     std::string path;
+    std::string sub_path;   // pvc: the directory of the claim mounted ("" = its root)
+    std::string size;       // empty: sizeLimit ("" = none); ephemeral: the claim's storage
+    bool memory = false;    // empty: medium Memory (tmpfs)
+    bool read_only = false; // the mount is read-only
   };
   std::vector<Volume> volumes;
   /// `secret_env {VAR: "secret:key"}`: VAR from a Secret's key (only names in the workflow).
@@ -259,6 +269,20 @@ struct ContainerOp {
   bool python = false;
   std::string doc;
   SourceRange range;
+};
+
+/// The scheduling fields of a container op, one row each: the body field's name and the
+/// member it sets. Sema checks each by its rule; component export and `run --local` say
+/// what they do not apply from this list, so a new row is never forgotten there.
+struct ContainerOpText {
+  const char* name;
+  std::string ContainerOp::*member;
+};
+inline const ContainerOpText kSchedulingFields[] = {
+    {"queue", &ContainerOp::queue},
+    {"priority_class", &ContainerOp::priority_class},
+    {"scheduler", &ContainerOp::scheduler},
+    {"shm_size", &ContainerOp::shm_size},
 };
 
 /// Which lowering a step's op gets. Pipeline: the step calls another pipeline of the

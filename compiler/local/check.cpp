@@ -1,6 +1,8 @@
 // What a local run cannot do, found before anything starts (check_local()).
 #include "compiler/local/runner.hpp"
 
+#include <set>
+
 namespace pipec::local::detail {
 
 // --- what cannot run locally ----------------------------------------------------------
@@ -20,10 +22,11 @@ bool empty_literal(const ir::Value& v) {
 }
 
 void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
-                 const std::map<std::string, std::string>& volumes, Diagnostics& diags) {
+                 const std::map<std::string, std::string>& volumes, Diagnostics& diags,
+                 std::set<std::string>& noted) {
   for (const auto& node : nodes) {
     if (const auto* loop = std::get_if<ir::Loop>(&node)) {
-      check_nodes(p, loop->body, volumes, diags);
+      check_nodes(p, loop->body, volumes, diags, noted);
       continue;
     }
     const auto& step = std::get<ir::Step>(node);
@@ -52,6 +55,12 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
                                               step.name, op.name, v.kind == "secret" ? "Secret" : "ConfigMap",
                                               v.name));
         }
+        // Scheduling fields: said once a run, at the first op that has each.
+        for (const auto& f : ir::kSchedulingFields)
+          if (!(op.*f.member).empty() && noted.insert(f.name).second)
+            diags.note(op.range, fmt::format("'{}' is not applied by a local run (no cluster scheduler; "
+                                             "/dev/shm is this machine's)",
+                                             f.name));
         if (op.run_as_user || op.run_as_group || op.run_as_non_root)
         diags.note(op.range, fmt::format("step '{}': run_as_user, run_as_group and run_as_non_root are "
                                          "not applied by a local run (it runs as you)",
@@ -108,6 +117,12 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
       diags.note(at(*v), fmt::format("step '{}': GPUs are ignored by a local run", step.name));
     if (const ir::Value* v = arg_of(step, "tensorboard"); v && !empty_literal(*v))
       diags.note(at(*v), fmt::format("step '{}': no TensorBoard is started by a local run", step.name));
+    for (const char* name : {"queue", "priority_class", "scheduler", "min_available", "gang_queue", "labels",
+                             "annotations", "shm_size"})
+      if (const ir::Value* v = arg_of(step, name); v && !empty_literal(*v) && noted.insert(name).second)
+        diags.note(at(*v), fmt::format("'{}' is not applied by a local run (no cluster scheduler; /dev/shm is "
+                                       "this machine's)",
+                                       name));
   }
 }
 
@@ -121,9 +136,10 @@ long long effective_jobs(const ir::Pipeline& pipeline, int jobs) {
 
 bool check_local(const ir::Pipeline& pipeline, const std::map<std::string, std::string>& volumes,
                  Diagnostics& diags) {
-  detail::check_nodes(pipeline, pipeline.dag, volumes, diags);
-  detail::check_nodes(pipeline, pipeline.exit_handler, volumes, diags);
-  for (const auto& callee : pipeline.callees) detail::check_nodes(pipeline, callee.dag, volumes, diags);
+  std::set<std::string> noted;  // each field not applied is said once
+  detail::check_nodes(pipeline, pipeline.dag, volumes, diags, noted);
+  detail::check_nodes(pipeline, pipeline.exit_handler, volumes, diags, noted);
+  for (const auto& callee : pipeline.callees) detail::check_nodes(pipeline, callee.dag, volumes, diags, noted);
   // The pipeline's settings that concern a cluster only (parallelism bounds -j).
   for (const char* name : {"timeout", "ttl", "pod_gc", "service_account", "image_pull_secrets"})
     if (auto it = pipeline.settings.ranges.find(name); it != pipeline.settings.ranges.end())

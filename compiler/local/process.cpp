@@ -80,7 +80,8 @@ bool Runner::start(Proc& p, std::string& error) {
   if (!p.working_dir.empty()) writable.push_back(p.working_dir);
   for (const auto& [host, mount] : p.volume_binds) writable.push_back(mount);
   for (const auto& [host, path] : p.file_binds) writable.push_back(fs::path(path).parent_path().string());
-  Sandbox box{o_.bwrap, p.dir, root, writable, p.volume_binds, p.file_binds, p.own_files, o_.visible_dirs, p.working_dir};
+  Sandbox box{o_.bwrap,       p.dir,          root,          writable,       p.volume_binds, p.file_binds,
+              p.own_files,    o_.visible_dirs, p.working_dir, p.read_only_mounts};
   std::vector<std::string> argv = sandbox_argv(box, p.argv);
   std::vector<char*> cargv, cenv;
   for (auto& s : argv) cargv.push_back(s.data());

@@ -108,6 +108,7 @@ struct Proc {
   std::string root;               // its root filesystem (host): dir/fs, or a replica's own
   std::vector<std::string> writable_dirs;  // directories (in the sandbox) the step may make or write in
   std::vector<std::pair<std::string, std::string>> volume_binds;  // host dir, mount path
+  std::vector<std::string> read_only_mounts;  // mount paths of volume_binds bound read-only
   std::vector<std::pair<std::string, std::string>> file_binds;    // host file, path (read-only)
   std::vector<std::string> own_files;  // input files placed in the step's root before it starts
   std::string working_dir;  // the op's working_dir, if any

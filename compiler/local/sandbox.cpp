@@ -80,7 +80,10 @@ std::vector<std::string> sandbox_argv(const Sandbox& p, const std::vector<std::s
                                 "--bind", root, "/"};
   add_entries(a, "/", directories_to_open(p.writable_dirs), p.own_files);
   a.insert(a.end(), {"--dev", "/dev", "--proc", "/proc"});
-  for (const auto& [host, mount] : p.volume_binds) a.insert(a.end(), {"--bind", host, mount});
+  for (const auto& [host, mount] : p.volume_binds) {
+    bool ro = std::find(p.read_only_mounts.begin(), p.read_only_mounts.end(), mount) != p.read_only_mounts.end();
+    a.insert(a.end(), {ro ? "--ro-bind" : "--bind", host, mount});
+  }
   for (const auto& [host, path] : p.file_binds) a.insert(a.end(), {"--ro-bind", host, path});
   // The .pipe file's directory and the current directory stay visible (read-only) when
   // they are under /tmp, which is the step's own: scripts beside a pipeline keep working.

@@ -20,6 +20,7 @@ struct Sandbox {
   std::vector<std::string> own_files;  // paths the step's root already holds (input files placed before it starts)
   std::vector<std::string> visible_dirs;        // host directories kept visible under /tmp
   std::string working_dir;                      // where dir/work appears; "" = at its own path
+  std::vector<std::string> read_only_mounts;    // mount paths of volume_binds bound read-only
 };
 
 /// The bwrap command line running `argv`: the root is the step's own directory `root`

@@ -67,15 +67,22 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   // steps, as on a cluster); an emptyDir is a directory of the step's own.
   for (std::size_t i = 0; i < op->volumes.size(); ++i) {
     const auto& v = op->volumes[i];
+    // A claim's sub_path is that directory of the mapped one (made if missing, as the
+    // kubelet makes it); an ephemeral claim is the step's own directory, as an emptyDir.
     if (v.kind == "pvc")
-      if (auto it = o_.volumes.find(v.name); it != o_.volumes.end())
-        proc->volume_binds.emplace_back(it->second, v.path);
-    if (v.kind == "empty") {
+      if (auto it = o_.volumes.find(v.name); it != o_.volumes.end()) {
+        std::string host = v.sub_path.empty() ? it->second : it->second + "/" + v.sub_path;
+        std::error_code made;
+        if (!v.sub_path.empty()) fs::create_directories(host, made);
+        proc->volume_binds.emplace_back(host, v.path);
+      }
+    if (v.kind == "empty" || v.kind == "ephemeral") {
       std::string dir = proc->dir + "/empty-" + std::to_string(i);
       std::error_code made;
       fs::create_directories(dir, made);
       proc->volume_binds.emplace_back(dir, v.path);
     }
+    if (v.read_only) proc->read_only_mounts.push_back(v.path);
   }
 
   std::error_code ec;

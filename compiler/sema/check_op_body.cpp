@@ -59,6 +59,68 @@ std::vector<std::string> metric_texts(const ir::Literal& literal) {
 
 const char* const kResourceKeys[] = {"cpu", "memory", "gpus", "gpu_vendor"};
 
+bool is_queue(const std::string& t) { return rules::is_label_value(t) && !t.empty(); }
+bool is_name(const std::string& t) { return rules::is_dns1123_subdomain(t); }
+bool is_size(const std::string& t) { return rules::is_quantity(t); }
+
+// The body fields that are one literal text by one rule: a row each (name, rule, what it
+// sets: ir::kSchedulingFields, in the same order). The training ops' arguments of the same
+// names follow the same rules (compiler/training); docs/language.md, "Scheduling".
+struct TextField {
+  const char* name;
+  bool (*ok)(const std::string&);
+  const char* want;
+};
+const TextField kTextFields[] = {
+    {"queue", is_queue, "a Kueue queue name (at most 63 of [A-Za-z0-9-_.], alphanumeric at both ends)"},
+    {"priority_class", is_name, "a PriorityClass name (lower-case letters, digits, '-' and '.')"},
+    {"scheduler", is_name, "a scheduler name (lower-case letters, digits, '-' and '.')"},
+    {"shm_size", is_size, "a Kubernetes quantity such as \"8Gi\" (the size of /dev/shm)"},
+};
+static_assert(std::size(kTextFields) == std::size(ir::kSchedulingFields));
+
+// A `volumes` source (ir::ContainerOp::Volume); nullopt when it is not one.
+std::optional<ir::ContainerOp::Volume> volume_source(std::string source) {
+  ir::ContainerOp::Volume vol;
+  if (source.size() > 3 && source.compare(source.size() - 3, 3, ":ro") == 0) {
+    vol.read_only = true;
+    source.resize(source.size() - 3);
+  }
+  auto colon = source.find(':');
+  vol.kind = source.substr(0, colon);
+  std::string rest = colon == std::string::npos ? "" : source.substr(colon + 1);
+  if (vol.kind == "pvc") {
+    auto slash = rest.find('/');
+    vol.name = rest.substr(0, slash);
+    if (slash != std::string::npos) {
+      vol.sub_path = rest.substr(slash + 1);
+      // A relative path inside the claim: the mount path's rule, without the leading '/'.
+      if (vol.sub_path.empty() || !rules::parse_data_entry("x:/" + vol.sub_path)) return std::nullopt;
+      vol.sub_path = rules::parse_data_entry("x:/" + vol.sub_path)->path.substr(1);
+    }
+    return rules::is_dns1123_subdomain(vol.name) ? std::optional(vol) : std::nullopt;
+  }
+  if (vol.kind == "configmap" || vol.kind == "secret") {
+    vol.name = rest;
+    return rules::is_dns1123_subdomain(vol.name) ? std::optional(vol) : std::nullopt;
+  }
+  if (vol.kind == "memory") {
+    vol.kind = "empty";
+    vol.memory = true;
+  }
+  if ((vol.kind != "empty" && vol.kind != "ephemeral") || (colon != std::string::npos && !rules::is_quantity(rest)) ||
+      (vol.kind == "ephemeral" && rest.empty()))
+    return std::nullopt;
+  vol.size = rest;
+  return vol;
+}
+
+const TextField* text_field(const std::string& name) {
+  for (const auto& f : kTextFields)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
 }  // namespace
 
 // "90s", "30m", "2h", "1h30m" as whole seconds: the launcher's rule (rules::parse_duration).
@@ -84,15 +146,26 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
   std::map<std::string, SourceRange> env_keys, secret_keys;  // where each variable is set
   for (const auto& field : op.body->fields) {
     const std::string& name = field.name.name;
-    if (std::find(std::begin(kBodyFields), std::end(kBodyFields), name) ==
-        std::end(kBodyFields)) {
+    const TextField* text_row = text_field(name);
+    if (!text_row && std::find(std::begin(kBodyFields), std::end(kBodyFields), name) == std::end(kBodyFields)) {
       diags_.error(field.name.range, fmt::format("unknown op body field '{}'", name));
       unknown_field = true;
-      suggest(field.name.range, name, {std::begin(kBodyFields), std::end(kBodyFields)});
+      std::vector<std::string> known(std::begin(kBodyFields), std::end(kBodyFields));
+      for (const auto& f : kTextFields) known.emplace_back(f.name);
+      suggest(field.name.range, name, known);
       continue;
     }
     if (!declare(seen, field.name, "field")) continue;
-    if (name == "image") {
+    if (text_row) {
+      auto v = value(field.value, Context::Body);
+      if (!v) continue;
+      std::string text = v->is_literal() && v->type.kind == TypeKind::String ? ir::literal_text(v->literal) : "";
+      if (!v->is_literal() || !text_row->ok(text)) {
+        diags_.error(v->range, fmt::format("'{}' must be a literal string: {}", name, text_row->want));
+        continue;
+      }
+      c.*(ir::kSchedulingFields[text_row - kTextFields].member) = std::move(text);
+    } else if (name == "image") {
       has_image = true;
       if (auto v = value(field.value, Context::Body);
           v && check_assign(*v, Type::scalar(TypeKind::String), "'image'"))
@@ -186,17 +259,12 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
       auto items = entries(field.value, "'volumes'", [](const ast::MapEntry&, const std::string&) { return true; });
       for (auto& [path, v] : items) {
         std::string source = v.is_literal() ? ir::literal_text(v.literal) : "";
-        ir::ContainerOp::Volume vol;
-        auto colon = source.find(':');
-        vol.kind = source.substr(0, colon);
-        vol.name = colon == std::string::npos ? "" : source.substr(colon + 1);
-        bool named = vol.kind == "pvc" || vol.kind == "configmap" || vol.kind == "secret";
-        bool ok = v.is_literal() && ((named && rules::is_dns1123_subdomain(vol.name)) ||
-                                     (vol.kind == "empty" && colon == std::string::npos));
-        if (!ok) {
-          diags_.error(v.range, fmt::format("a volume is a literal \"pvc:CLAIM\", \"empty\", "
-                                            "\"configmap:NAME\" or \"secret:NAME\" (Kubernetes "
-                                            "names), got {}",
+        auto vol = v.is_literal() ? volume_source(source) : std::nullopt;
+        if (!vol) {
+          diags_.error(v.range, fmt::format("a volume is a literal \"pvc:CLAIM[/SUB/PATH]\", \"empty[:SIZE]\", "
+                                            "\"memory[:SIZE]\", \"ephemeral:SIZE\", \"configmap:NAME\" or "
+                                            "\"secret:NAME\" (Kubernetes names and quantities), each with an "
+                                            "optional \":ro\" (read-only), got {}",
                                             v.is_literal() ? "'" + source + "'" : std::string("a value known only at run time")));
           continue;
         }
@@ -210,8 +278,8 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
           diags_.error(v.range, fmt::format("two volumes are mounted at '{}'", entry->path));
           continue;
         }
-        vol.path = entry->path;
-        c.volumes.push_back(std::move(vol));
+        vol->path = entry->path;
+        c.volumes.push_back(std::move(*vol));
       }
     } else if (name == "secret_env") {
       auto items = entries(field.value, "'secret_env'", [&](const ast::MapEntry& e, const std::string& key) {

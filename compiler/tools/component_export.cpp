@@ -234,6 +234,7 @@ class Exporter {
     warn(!op_.image_pull_policy.empty(), "image_pull_policy");
     warn(op_.run_as_user || op_.run_as_group || op_.run_as_non_root, "run_as_user/run_as_group/run_as_non_root");
     warn(!op_.metrics.empty(), "metrics");
+    for (const auto& f : ir::kSchedulingFields) warn(!(op_.*f.member).empty(), f.name);
   }
 
   const ir::ContainerOp& op_;

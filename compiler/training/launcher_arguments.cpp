@@ -26,7 +26,9 @@ bool Builder::read_arguments() {
       {"retries", 0},             {"gpu_resource", ""},       {"clean_pod_policy", ""},
       {"success_policy", ""},     {"timeout", ""},            {"pending_timeout", ""},
       {"tensorboard", ""},        {"runtime", ""},            {"trainer_runtime", ""},
-      {"chief_role", "chief"},
+      {"chief_role", "chief"},   {"queue", ""},              {"priority_class", ""},
+      {"scheduler", ""},          {"min_available", 0},       {"gang_queue", ""},
+      {"shm_size", ""},
   };
   // Any of them may be a run-time value: the launcher applies the same rules to it
   // (runtime/job_render.hpp) and reshapes the job (a role count of 0 removes the role).
@@ -61,6 +63,7 @@ bool Builder::read_arguments() {
   check_min("slots_per_worker", 1);
   check_min("nproc_per_node", 1);
   check_min("retries", 0);
+  check_min("min_available", 0);
   if (const Scalar* s = get("chief"); s && s->value.is_number_integer() && s->value.get<long>() > 1)
     error(*arg("chief"), "argument " + op_arg("chief") + " must be 0 or 1, got " +
                              std::to_string(s->value.get<long>()));
@@ -109,6 +112,7 @@ bool Builder::read_arguments() {
                                          " must be the name of a ClusterTrainingRuntime "
                                          "(lower-case letters, digits, '-' and '.'), got '" + r + "'");
   }
+  if (!read_scheduling()) return false;
   if (const Scalar* s = get("chief_role")) {
     std::string r = ir::literal_text(s->value);
     if (s->input.empty() && r != "chief" && r != "master")
@@ -121,6 +125,81 @@ bool Builder::read_arguments() {
         error(*arg(t), "argument " + op_arg(t) + " must be a duration such as '90s', '30m', " +
                            "'4h' or '2d', got '" + d + "'");
     }
+  return ok_;
+}
+
+// The scheduling arguments' literals, by the rules the launcher applies to run-time values
+// (docs/training-ops.md, "Scheduling").
+bool Builder::read_scheduling() {
+  auto text_of = [&](const char* name) -> std::optional<std::string> {
+    auto it = scalars_.find(name);
+    if (it == scalars_.end() || !it->second.input.empty()) return std::nullopt;
+    return ir::literal_text(it->second.value);
+  };
+  auto refuse = [&](const char* name, const std::string& what) {
+    error(*arg(name), "argument " + op_arg(name) + " must be " + what + ", got '" + *text_of(name) + "'");
+  };
+  for (const char* name : {"queue", "gang_queue"})
+    if (auto t = text_of(name); t && !t->empty() && !rules::is_label_value(*t))
+      refuse(name, "a queue name (at most 63 of [A-Za-z0-9-_.], alphanumeric at both ends)");
+  for (const char* name : {"priority_class", "scheduler"})
+    if (auto t = text_of(name); t && !t->empty() && !rules::is_dns1123_subdomain(*t))
+      refuse(name, "a Kubernetes name (lower-case letters, digits, '-' and '.')");
+  if (auto t = text_of("shm_size"); t && !t->empty() && !is_quantity(*t))
+    refuse("shm_size", "a Kubernetes quantity such as '8Gi'");
+  // Trainer v2.3's TrainJob patches no pod's priority class or scheduler: the runtime's
+  // pod template and podGroupPolicy say them.
+  if (auto r = text_of("runtime"); r && *r == "trainer-v2")
+    for (const char* name : {"priority_class", "scheduler", "gang_queue", "min_available"})
+      if (auto t = text_of(name); arg(name) && (!t || (!t->empty() && *t != "0")))
+        error(*arg(name), "argument " + op_arg(name) + " cannot be given with runtime 'trainer-v2': a TrainJob "
+                          "(Trainer v2.3) has no field for it; set it in the ClusterTrainingRuntime");
+  return ok_;
+}
+
+// `labels` and `annotations`: on the job and every pod template. A literal entry is
+// checked here, an entry from a value by the launcher (a label by the `label` binding).
+bool Builder::read_metadata() {
+  for (const char* field : {"labels", "annotations"}) {
+    const ir::Value* v = arg(field);
+    if (!v) continue;
+    bool label = std::string_view(field) == "labels";
+    Json& out = label ? labels_ : annotations_;
+    auto add = [&](const std::string& key, const ir::Value& value) {
+      if (!rules::is_label_key(key)) {
+        error(value, "argument " + op_arg(field) + ": '" + key + "' is not a Kubernetes " +
+                         (label ? "label" : "annotation") + " key ([prefix/]name, name at most 63 of [A-Za-z0-9-_.])");
+        return;
+      }
+      if (value.kind == ir::Value::Kind::Literal) {
+        std::string text = ir::literal_text(value.literal);
+        if (label && !rules::is_label_value(text)) {
+          error(value, "argument " + op_arg(field) + ": '" + text + "' is not a label value (at most 63 of "
+                       "[A-Za-z0-9-_.], alphanumeric at both ends)");
+          return;
+        }
+        out[key] = text;
+        return;
+      }
+      auto s = scalar(std::string(label ? "label_" : "annotation_") + key, value, label ? "placeholder" : "");
+      if (!s) return;
+      out[key] = ir::literal_text(s->value);
+      (label ? label_inputs_ : annotation_inputs_).emplace_back(key, s->input);
+    };
+    if (v->kind == ir::Value::Kind::Literal && v->literal.is_object()) {
+      for (const auto& [k, val] : v->literal.items()) {
+        ir::Value lit;
+        lit.literal = val;
+        lit.range = v->range;
+        add(k, lit);
+      }
+    } else if (v->kind == ir::Value::Kind::Map) {
+      for (const auto& [k, val] : v->entries) add(k, val);
+    } else {
+      error(*v, "argument " + op_arg(field) + " must list its entries ({key: value}); each value may be a "
+                "run-time value");
+    }
+  }
   return ok_;
 }
 

@@ -187,6 +187,11 @@ class Builder {
   bool read_command();
   bool read_sync();
   bool read_node_placement();
+  bool read_scheduling();
+  bool read_metadata();
+  Json metadata(const std::string& base, bool job);
+  void scheduling(Json& spec, const std::string& base);
+  void gang(Json& run_policy);
   Json container(const Role& role, const std::string& base);
   Json replica(const Role& role, const std::string& base);
   std::string replica_spec_key() const;
@@ -227,6 +232,8 @@ class Builder {
   Json node_selector_ = Json::object();
   std::vector<std::pair<std::string, std::string>> node_selector_inputs_;  // key, input
   Json tolerations_ = Json::array();
+  Json labels_ = Json::object(), annotations_ = Json::object();
+  std::vector<std::pair<std::string, std::string>> label_inputs_, annotation_inputs_;  // key, input
   std::vector<std::string> metric_args_;
   std::string tensorboard_;
 };

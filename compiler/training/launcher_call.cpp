@@ -25,7 +25,89 @@ void add_arg(std::vector<LauncherWord>& argv, Option id, LauncherWord value) {
   if (words.size() > 1) argv.push_back(std::move(value));
 }
 
+// A key as one token of a JSON pointer: '~' is written "~0", '/' "~1".
+std::string pointer_token(const std::string& key) {
+  std::string k;
+  for (char ch : key) k += ch == '/' ? std::string("~1") : ch == '~' ? std::string("~0") : std::string(1, ch);
+  return k;
+}
+
 }  // namespace
+
+// The labels and annotations of the job (`job`) or of a pod template at `base`: the
+// user's, and the Kueue queue's label; each entry from a value bound where it stands.
+Json Builder::metadata(const std::string& base, bool job) {
+  Json labels = labels_, annotations = annotations_;
+  for (const auto& [key, input] : label_inputs_)
+    bind(base + "/labels/" + pointer_token(key), input, Kind::Label);
+  for (const auto& [key, input] : annotation_inputs_)
+    bind(base + "/annotations/" + pointer_token(key), input, Kind::String);
+  if (auto it = scalars_.find("queue"); it != scalars_.end()) {
+    std::string queue = ir::literal_text(it->second.value);
+    if (!queue.empty()) labels[std::string(rules::kKueueQueueLabel)] = queue;
+  }
+  Json m = job ? Json{{"name", rules::job_name_for_step(step_.name)}} : Json::object();
+  if (!labels.empty()) m["labels"] = labels;
+  if (!annotations.empty()) m["annotations"] = annotations;
+  return m;
+}
+
+// A pod's priority class, scheduler and /dev/shm (docs/training-ops.md, "Scheduling").
+void Builder::scheduling(Json& spec, const std::string& base) {
+  auto field = [&](const char* arg_name, const char* key) {
+    auto it = scalars_.find(arg_name);
+    if (it == scalars_.end()) return;
+    std::string text = ir::literal_text(it->second.value);
+    // A bound priority class: the `priority-class` binding sets every pod's at once.
+    if (!it->second.input.empty() && std::string_view(arg_name) == "scheduler")
+      bind(base + "/" + key, it->second.input, Kind::String);
+    else if (text.empty())
+      return;
+    spec[key] = text;
+  };
+  field("priority_class", "priorityClassName");
+  field("scheduler", "schedulerName");
+  auto shm = scalars_.find("shm_size");
+  if (shm == scalars_.end() || (shm->second.input.empty() && ir::literal_text(shm->second.value).empty())) return;
+  Json& volumes = spec["volumes"];
+  if (!volumes.is_array()) volumes = Json::array();
+  std::string size = ir::literal_text(shm->second.value);
+  if (!shm->second.input.empty())
+    bind(base + "/volumes/" + std::to_string(volumes.size()) + "/emptyDir/sizeLimit", shm->second.input,
+         Kind::Quantity);
+  volumes.push_back(Json{{"name", std::string(rules::kShmVolume)},
+                         {"emptyDir", Json{{"medium", "Memory"}, {"sizeLimit", size.empty() ? "64Mi" : size}}}});
+  Json& main = spec["containers"][0];
+  if (!main["volumeMounts"].is_array()) main["volumeMounts"] = Json::array();
+  main["volumeMounts"].push_back(Json{{"name", std::string(rules::kShmVolume)}, {"mountPath", "/dev/shm"}});
+}
+
+// What Kueue needs of a job in a queue (suspended until admitted), and the gang: the
+// operators' runPolicy.schedulingPolicy when a scheduler, a minimum or a gang queue is given.
+void Builder::gang(Json& run_policy) {
+  auto given = [&](const char* name) -> const Scalar* {
+    auto it = scalars_.find(name);
+    if (it == scalars_.end()) return nullptr;
+    std::string text = ir::literal_text(it->second.value);
+    return it->second.input.empty() && (text.empty() || text == "0") ? nullptr : &it->second;
+  };
+  if (const Scalar* queue = given("queue"); queue && queue->input.empty()) run_policy["suspend"] = true;
+  const Scalar* scheduler = given("scheduler");
+  const Scalar* min = given("min_available");
+  const Scalar* queue = given("gang_queue");
+  if (!scheduler && !min && !queue) return;
+  Json policy = Json::object();
+  if (min) {
+    policy["minAvailable"] = min->value.is_number_integer() ? min->value.get<long>() : 0;
+    if (!min->input.empty()) bind("/spec/runPolicy/schedulingPolicy/minAvailable", min->input, Kind::Int);
+  }
+  if (queue) {
+    policy["queue"] = ir::literal_text(queue->value);
+    if (!queue->input.empty()) bind("/spec/runPolicy/schedulingPolicy/queue", queue->input, Kind::String);
+  }
+  if (const Scalar* priority = given("priority_class")) policy["priorityClass"] = ir::literal_text(priority->value);
+  run_policy["schedulingPolicy"] = policy;
+}
 
 std::string Builder::replica_spec_key() const {
   switch (step_.kind) {
@@ -198,7 +280,9 @@ Json Builder::replica(const Role& role, const std::string& base) {
                            {"persistentVolumeClaim", Json{{"claimName", data_[i].claim}}}});
   if (sync_) volumes.push_back(Json{{"name", "code-sync"}, {"emptyDir", Json::object()}});
   if (!volumes.empty()) spec["volumes"] = volumes;
-  r["template"] = Json{{"spec", spec}};
+  scheduling(spec, base + "/template/spec");
+  Json meta = metadata(base + "/template/metadata", false);
+  r["template"] = meta.empty() ? Json{{"spec", spec}} : Json{{"metadata", meta}, {"spec", spec}};
   return r;
 }
 
@@ -209,6 +293,7 @@ bool Builder::run() {
   read_command();
   read_sync();
   read_node_placement();
+  read_metadata();
   read_metrics();
   if (const ir::Value* v = arg("tensorboard"); v && !v->is_literal()) {
     // Known at run time: the launcher checks that it lies inside a data volume ("" = none).
@@ -236,7 +321,7 @@ bool Builder::run() {
   job["apiVersion"] = mpi_v2 ? "kubeflow.org/v2beta1" : "kubeflow.org/v1";
   job["kind"] = job_kind();
   // The launcher replaces the name with one made from the pod name; this one is valid.
-  job["metadata"] = Json{{"name", rules::job_name_for_step(step_.name)}};
+  job["metadata"] = metadata("/metadata", true);
 
   Json spec = Json::object();
   std::string base = "/spec/" + rs + "/";
@@ -313,6 +398,10 @@ bool Builder::run() {
   if (!env_map_input_.empty()) bind("/spec/" + rs, env_map_input_, Kind::EnvMap);
   if (!node_selector_input_.empty()) bind("/spec/" + rs, node_selector_input_, Kind::NodeSelector);
   if (!tolerations_input_.empty()) bind("/spec/" + rs, tolerations_input_, Kind::Tolerations);
+  if (auto it = scalars_.find("queue"); it != scalars_.end() && !it->second.input.empty())
+    bind("/spec/" + rs, it->second.input, Kind::Queue);
+  if (auto it = scalars_.find("priority_class"); it != scalars_.end() && !it->second.input.empty())
+    bind("/spec/" + rs, it->second.input, Kind::PriorityClass);
   if (!gpu_resource_input_.empty()) bind("/spec/" + rs, gpu_resource_input_, Kind::GpuResource);
 
   Json run_policy = Json::object();
@@ -330,6 +419,7 @@ bool Builder::run() {
         it->second.value.is_number_integer() ? it->second.value.get<long>() : 0;
     if (!it->second.input.empty()) bind("/spec/runPolicy/backoffLimit", it->second.input, Kind::Int);
   }
+  gang(run_policy);
   spec["runPolicy"] = run_policy;
   job["spec"] = spec;
 

@@ -641,7 +641,7 @@ TEST(Jobs, LauncherArgsPassInjectCheck) {
   fs::create_directories(dir);
   std::string files;
   for (const char* example :
-       {"mpi_run.pipe", "mnist_tf.pipe", "helm_tf_training.pipe", "pytorch_ddp.pipe"}) {
+       {"mpi_run.pipe", "mnist_tf.pipe", "helm_tf_training.pipe", "pytorch_ddp.pipe", "shared_cluster.pipe"}) {
     auto out = build_example(example);
     ASSERT_TRUE(out.built);
     nlohmann::ordered_json wf;
@@ -690,7 +690,7 @@ TEST(Jobs, LauncherArgsPassInjectCheck) {
     ++summaries;
     EXPECT_EQ(inject.compare(at, 41, "inject: 0 findings, 0 splices to review, "), 0) << inject;
   }
-  EXPECT_EQ(summaries, 4u) << inject;
+  EXPECT_EQ(summaries, 5u) << inject;
   rc = std::system((std::string(PIPEC_SHARED_DIR "/tools/validate-workflow/validate") + files + " > '" + log +
                     "' 2>&1").c_str());
   EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << testing::read_text(log);

@@ -33,6 +33,7 @@ SAMPLE_BY_KIND = {
     "string": "x", "env": "x", "int": "1", "count": "1", "quantity": "1", "bool": "true",
     "data": "[]", "tolerations": "[]", "env-map": "{}", "node-selector": "{}",
     "gpu-resource": "", "clean-pod-policy": "Running", "success-policy": "",
+    "queue": "q", "priority-class": "", "label": "x",
 }
 SAMPLE_BY_FLAG = {
     "--pending-timeout": "0", "--running-timeout": "0", "--runtime": "", "--trainer-runtime": "",

@@ -58,6 +58,11 @@ EXPECT = {
     # RMSE of the fit is about 0.4, under max_rmse, so release runs.
     "cross_validation": ([], 0, {"f1/data": "succeeded", "f3/fit": "succeeded", "total": "succeeded",
                                  "release": "succeeded"}, "publishing the model: slope 2."),
+    # Runs: the container step on /usr/bin/python3; the PyTorch job's replicas need
+    # torchrun, which only its image has, so the later jobs do not run. The scheduling
+    # fields are said not applied, once each.
+    "shared_cluster": ([], 1, {"data": "succeeded", "ddp": "failed", "allreduce": "not run"},
+                       "'priority_class' is not applied by a local run"),
     "use_file": ([], 2, "use_file.pipe:13:11: error: step 'train' cannot run locally: 'data'"),
 }
 

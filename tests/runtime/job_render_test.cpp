@@ -206,7 +206,7 @@ TEST(RuntimeJobRender, ReportsArgumentAndManifestErrors) {
   EXPECT_EQ(render({"/spec/slotsPerWorker=x:float"}, {"x=1"}).error,
             "--bind \"/spec/slotsPerWorker=x:float\": unknown kind 'float' (expected string, int, "
             "quantity, bool, env, data, count, tolerations, env-map, node-selector, gpu-resource, "
-            "clean-pod-policy or success-policy)");
+            "clean-pod-policy, success-policy, queue, priority-class or label)");
   EXPECT_EQ(render({}, {"novalue"}).error, "--value expects NAME=TEXT, got \"novalue\"");
   EXPECT_EQ(render({}, {"a=1", "a=2"}).error, "--value 'a' given twice");
   EXPECT_EQ(render_job_from_args("{\"kind\":\"Pod\",\"apiVersion\":\"v1\"}", {}, {}).error,

@@ -6,6 +6,7 @@
 #include <chrono>
 #include "compiler/shell/shell_script.hpp"
 #include "compiler/emit/yaml/yaml_writer.hpp"
+#include "rules/kubernetes.hpp"
 #include "rules/launcher_cli.hpp"
 #include "rules/metrics_cli.hpp"
 #include "rules/names.hpp"
@@ -81,11 +82,16 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   for (const auto& s : op.secret_env)
     env.push_back({{"name", s.var}, {"valueFrom", {{"secretKeyRef", {{"name", s.secret}, {"key", s.key}}}}}});
   if (!env.empty()) c["env"] = std::move(env);
-  if (!op.volumes.empty() || !op.metrics.empty()) {
+  if (!op.volumes.empty() || !op.metrics.empty() || !op.shm_size.empty()) {
     Json mounts = Json::array();
-    for (std::size_t i = 0; i < op.volumes.size(); ++i)
-      mounts.push_back({{"name", "vol-" + std::to_string(i)}, {"mountPath", op.volumes[i].path}});
+    for (std::size_t i = 0; i < op.volumes.size(); ++i) {
+      Json mount = {{"name", "vol-" + std::to_string(i)}, {"mountPath", op.volumes[i].path}};
+      if (!op.volumes[i].sub_path.empty()) mount["subPath"] = op.volumes[i].sub_path;
+      if (op.volumes[i].read_only) mount["readOnly"] = true;
+      mounts.push_back(std::move(mount));
+    }
     if (!op.metrics.empty()) mounts.push_back({{"name", kMetricsVolume}, {"mountPath", kMetricsDir}});
+    if (!op.shm_size.empty()) mounts.push_back({{"name", std::string(rules::kShmVolume)}, {"mountPath", "/dev/shm"}});
     c["volumeMounts"] = std::move(mounts);
   }
   if (!op.image_pull_policy.empty()) c["imagePullPolicy"] = op.image_pull_policy;
@@ -277,20 +283,35 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
       for (const auto& [k, v] : op->node_selector) selector[k] = v;
       t["nodeSelector"] = std::move(selector);
     }
-    if (!op->volumes.empty() || !op->metrics.empty()) {
+    if (!op->volumes.empty() || !op->metrics.empty() || !op->shm_size.empty()) {
       Json volumes = Json::array();
       for (std::size_t i = 0; i < op->volumes.size(); ++i) {
         const auto& v = op->volumes[i];
         Json vol = {{"name", "vol-" + std::to_string(i)}};
         if (v.kind == "pvc") vol["persistentVolumeClaim"] = {{"claimName", v.name}};
-        if (v.kind == "empty") vol["emptyDir"] = Json::object();
+        if (v.kind == "empty") {
+          vol["emptyDir"] = Json::object();
+          if (v.memory) vol["emptyDir"]["medium"] = "Memory";
+          if (!v.size.empty()) vol["emptyDir"]["sizeLimit"] = v.size;
+        }
+        if (v.kind == "ephemeral")
+          vol["ephemeral"] = {{"volumeClaimTemplate",
+                               {{"spec", {{"accessModes", Json::array({"ReadWriteOnce"})},
+                                          {"resources", {{"requests", {{"storage", v.size}}}}}}}}}};
         if (v.kind == "configmap") vol["configMap"] = {{"name", v.name}};
         if (v.kind == "secret") vol["secret"] = {{"secretName", v.name}};
         volumes.push_back(std::move(vol));
       }
       if (!op->metrics.empty()) volumes.push_back({{"name", kMetricsVolume}, {"emptyDir", Json::object()}});
+      if (!op->shm_size.empty())
+        volumes.push_back({{"name", std::string(rules::kShmVolume)},
+                           {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", op->shm_size}}}});
       t["volumes"] = std::move(volumes);
     }
+    // Scheduling (docs/language.md, "Scheduling"): the pod's own fields, and Kueue's label.
+    if (!op->priority_class.empty()) t["priorityClassName"] = op->priority_class;
+    if (!op->scheduler.empty()) t["schedulerName"] = op->scheduler;
+    if (!op->queue.empty()) labels[std::string(rules::kKueueQueueLabel)] = op->queue;
     if (!op->tolerations.empty()) {
       Json tolerations = Json::array();
       for (const auto& text : op->tolerations) tolerations.push_back(Json::parse(text));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include "compiler/shell/shell_script.hpp"
+#include "rules/kubernetes.hpp"
 #include "rules/launcher_cli.hpp"
 #include "rules/metrics_cli.hpp"
 #include "rules/names.hpp"
@@ -292,6 +293,13 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     comp["outputDefinitions"]["artifacts"]["metrics"] = {
         {"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}};
   components_[component] = std::move(comp);
+  pod_platform(op, executor);
+  return component;
+}
+
+// An executor's Kubernetes platform spec: what kfp-kubernetes writes for the op's pod
+// fields, and a located error for those it has no field for.
+void SpecWriter::pod_platform(const ir::ContainerOp& op, const std::string& executor) {
   if (op.timeout_seconds)
     platform_[executor]["activeDeadlineSeconds"] = std::to_string(*op.timeout_seconds);
   // Placement and metadata: the Kubernetes platform spec, as kfp-kubernetes writes them.
@@ -305,10 +313,27 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     const auto& v = op.volumes[i];
     J& p = platform_[executor];
     J name = {{"runtimeValue", {{"constant", v.name}}}};
-    if (v.kind == "pvc")
+    // ConfigMaps and Secrets are mounted read-only by Kubernetes itself; the platform spec
+    // has no read-only mount of a claim or a scratch volume.
+    if (v.read_only && v.kind != "configmap" && v.kind != "secret")
+      error(op.range, fmt::format("on the kfp-v2 target op '{}' cannot mount '{}' read-only (\":ro\"): KFP v2's "
+                                  "Kubernetes platform spec (kfp-kubernetes) has no read-only mount; use the kfp-v1 target",
+                                  op.name, v.path));
+    if (v.kind == "pvc") {
       p["pvcMount"].push_back({{"constant", v.name}, {"mountPath", v.path}, {"pvcNameParameter", name}});
-    if (v.kind == "empty")
+      if (!v.sub_path.empty()) p["pvcMount"].back()["subPath"] = v.sub_path;
+    }
+    if (v.kind == "empty") {
       p["emptyDirMounts"].push_back({{"volumeName", "vol-" + std::to_string(i)}, {"mountPath", v.path}});
+      if (v.memory) p["emptyDirMounts"].back()["medium"] = "Memory";
+      if (!v.size.empty()) p["emptyDirMounts"].back()["sizeLimit"] = v.size;
+    }
+    if (v.kind == "ephemeral")
+      p["genericEphemeralVolume"].push_back({{"volumeName", "vol-" + std::to_string(i)},
+                                             {"mountPath", v.path},
+                                             {"accessModes", J::array({"ReadWriteOnce"})},
+                                             {"size", v.size},
+                                             {"defaultStorageClass", true}});
     if (v.kind == "configmap")
       p["configMapAsVolume"].push_back(
           {{"configMapName", v.name}, {"mountPath", v.path}, {"configMapNameParameter", name}});
@@ -333,13 +358,25 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     for (const auto& text : op.tolerations) tolerations.push_back(J::parse(text));
     platform_[executor]["tolerations"] = std::move(tolerations);
   }
-  if (!op.labels.empty() || !op.annotations.empty()) {
+  // Scheduling (docs/language.md, "Scheduling"): kfp-kubernetes 2.17 has the pod's
+  // labels and shared memory, no field for its priority class or scheduler.
+  auto no_field = [&](const std::string& text, const char* field, const char* what) {
+    if (!text.empty())
+      error(op.range, fmt::format("on the kfp-v2 target op '{}' cannot set '{}': KFP v2's Kubernetes platform "
+                                  "spec (kfp-kubernetes) has no field for a pod's {}; use the kfp-v1 target",
+                                  op.name, field, what));
+  };
+  no_field(op.priority_class, "priority_class", "priority class");
+  no_field(op.scheduler, "scheduler", "scheduler");
+  if (!op.shm_size.empty())
+    platform_[executor]["enabledSharedMemory"] = {{"volumeName", std::string(rules::kShmVolume)}, {"size", op.shm_size}};
+  if (!op.labels.empty() || !op.annotations.empty() || !op.queue.empty()) {
     J metadata = J::object();
+    if (!op.queue.empty()) metadata["labels"][std::string(rules::kKueueQueueLabel)] = op.queue;
     for (const auto& [k, v] : op.labels) metadata["labels"][k] = v;
     for (const auto& [k, v] : op.annotations) metadata["annotations"][k] = v;
     platform_[executor]["podMetadata"] = std::move(metadata);
   }
-  return component;
 }
 
 std::string SpecWriter::training_component(const ir::Step& step, training::LauncherCall& call) {

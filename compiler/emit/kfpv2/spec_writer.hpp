@@ -160,6 +160,7 @@ class SpecWriter {
 
   // Components and executors.
   std::string container_component(const ir::Step& step);
+  void pod_platform(const ir::ContainerOp& op, const std::string& executor);
   std::string training_component(const ir::Step& step, training::LauncherCall& call);
   J op_word(const ir::Word& w);
   bool literal_ok(std::string_view text, SourceRange range);

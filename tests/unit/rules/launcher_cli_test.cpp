@@ -46,11 +46,11 @@ TEST(LauncherCli, EveryBindingKindIsWrittenAndReadBack) {
     EXPECT_EQ(arg, "/spec/a=b=workers:" + std::string(k.word));
     EXPECT_NE(binding_kind_list().find(k.word), std::string::npos);
   }
-  EXPECT_EQ(words.size(), 13u);  // docs/runtime.md, "Binding kinds"
+  EXPECT_EQ(words.size(), 16u);  // docs/runtime.md, "Binding kinds"
   EXPECT_FALSE(binding_kind_named("String"));
   EXPECT_FALSE(binding_kind_named(""));
   EXPECT_EQ(binding_kind_list().substr(0, 13), "string, int, ");
-  EXPECT_NE(binding_kind_list().find(", clean-pod-policy or success-policy"), std::string::npos);
+  EXPECT_NE(binding_kind_list().find(", success-policy, queue, priority-class or label"), std::string::npos);
 }
 
 TEST(LauncherCli, UsageListsEveryOptionAndKind) {
