@@ -102,8 +102,10 @@ void write_dag(std::string& out, const ReportRun& run) {
     for (const Json& dep : input::member(steps[i], "after"))
       if (dep.is_string())
         if (auto it = index.find(dep.get<std::string>()); it != index.end() && it->second < i)
-          out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#555\" stroke-width=\"1.5\"/>\n",
-                             x_of(it->second) + 160, y_of(it->second) + 20, x_of(i), y_of(i) + 20);
+          out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#555\" stroke-width=\"1.5\"/>\n"
+                             "<polygon points=\"{},{} {},{} {},{}\" fill=\"#555\"/>\n",
+                             x_of(it->second) + 160, y_of(it->second) + 20, x_of(i) - 6, y_of(i) + 20, x_of(i),
+                             y_of(i) + 20, x_of(i) - 8, y_of(i) + 15, x_of(i) - 8, y_of(i) + 25);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     std::string outcome = str(steps[i], "outcome");
     out += fmt::format(
@@ -206,7 +208,7 @@ void write_chart(std::string& out, const std::string& key, const std::vector<std
     if (hi_text.empty() || d > hi) hi = d, hi_text = v;
   }
   const double base = std::min(0.0, lo), top = std::max(0.0, hi) == base ? base + 1 : std::max(0.0, hi);
-  const int left = 80, plot_w = 400, plot_h = 160, top_y = 24, w = left + plot_w + 20, h = top_y + plot_h + 40;
+  const int left = 70, plot_w = 300, plot_h = 120, top_y = 24, w = left + plot_w + 20, h = top_y + plot_h + 40;
   auto y_of = [&](double v) { return top_y + plot_h - (v - base) / (top - base) * plot_h; };
   out += fmt::format("<figure><figcaption>{}</figcaption>\n", esc(key));
   out += fmt::format("<svg class=\"chart\" data-metric=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
@@ -234,6 +236,17 @@ void write_chart(std::string& out, const std::string& key, const std::vector<std
                        esc(row[r]), fixed(x), top_y + plot_h + 14, esc(clip(runs[r].label, 14)));
   }
   out += "</svg>\n</figure>\n";
+}
+
+// Each run's DAG, timeline and step table.
+void write_run_sections(std::string& out, const std::vector<ReportRun>& runs) {
+  for (const auto& run : runs) {
+    out += fmt::format("<h2>Run {}</h2>\n<h3>Steps</h3>\n", esc(run.label));
+    write_dag(out, run);
+    out += "<h3>Timeline</h3>\n";
+    write_timeline(out, run);
+    write_steps_table(out, run);
+  }
 }
 
 constexpr const char* kStyle =
@@ -309,21 +322,17 @@ std::string report_html(const std::vector<ReportRun>& runs) {
                        "<td class=\"num\">{}</td></tr>\n",
                        run_color(r), esc(runs[r].label), esc(str(runs[r].summary, "pipeline")),
                        esc(str(runs[r].summary, "outcome")), esc(num(input::member(runs[r].summary, "seconds"))));
-  out += "</table>\n<h2>Parameters</h2>\n";
-  write_compare_table(out, runs, "parameter", params, false);
+  out += "</table>\n";
+  // One run: its steps first; several: their comparison first.
+  if (runs.size() == 1) write_run_sections(out, runs);
   auto metrics = metric_rows(runs);
-  out += "<h2>Metrics</h2>\n";
-  write_compare_table(out, runs, "metric", metrics, true);
   out += "<h2>Charts</h2>\n<div class=\"charts\">\n";
   for (const auto& [key, row] : metrics) write_chart(out, key, row, runs);
-  out += "</div>\n";
-  for (const auto& run : runs) {
-    out += fmt::format("<h2>Run {}</h2>\n<h3>Steps</h3>\n", esc(run.label));
-    write_dag(out, run);
-    out += "<h3>Timeline</h3>\n";
-    write_timeline(out, run);
-    write_steps_table(out, run);
-  }
+  out += "</div>\n<h2>Parameters</h2>\n";
+  write_compare_table(out, runs, "parameter", params, false);
+  out += "<h2>Metrics</h2>\n";
+  write_compare_table(out, runs, "metric", metrics, true);
+  if (runs.size() > 1) write_run_sections(out, runs);
   out += "</body>\n</html>\n";
   return out;
 }

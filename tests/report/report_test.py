@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+"""pipec report on real local runs (tests/report/CMakeLists.txt).
+
+usage: report_test.py PIPEC WORKDIR SCENARIO
+  page     the seed stand-in's run and 3 runs of tests/local/metrics.pipe: the same page
+           twice for the same runs, xmllint parses it, no <script and no http(s)://, an SVG
+           chart per metric, a DAG and a timeline per run, every number summary.json's text
+  browser  headless Chromium draws every chart: hiding one chart's contents changes the
+           screenshot (exit 77, skipped, where no chromium is installed)
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PIPEC, WORK, SCENARIO = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def local_run(pipe, run_dir, *params):
+    subprocess.run(["rm", "-rf", run_dir])
+    args = [a for p in params for a in ("-p", p)]
+    p = subprocess.run([PIPEC, "run", "--local", pipe, *args, "--run-dir", run_dir],
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        fail(f"run --local {pipe}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+
+
+def report(dirs, out):
+    p = subprocess.run([PIPEC, "report", *dirs, "-o", out], capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        fail(f"pipec report: exit {p.returncode}: {p.stderr}")
+    with open(out, "rb") as f:
+        return f.read()
+
+
+def runs():
+    """The seed stand-in's run, and 3 runs of metrics.pipe whose parameters differ."""
+    seed = os.path.join(WORK, SCENARIO, "seed")
+    local_run(os.path.join(HERE, "seed_local.pipe"), seed, "dir=" + HERE)
+    three = []
+    for i, extra in enumerate(["f1", "rmse", "f1"]):
+        d = os.path.join(WORK, SCENARIO, f"run-{i + 1}")
+        local_run(os.path.join(ROOT, "tests", "local", "metrics.pipe"), d, "extra=" + extra)
+        three.append(d)
+    return [seed], three
+
+
+def summary_numbers(run_dir):
+    """Every number summary.json holds, as its text: the JSON numbers and the metric values."""
+    with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
+        text = f.read()
+    numbers = set(re.findall(r'": (-?[0-9][0-9.eE+-]*)', text))
+    keys = set()
+    for s in json.loads(text)["steps"]:
+        for token in s["metrics"].split():
+            name, value = token.rsplit("=", 1)
+            numbers.add(value)
+            keys.add(s["step"] + "." + name)
+    return numbers, keys
+
+
+def check_page(dirs, out):
+    page = report(dirs, out)
+    if report(dirs, out + ".again") != page:
+        fail("two reports of the same runs differ")
+    p = subprocess.run(["xmllint", "--noout", out], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("xmllint: " + p.stderr)
+    text = page.decode("utf-8")
+    for bad in ("<script", "http://", "https://"):
+        if bad in text.lower():
+            fail(f"the page holds {bad!r}")
+    root = ET.fromstring(re.sub(r"^<!DOCTYPE html>", "", text))
+    svgs = [e for e in root.iter("svg")]
+    numbers, keys = set(), set()
+    for d in dirs:
+        n, k = summary_numbers(d)
+        numbers |= n
+        keys |= k
+    charts = sorted(e.get("data-metric") for e in svgs if e.get("class") == "chart")
+    if charts != sorted(keys):
+        fail(f"charts {charts}, expected one per metric {sorted(keys)}")
+    for kind in ("dag", "timeline"):
+        if sum(e.get("class") == kind for e in svgs) != len(dirs):
+            fail(f"expected one {kind} per run")
+    shown = ["".join(e.itertext()) for e in root.iter() if e.get("class") == "num"]
+    if not shown:
+        fail("no number shown")
+    for n in shown:
+        if n not in numbers:
+            fail(f"the page shows {n!r}, which is not a number of summary.json ({sorted(numbers)})")
+    for d in dirs:
+        with open(os.path.join(d, "summary.json"), encoding="utf-8") as f:
+            s = json.load(f)
+        for step in s["steps"]:
+            for key in ("seconds", "started"):
+                if json.dumps(step[key]) not in shown and repr(step[key]) not in shown:
+                    fail(f"{d}: step {step['step']}'s {key} {step[key]} is not shown")
+    print(f"ok: {out}: {len(charts)} charts, {len(shown)} numbers, all summary.json's")
+    return page
+
+
+def png_rows(path):
+    """The PNG's pixel data (inflated, still filtered): equal for equal pictures."""
+    with open(path, "rb") as f:
+        data = f.read()
+    pos, idat = 8, b""
+    while pos < len(data):
+        length = int.from_bytes(data[pos:pos + 4], "big")
+        if data[pos + 4:pos + 8] == b"IDAT":
+            idat += data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+    return zlib.decompress(idat)
+
+
+def shoot(chromium, html, png):
+    p = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        "--window-size=1100,5000", "--screenshot=" + png, "file://" + html],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0 or not os.path.exists(png):
+        fail(f"chromium: exit {p.returncode}: {p.stderr[-2000:]}")
+    return png_rows(png)
+
+
+def check_browser(chromium, dirs, name, also):
+    out = os.path.join(WORK, SCENARIO, name + ".html")
+    page = report(dirs, out).decode("utf-8")
+    full = shoot(chromium, out, out + ".png")
+    metrics = re.findall(r'<svg class="chart" data-metric="([^"]*)"', page)
+    if not metrics:
+        fail("no chart in the page")
+    for kind in also + metrics:
+        css = (f'svg.chart[data-metric="{kind}"] > *' if kind in metrics else f"svg.{kind} > *")
+        hidden = page.replace("</head>", f"<style>{css}{{visibility:hidden}}</style></head>", 1)
+        variant = out + ".hidden.html"
+        with open(variant, "w", encoding="utf-8") as f:
+            f.write(hidden)
+        if shoot(chromium, variant, variant + ".png") == full:
+            fail(f"{name}: the {kind} chart draws nothing: hiding its contents changes no pixel")
+    print(f"ok: {name}: chromium draws {', '.join(also + ['']) }{len(metrics)} charts")
+
+
+def main():
+    seed, three = runs()
+    if SCENARIO == "page":
+        check_page(seed, os.path.join(WORK, SCENARIO, "seed.html"))
+        check_page(three, os.path.join(WORK, SCENARIO, "three.html"))
+        # A directory that is no run is refused by name.
+        p = subprocess.run([PIPEC, "report", HERE, "-o", os.path.join(WORK, "x.html")],
+                           capture_output=True, text=True)
+        if p.returncode != 1 or "summary.json" not in p.stderr:
+            fail(f"a directory without summary.json: exit {p.returncode}: {p.stderr}")
+    elif SCENARIO == "browser":
+        chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+        if not chromium:
+            print("SKIP: no chromium on PATH (Debian: apt-get install chromium); the page is still "
+                  "checked by report.page")
+            sys.exit(77)
+        check_browser(chromium, seed, "seed", ["timeline", "dag"])
+        check_browser(chromium, three, "three", [])
+    else:
+        fail("unknown scenario " + SCENARIO)
+
+
+main()
