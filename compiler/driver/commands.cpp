@@ -318,8 +318,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   };
   auto options = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "report", "Write one HTML page of local runs: their DAG, timeline, parameters, metrics and a chart per "
-                "metric (no script, nothing fetched)");
+      "report", "Write one HTML page of local runs: DAG, timeline, a chart per metric, parameters, metrics");
   cmd->add_option("run_dir", options->dirs, "Run directories of pipec run --local (several: compared)")
       ->required();
   cmd->add_option("-o,--output", options->output, "The page to write, or - for standard output")->required();
