@@ -44,10 +44,14 @@ def report(dirs, out):
         return f.read()
 
 
+# Markup, an entity, a CDATA end, quotes and a control character: text on the page.
+HOSTILE = "<b>x</b> &amp; ]]> \"q\" 'a' </table><script>\x01"
+
+
 def runs():
     """The seed stand-in's run, and 3 runs of metrics.pipe whose parameters differ."""
     seed = os.path.join(WORK, SCENARIO, "seed")
-    local_run(os.path.join(HERE, "seed_local.pipe"), seed, "dir=" + HERE)
+    local_run(os.path.join(HERE, "seed_local.pipe"), seed, "dir=" + HERE, "note=" + HOSTILE)
     three = []
     for i, extra in enumerate(["f1", "rmse", "f1"]):
         d = os.path.join(WORK, SCENARIO, f"run-{i + 1}")
@@ -94,6 +98,9 @@ def check_page(dirs, out):
     for kind in ("dag", "timeline"):
         if sum(e.get("class") == kind for e in svgs) != len(dirs):
             fail(f"expected one {kind} per run")
+    cells = ["".join(e.itertext()) for e in root.iter("td")]
+    if any("note" in c for c in cells) and HOSTILE.replace("\x01", "\ufffd") not in cells:
+        fail("the parameter note is not shown as its text")
     shown = ["".join(e.itertext()) for e in root.iter() if e.get("class") == "num"]
     if not shown:
         fail("no number shown")
