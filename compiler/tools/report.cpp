@@ -221,7 +221,7 @@ void write_chart(std::string& out, const std::string& key, const std::vector<std
     out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#bbb\" stroke-dasharray=\"4 3\"/>\n"
                        "<text class=\"num\" x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\">{}</text>\n",
                        left, fixed(y_of(v)), left + plot_w, fixed(y_of(v)), left - 4, fixed(y_of(v) + 3), esc(text));
-    if (lo_text == hi_text) break;
+    if (lo_text == hi_text || y_of(lo) - y_of(hi) < 12) break;  // one value, or labels that would overlap
   }
   const double slot = static_cast<double>(plot_w) / static_cast<double>(std::max<std::size_t>(row.size(), 1));
   for (std::size_t r = 0; r < row.size(); ++r) {

@@ -2,12 +2,13 @@
 """pipec report on real local runs (tests/report/CMakeLists.txt).
 
 usage: report_test.py PIPEC WORKDIR SCENARIO
-  page     the seed stand-in's run and 3 runs of tests/local/metrics.pipe: the same page
+  page     the seed stand-in's run and 3 runs of compare.pipe: the same page
            twice for the same runs, xmllint parses it, no <script and no http(s)://, an SVG
            chart per metric, a DAG and a timeline per run, every number summary.json's text
   browser  headless Chromium draws every chart: hiding one chart's contents changes the
            screenshot (exit 77, skipped, where no chromium is installed)
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -18,7 +19,6 @@ import xml.etree.ElementTree as ET
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 PIPEC, WORK, SCENARIO = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
 
 
@@ -49,13 +49,13 @@ HOSTILE = "<b>x</b> &amp; ]]> \"q\" 'a' </table><script>\x01"
 
 
 def runs():
-    """The seed stand-in's run, and 3 runs of metrics.pipe whose parameters differ."""
+    """The seed stand-in's run, and 3 runs of compare.pipe whose parameters and metrics differ."""
     seed = os.path.join(WORK, SCENARIO, "seed")
     local_run(os.path.join(HERE, "seed_local.pipe"), seed, "dir=" + HERE, "note=" + HOSTILE)
     three = []
-    for i, extra in enumerate(["f1", "rmse", "f1"]):
-        d = os.path.join(WORK, SCENARIO, f"run-{i + 1}")
-        local_run(os.path.join(ROOT, "tests", "local", "metrics.pipe"), d, "extra=" + extra)
+    for lr, extra in [(1, "true"), (2, "false"), (4, "true")]:
+        d = os.path.join(WORK, SCENARIO, f"lr-{lr}")
+        local_run(os.path.join(HERE, "compare.pipe"), d, f"lr={lr}", "extra=" + extra)
         three.append(d)
     return [seed], three
 
@@ -132,30 +132,38 @@ def png_rows(path):
 
 
 def shoot(chromium, html, png):
+    profile = png + ".profile"
     p = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                        "--window-size=1100,5000", "--screenshot=" + png, "file://" + html],
-                       capture_output=True, text=True, timeout=60)
+                        "--user-data-dir=" + profile, "--window-size=1100,5000", "--screenshot=" + png,
+                        "file://" + html], capture_output=True, text=True, timeout=120)
+    shutil.rmtree(profile, ignore_errors=True)
     if p.returncode != 0 or not os.path.exists(png):
         fail(f"chromium: exit {p.returncode}: {p.stderr[-2000:]}")
     return png_rows(png)
 
 
 def check_browser(chromium, dirs, name, also):
+    """The page, and for each chart a page with that chart's contents hidden, shot 3 at a
+    time: each must differ from the page."""
     out = os.path.join(WORK, SCENARIO, name + ".html")
     page = report(dirs, out).decode("utf-8")
-    full = shoot(chromium, out, out + ".png")
     metrics = re.findall(r'<svg class="chart" data-metric="([^"]*)"', page)
     if not metrics:
         fail("no chart in the page")
-    for kind in also + metrics:
+    kinds = also + metrics
+    pages = [out]
+    for i, kind in enumerate(kinds):
         css = (f'svg.chart[data-metric="{kind}"] > *' if kind in metrics else f"svg.{kind} > *")
-        hidden = page.replace("</head>", f"<style>{css}{{visibility:hidden}}</style></head>", 1)
-        variant = out + ".hidden.html"
+        variant = f"{out}.hidden-{i}.html"
         with open(variant, "w", encoding="utf-8") as f:
-            f.write(hidden)
-        if shoot(chromium, variant, variant + ".png") == full:
+            f.write(page.replace("</head>", f"<style>{css}{{visibility:hidden}}</style></head>", 1))
+        pages.append(variant)
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        shots = list(pool.map(lambda h: shoot(chromium, h, h + ".png"), pages))
+    for kind, shot in zip(kinds, shots[1:]):
+        if shot == shots[0]:
             fail(f"{name}: the {kind} chart draws nothing: hiding its contents changes no pixel")
-    print(f"ok: {name}: chromium draws {', '.join(also + ['']) }{len(metrics)} charts")
+    print(f"ok: {name}: chromium draws {', '.join(also + [''])}{len(metrics)} charts")
 
 
 def main():
