@@ -98,14 +98,22 @@ void write_dag(std::string& out, const ReportRun& run) {
                      w, h);
   auto x_of = [&](std::size_t i) { return 20 + depth[i] * 200; };
   auto y_of = [&](std::size_t i) { return 10 + row[i] * 56; };
+  // An arrow to the next column is straight; one past a column bends below the boxes.
   for (std::size_t i = 0; i < steps.size(); ++i)
     for (const Json& dep : input::member(steps[i], "after"))
       if (dep.is_string())
-        if (auto it = index.find(dep.get<std::string>()); it != index.end() && it->second < i)
-          out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#555\" stroke-width=\"1.5\"/>\n"
-                             "<polygon points=\"{},{} {},{} {},{}\" fill=\"#555\"/>\n",
-                             x_of(it->second) + 160, y_of(it->second) + 20, x_of(i) - 6, y_of(i) + 20, x_of(i),
-                             y_of(i) + 20, x_of(i) - 8, y_of(i) + 15, x_of(i) - 8, y_of(i) + 25);
+        if (auto it = index.find(dep.get<std::string>()); it != index.end() && it->second < i) {
+          const int x1 = x_of(it->second) + 160, y1 = y_of(it->second) + 20, x2 = x_of(i), y2 = y_of(i) + 20;
+          const int low = std::max(y1, y2) + 45;
+          out += depth[i] - depth[it->second] > 1
+                     ? fmt::format("<path d=\"M {} {} C {} {} {} {} {} {}\" fill=\"none\" stroke=\"#555\" "
+                                   "stroke-width=\"1.5\"/>\n",
+                                   x1, y1, x1 + 60, low, x2 - 60, low, x2 - 6, y2)
+                     : fmt::format("<path d=\"M {} {} L {} {}\" stroke=\"#555\" stroke-width=\"1.5\"/>\n", x1, y1,
+                                   x2 - 6, y2);
+          out += fmt::format("<polygon points=\"{},{} {},{} {},{}\" fill=\"#555\"/>\n", x2, y2, x2 - 8, y2 - 5,
+                             x2 - 8, y2 + 5);
+        }
   for (std::size_t i = 0; i < steps.size(); ++i) {
     std::string outcome = str(steps[i], "outcome");
     out += fmt::format(

@@ -112,7 +112,7 @@ def check_page(dirs, out):
             s = json.load(f)
         for step in s["steps"]:
             for key in ("seconds", "started"):
-                if json.dumps(step[key]) not in shown and repr(step[key]) not in shown:
+                if not any(float(n) == step[key] for n in shown):
                     fail(f"{d}: step {step['step']}'s {key} {step[key]} is not shown")
     print(f"ok: {out}: {len(charts)} charts, {len(shown)} numbers, all summary.json's")
     return page
@@ -169,7 +169,15 @@ def check_browser(chromium, dirs, name, also):
 def main():
     seed, three = runs()
     if SCENARIO == "page":
-        check_page(seed, os.path.join(WORK, SCENARIO, "seed.html"))
+        page = check_page(seed, os.path.join(WORK, SCENARIO, "seed.html")).decode("utf-8")
+        # summary.json says what each step ran after; the DAG draws an arrow for each.
+        with open(os.path.join(seed[0], "summary.json"), encoding="utf-8") as f:
+            after = {s["step"]: s["after"] for s in json.load(f)["steps"]}
+        if after != {"plan": [], "all_reduce": ["plan"], "report": ["all_reduce", "plan"]}:
+            fail(f"summary.json's after: {after}")
+        dag = page[page.index('<svg class="dag"'):]
+        if dag[:dag.index("</svg>")].count("<polygon") != 3:
+            fail("the seed's DAG should have 3 arrows")
         check_page(three, os.path.join(WORK, SCENARIO, "three.html"))
         # A directory that is no run is refused by name.
         p = subprocess.run([PIPEC, "report", HERE, "-o", os.path.join(WORK, "x.html")],
