@@ -167,6 +167,11 @@ def check_browser(chromium, dirs, name, also):
 
 
 def main():
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if SCENARIO == "browser" and not chromium:
+        print("SKIP: no chromium on PATH (Debian: apt-get install chromium); the page is still "
+              "checked by report.page")
+        sys.exit(77)
     seed, three = runs()
     if SCENARIO == "page":
         page = check_page(seed, os.path.join(WORK, SCENARIO, "seed.html")).decode("utf-8")
@@ -185,11 +190,6 @@ def main():
         if p.returncode != 1 or "summary.json" not in p.stderr:
             fail(f"a directory without summary.json: exit {p.returncode}: {p.stderr}")
     elif SCENARIO == "browser":
-        chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-        if not chromium:
-            print("SKIP: no chromium on PATH (Debian: apt-get install chromium); the page is still "
-                  "checked by report.page")
-            sys.exit(77)
         check_browser(chromium, seed, "seed", ["timeline", "dag"])
         check_browser(chromium, three, "three", [])
     else:
