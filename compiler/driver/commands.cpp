@@ -24,6 +24,7 @@
 #include "compiler/tools/format.hpp"
 #include "compiler/tools/lsp.hpp"
 #include "compiler/tools/graph.hpp"
+#include "compiler/tools/report.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/driver/summary.hpp"
 #include "compiler/package/package.hpp"
@@ -309,6 +310,43 @@ void add_graph_command(CLI::App& app, int& exit_code) {
     }
     exit_code = run_graph(options->input, format, options->output, options->force, options->pipeline,
                           options->common);
+  });
+}
+
+void add_report_command(CLI::App& app, int& exit_code) {
+  struct ReportOptions {
+    std::vector<std::string> dirs;
+    std::string output;
+  };
+  auto options = std::make_shared<ReportOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Write one HTML page of local runs: DAG, timeline, a chart per metric, parameters, metrics");
+  cmd->add_option("run_dir", options->dirs, "Run directories of pipec run --local (several: compared)")
+      ->required();
+  cmd->add_option("-o,--output", options->output, "The page to write, or - for standard output")->required();
+  cmd->callback([options, &exit_code] {
+    std::vector<ReportRun> runs(options->dirs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      std::string error;
+      if (!read_report_run(options->dirs[i], runs[i], error)) {
+        std::cerr << "pipec: error: " << error << '\n';
+        exit_code = kExitErrors;
+        return;
+      }
+    }
+    std::string page = report_html(runs);
+    if (options->output == "-") {
+      std::cout << page;
+      std::cout.flush();
+      exit_code = std::cout ? kExitOk : kExitErrors;
+      return;
+    }
+    if (Status status = write_file_atomically(options->output, page); !status) {
+      std::cerr << "pipec: error: " << status.message() << '\n';
+      exit_code = kExitErrors;
+      return;
+    }
+    exit_code = kExitOk;
   });
 }
 

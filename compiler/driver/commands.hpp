@@ -20,6 +20,9 @@ void add_build_command(CLI::App& app, int& exit_code);
 /// `pipec graph FILE [--format dot|mermaid|json|svg] [-o OUT]`.
 void add_graph_command(CLI::App& app, int& exit_code);
 
+/// `pipec report RUN_DIR... -o report.html`: a page of local runs (compiler/tools/report.hpp).
+void add_report_command(CLI::App& app, int& exit_code);
+
 /// `pipec fmt FILE... [--check | --write]`: the canonical layout (format.hpp).
 void add_fmt_command(CLI::App& app, int& exit_code);
 

@@ -106,6 +106,7 @@ int program_main(int argc, char** argv) {
   add_check_command(app, exit_code);
   add_build_command(app, exit_code);
   add_graph_command(app, exit_code);
+  add_report_command(app, exit_code);
   add_fmt_command(app, exit_code);
   add_lsp_command(app, exit_code);
   add_params_command(app, exit_code);

@@ -72,6 +72,7 @@ Outcome Runner::run_call(const ir::Step& step, Scope& scope, int phase) {
   const ir::Pipeline* callee = p_.callee(step.op);
   std::string label = scope.prefix + step.name + scope.suffix;
   Record rec{label, "pipeline " + step.op, Outcome::Running, 0, "", ""};
+  for (const auto& dep : step.depends) rec.after.push_back(scope.prefix + dep + scope.suffix);
   std::size_t index = new_record(rec);
   Scope inner;
   inner.pipeline = callee;
@@ -119,6 +120,7 @@ Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase) {
              : step.kind == ir::OpKind::MpiJob  ? "mpi_job"
              : step.kind == ir::OpKind::TfJob   ? "tf_job"
                                                 : "pytorch_job";
+  for (const auto& dep : step.depends) rec.after.push_back(scope.prefix + dep + scope.suffix);
   std::size_t index = new_record(rec);
   try {
     if (step.when && !condition(*step.when, scope)) {
@@ -147,6 +149,7 @@ Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase) {
     std::lock_guard lock(mu_);
     ++running_;
     records_[index].outcome = Outcome::Running;
+    records_[index].started = std::chrono::duration<double>(Clock::now() - start_).count();
   }
   auto t0 = Clock::now();
   Outcome o;
@@ -450,7 +453,8 @@ int Runner::run() {
                         outcome_name(r.outcome), r.seconds, tail);
     if (r.outcome != Outcome::Succeeded && r.outcome != Outcome::Skipped) ++failures;
     summary.push_back({{"step", r.name}, {"kind", r.kind}, {"outcome", outcome_name(r.outcome)},
-                       {"seconds", r.seconds}, {"metrics", r.metrics}, {"message", r.message}});
+                       {"seconds", r.seconds}, {"started", r.started}, {"after", r.after},
+                       {"metrics", r.metrics}, {"message", r.message}});
   }
   if (!outputs.empty()) {
     // The pipeline's outputs, one line each (the whole values are in outputs/NAME).

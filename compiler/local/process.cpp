@@ -58,13 +58,16 @@ void Runner::print_line(const std::string& label, std::string_view line) {
 
 std::size_t Runner::new_record(Record rec) {
   std::lock_guard lock(mu_);
+  rec.started = std::chrono::duration<double>(Clock::now() - start_).count();
   records_.push_back(std::move(rec));
   return records_.size() - 1;
 }
 
 void Runner::finish_record(std::size_t index, const Record& rec) {
   std::lock_guard lock(mu_);
+  double started = records_[index].started;
   records_[index] = rec;
+  records_[index].started = started;
 }
 
 // --- processes -------------------------------------------------------------------------

@@ -96,6 +96,8 @@ struct Record {
   double seconds = 0;
   std::string metrics;  // "loss=0.1 acc=0.9"
   std::string message;
+  double started = 0;  // seconds from the run's start to the step's start (or its skip)
+  std::vector<std::string> after;  // the records of its scope it runs after, by name
 };
 
 /// One process of a step: a container, or one replica of a training job.

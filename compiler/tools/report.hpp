@@ -1,0 +1,33 @@
+#pragma once
+// `pipec report`: one self-contained XHTML page of one or more local runs (the run
+// directories of `pipec run --local`): the DAG with each step's outcome, a timeline of the
+// steps, one chart per metric with the runs on shared axes, the parameter and metric
+// tables. No script and nothing fetched: inline SVG and one <style>. Every number it shows
+// of a run is the text summary.json holds (docs/report.md).
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pipec::tools {
+
+/// One run as the report reads it.
+struct ReportRun {
+  std::string label;           // the run directory's last name
+  nlohmann::json summary;      // summary.json
+  nlohmann::json parameters;   // parameters.json (an object of texts), or an empty object
+};
+
+/// Reads RUN_DIR/summary.json (required) and RUN_DIR/parameters.json (if present), each
+/// at most 64 MiB and checked for the members the report reads. On failure returns false
+/// and sets `error` ("'DIR/summary.json': ...").
+[[nodiscard]] bool read_report_run(const std::string& dir, ReportRun& run, std::string& error);
+
+/// The page: the same bytes for the same runs.
+std::string report_html(const std::vector<ReportRun>& runs);
+
+/// A step's metrics text ("accuracy=0.93 loss=0.3") as (name, value text) pairs, in order.
+std::vector<std::pair<std::string, std::string>> report_metrics(const std::string& text);
+
+}  // namespace pipec::tools
