@@ -41,6 +41,10 @@ inline constexpr std::size_t kMaxRetryOn = 20;
 /// A comma-separated list of items (the launcher's --retry-on); nullopt with `why`.
 [[nodiscard]] std::optional<std::vector<RetryOn>> parse_retry_on_list(std::string_view list, std::string& why);
 
+/// With memory growing, each attempt's memory is written out (an Argo pod patch indexes it
+/// by the retry count): at most this many retries.
+inline constexpr long long kMaxGrowingRetries = 20;
+
 /// Whether one item matches a failure:
 ///   oom      the reason is OOMKilled, or the exit code is 137 (SIGKILL, as the kernel's
 ///            out-of-memory killer ends a process), or the message says OOMKilled

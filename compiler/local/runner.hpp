@@ -42,6 +42,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rules/names.hpp"
+#include "rules/retry.hpp"
 #include "compiler/emit/kubeflow/launcher_call.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
@@ -118,6 +119,10 @@ struct Proc {
   bool done = false;
   int status = 0;
 };
+
+/// How a process ended, for the retry rule (rules::should_retry): its exit code, 128 + N
+/// when signal N ended it; no reason (Kubernetes gives those); the step's failure message.
+rules::Failure failure_of(int status, const std::string& message);
 
 inline std::atomic<int> g_stop{0};  // 1: stop the main DAG; 2: stop everything (second signal)
 
