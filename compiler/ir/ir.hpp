@@ -23,6 +23,7 @@
 #include "compiler/base/source_manager.hpp"
 #include "compiler/ir/plan.hpp"
 #include "compiler/ir/type.hpp"
+#include "rules/retry.hpp"
 
 namespace pipec::ir {
 
@@ -218,6 +219,16 @@ struct ContainerOp {
   std::optional<long long> retry_backoff_seconds;  // the first wait before a retry
   std::optional<long long> retry_factor;           // each wait is the last times this
   std::optional<long long> retry_max_duration_seconds;  // no retry after this, from the first start
+  /// `on: ["oom", "evicted", "exit:N", "message:TEXT"]`: retry only a failure one of these
+  /// matches (rules::should_retry); empty: every failure.
+  std::vector<rules::RetryOn> retry_on;
+  /// `memory_factor: F, memory_max: Q`: the memory of attempt 0, 1, ... retries (limit),
+  /// rules::grown_memory of the op's literal memory; empty when memory does not grow.
+  std::vector<std::string> retry_memory;
+  double retry_memory_factor = 0;
+  std::string retry_memory_max;
+  /// Where `on` or `memory_factor` is written (a target that cannot express them says so there).
+  SourceRange retry_reasons_range;
   /// `timeout`: seconds (an int, or "90s", "30m", "2h", "1h30m"): activeDeadlineSeconds.
   std::optional<long long> timeout_seconds;
   /// Pod placement and metadata, literal texts: `node_selector {KEY: "v"}`,

@@ -175,6 +175,15 @@ std::string exit_text(int status) {
   return "ended";
 }
 
+rules::Failure failure_of(int status, const std::string& message) {
+  rules::Failure f;
+  // As a container's exit code: a signal N ends it with 128 + N (SIGKILL: 137, OOM-like).
+  if (WIFEXITED(status)) f.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) f.exit_code = 128 + WTERMSIG(status);
+  f.message = message;
+  return f;
+}
+
 bool exit_ok(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
 Outcome Runner::wait_all(std::vector<std::unique_ptr<Proc>>& procs, int phase, long long timeout_s,

@@ -43,6 +43,7 @@
 
 #include "rules/names.hpp"
 #include "compiler/training/launcher_call.hpp"
+#include "rules/retry.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
 #include "runtime/job_render.hpp"
@@ -121,6 +122,10 @@ struct Proc {
   bool done = false;
   int status = 0;
 };
+
+/// How a process ended, for the retry rule (rules::should_retry): its exit code, 128 + N
+/// when signal N ended it; no reason (Kubernetes gives those); the step's failure message.
+rules::Failure failure_of(int status, const std::string& message);
 
 inline std::atomic<int> g_stop{0};  // 1: stop the main DAG; 2: stop everything (second signal)
 

@@ -145,7 +145,11 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
         }
         if (g_stop.load() != 0) return Outcome::Stopped;
       }
-      print_line(name, fmt::format("retry {} of {}", attempt - 1, attempts - 1));
+      // Memory that grows per attempt: no limit is set locally; the line says what a pod gets.
+      print_line(name, static_cast<std::size_t>(attempt - 1) < op->retry_memory.size()
+                           ? fmt::format("retry {} of {} (memory {})", attempt - 1, attempts - 1,
+                                         op->retry_memory[static_cast<std::size_t>(attempt - 1)])
+                           : fmt::format("retry {} of {}", attempt - 1, attempts - 1));
       rec.message.clear();  // the earlier attempt's failure is in the log, not this attempt's record
       proc->done = false;
       proc->pid = -1;
@@ -177,6 +181,13 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
     outcome = wait_all(procs, phase, op->timeout_seconds.value_or(0), rec.message);
     proc = std::move(procs[0]);
     if (outcome != Outcome::Failed) break;
+    // `retries {on: [...]}`: only a failure the rule accepts is run again (rules/retry.hpp).
+    if (attempt < attempts && !rules::should_retry(op->retry_on, failure_of(proc->status, rec.message))) {
+      std::string reasons;
+      for (const auto& on : op->retry_on) reasons += (reasons.empty() ? "" : ", ") + rules::retry_on_text(on);
+      print_line(name, fmt::format("no retry: the failure is none of the retry reasons ({})", reasons));
+      break;
+    }
   }
   if (scraper) {
     if (!op->metrics_from.empty()) {

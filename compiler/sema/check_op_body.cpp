@@ -1,5 +1,5 @@
 // The checks of a container op's body (`op NAME(...) { image ..., command ..., ... }`):
-// each field's rule, the retry map, and the fields a step's arguments reach through
+// each field's rule (the retry map: check_retries.cpp), and the fields a step's arguments reach through
 // the op's parameters (resources, metrics).
 #include <fmt/format.h>
 
@@ -13,6 +13,7 @@
 
 #include "rules/names.hpp"
 #include "rules/quantities.hpp"
+#include "rules/retry.hpp"
 #include "compiler/sema/checker.hpp"
 #include "compiler/sema/python_op.hpp"
 #include "runtime/job_render.hpp"
@@ -22,6 +23,8 @@ namespace pipec::sema::detail {
 
 namespace {
 
+const char* const kRetryKeys[] = {"limit",        "policy", "backoff",    "factor",
+                                  "max_duration", "on",     "memory_factor", "memory_max"};
 const char* const kBodyFields[] = {"image",   "command",       "args",        "env",
                                    "resources", "outputs",     "retries",     "timeout",
                                    "node_selector", "tolerations", "labels", "annotations",
@@ -137,6 +140,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
   c.doc = op.doc;
   c.range = op.name.range;
   current_op_ = &info;
+  memory_factor_at_.reset();
   std::map<std::string, SourceRange> seen;
   bool has_image = false;
   bool unknown_field = false;
@@ -537,6 +541,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
     out.path = it->second;
   }
   c.outputs = info.outputs;
+  retry_memory(c);
   return c;
 }
 
@@ -592,16 +597,22 @@ std::vector<std::pair<std::string, Value>> Checker::entries(const ast::Expressio
   return out;
 }
 
-// `retries {limit: 3, policy: "OnFailure", backoff: "30s", factor: 2, max_duration: "1h"}`:
-// literals (Argo's retryStrategy fields are fixed in the workflow).
+// `retries {limit: 3, policy: "OnFailure", backoff: "30s", factor: 2, max_duration: "1h",
+// on: ["oom", "exit:75"], memory_factor: 1.5, memory_max: "16Gi"}`: literals (Argo's
+// retryStrategy fields are fixed in the workflow); `on` and the memory: check_retries.cpp.
 void Checker::retry_map(const ast::Expression& e, ir::ContainerOp& c) {
-  static const char* const kKeys[] = {"limit", "policy", "backoff", "factor", "max_duration"};
+  std::optional<SourceRange> memory_max_at;
   auto items = entries(e, "'retries'", [&](const ast::MapEntry& entry, const std::string& key) {
-    if (std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys)) return true;
+    if (key == "on") {  // a list: read here, not as a scalar entry
+      retry_on(entry.value, c);
+      c.retry_reasons_range = entry.range;
+      return false;
+    }
+    if (std::find(std::begin(kRetryKeys), std::end(kRetryKeys), key) != std::end(kRetryKeys)) return true;
     diags_.error(entry.range, fmt::format("unknown 'retries' field '{}' (limit, policy, backoff, "
-                                          "factor, max_duration)",
+                                          "factor, max_duration, on, memory_factor, memory_max)",
                                           key));
-    suggest(entry.range, key, {std::begin(kKeys), std::end(kKeys)});
+    suggest(entry.range, key, {std::begin(kRetryKeys), std::end(kRetryKeys)});
     return false;
   });
   for (auto& item : items) {
@@ -625,6 +636,23 @@ void Checker::retry_map(const ast::Expression& e, ir::ContainerOp& c) {
     } else if (key == "factor") {
       if (auto n = whole(); n && *n >= 1) c.retry_factor = *n;
       else diags_.error(v.range, "'factor' must be a literal int >= 1 (each wait is the last one times it)");
+    } else if (key == "memory_factor") {
+      double f = v.is_literal() && v.literal.is_number() ? v.literal.get<double>() : 0;
+      if (f > 1 && f <= 10) {
+        c.retry_memory_factor = f;
+        memory_factor_at_ = v.range;
+        if (!c.retry_reasons_range.valid()) c.retry_reasons_range = v.range;  // `on` first
+      } else {
+        diags_.error(v.range, "'memory_factor' must be a literal number above 1 and at most 10 (each "
+                              "attempt's memory is the last one's times it)");
+      }
+    } else if (key == "memory_max") {
+      memory_max_at = v.range;
+      if (v.is_literal() && v.type.kind == TypeKind::String && rules::quantity_value(text))
+        c.retry_memory_max = text;
+      else
+        diags_.error(v.range, "'memory_max' must be a literal memory quantity such as \"16Gi\" (the most "
+                              "an attempt gets)");
     } else {
       std::optional<long long> s;
       if (auto n = whole()) s = *n;
@@ -644,6 +672,11 @@ void Checker::retry_map(const ast::Expression& e, ir::ContainerOp& c) {
   }
   if ((c.retry_factor || c.retry_max_duration_seconds) && !c.retry_backoff_seconds)
     diags_.error(range_of(e), "'factor' and 'max_duration' need a 'backoff' (the first wait)");
+  if (memory_max_at && !memory_factor_at_)
+    diags_.error(*memory_max_at, "'memory_max' bounds a growing memory; say how it grows with 'memory_factor'");
+  if (memory_factor_at_ && *c.retries > rules::kMaxGrowingRetries)
+    diags_.error(*memory_factor_at_, fmt::format("with 'memory_factor' the 'limit' is at most {} (got {})",
+                                                 rules::kMaxGrowingRetries, *c.retries));
 }
 
 // The op parameter a body value is, when it is one whole op parameter.

@@ -122,6 +122,8 @@ class Checker {
   std::vector<std::pair<std::string, Value>> entries(const ast::Expression& e,
                                                      const std::string& what, KeyOk key_ok);
   void retry_map(const ast::Expression& e, ir::ContainerOp& c);
+  void retry_on(const ast::Expression& e, ir::ContainerOp& c);
+  void retry_memory(ir::ContainerOp& c);
   static const ir::OpParam* bound_param(const OpInfo& op, const Value& v);
   static SourceRange param_range(const OpInfo& op, const ir::OpParam& p);
   void check_bound_fields(const OpInfo& op, const std::vector<std::pair<std::string, Value>>& args);
@@ -231,6 +233,7 @@ class Checker {
   std::vector<std::vector<std::uint32_t>> inherited_;  // step uses of enclosing conditions
   std::vector<std::uint32_t>* uses_ = nullptr;          // collects the steps a value uses
   const OpInfo* current_op_ = nullptr;
+  std::optional<SourceRange> memory_factor_at_;  // the op's `retries {memory_factor: F}`
   std::map<std::string, OpInfo> component_sigs_;  // components' signatures, by op name
   std::string wanted_;  // choose(): the pipeline to build
   bool root_ = true;    // the pipeline being checked is the one built (else a callee)

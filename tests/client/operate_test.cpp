@@ -10,6 +10,14 @@
 // - run_v2_failed.json: a v2beta1Run with run_details.task_details, the fields of
 //   v2beta1PipelineTaskDetail in shared/kfp-api/v2beta1/run.swagger.json, states from
 //   v2beta1RuntimeState.
+// - run_v1_pending.json: run_v1_failed.json while the run goes on: `fit` Pending with the
+//   message Argo gives an unschedulable pod (its PodScheduled condition's reason and message,
+//   as kube-scheduler writes them), `fetch` Pending with its container's waiting reason
+//   (ImagePullBackOff and the kubelet's message), `evaluate` Failed with Argo's message for an
+//   OOM-killed container ("OOMKilled (exit code 137)").
+// - run_v2_oom.json: run_v2_failed.json with a task `evaluate` FAILED whose `error`
+//   (googlerpcStatus, "only populated when the task is in FAILED or CANCELED state" in the
+//   v2beta1 spec) says OOMKilled (exit code 137).
 // Filters are checked against the Predicate definitions of the same specs.
 
 #include <deque>
@@ -143,9 +151,9 @@ TEST_F(ClientOperate, RunsGetShowsAV1RunFromItsRecordedDetail) {
             "  step                    metric    value\n"
             "  train-x7k2p-1787723858  accuracy  91.2%\n"
             "steps:\n"
-            "  step     state      duration\n"
+            "  step     state      duration  reason\n"
             "  prepare  Succeeded  1m05s\n"
-            "  fit      Failed     10m55s\n");
+            "  fit      Failed     10m55s    Error (exit code 1)\n");
   ASSERT_EQ(transport_.requests.size(), 1u);
   EXPECT_EQ(transport_.requests[0].url, "http://kfp.test/apis/v1beta1/runs/r1");
 }
@@ -169,10 +177,10 @@ TEST_F(ClientOperate, RunsGetShowsAV2RunFromItsRecordedAnswer) {
             "  lr = 0.001\n"
             "  message = it's \"$(id)\"\n"
             "steps:\n"
-            "  step     state      duration\n"
+            "  step     state      duration  reason\n"
             "  train    FAILED     1h02m03s\n"
             "  prepare  SUCCEEDED  45s\n"
-            "  fit      FAILED     1h01m03s\n");
+            "  fit      FAILED     1h01m03s  exit code 1\n");
 }
 
 TEST_F(ClientOperate, RunsGetJsonIsTheRecordOfBothApis) {
@@ -190,7 +198,8 @@ TEST_F(ClientOperate, RunsGetJsonIsTheRecordOfBothApis) {
   EXPECT_EQ(k1, k2);
   EXPECT_EQ(v1["steps"][1], (json{{"id", "train-x7k2p-3721646052"}, {"name", "fit"}, {"state", "Failed"},
                                   {"started_at", "2026-05-01T10:01:10Z"},
-                                  {"finished_at", "2026-05-01T10:12:05Z"}, {"pod", "train-x7k2p-fit-3721646052"}}));
+                                  {"finished_at", "2026-05-01T10:12:05Z"}, {"pod", "train-x7k2p-fit-3721646052"},
+                                  {"reason", "Error (exit code 1)"}}));
   EXPECT_EQ(v2["steps"][2]["pod"], "train-v2-abcde-system-container-impl-2222222222");
   EXPECT_EQ(v2["parameters"]["layers"], "[3,2]");
   EXPECT_EQ(v1["metrics"][0]["value"], 0.912);
@@ -210,6 +219,7 @@ TEST_F(ClientOperate, WaitPrintsEachStepsStateChangesFromRecordedV1Answers) {
   later["run"]["status"] = "Running";
   wf = json::parse(later["pipeline_runtime"]["workflow_manifest"].get<std::string>());
   wf["status"]["nodes"]["train-x7k2p-3721646052"]["phase"] = "Running";
+  wf["status"]["nodes"]["train-x7k2p-3721646052"].erase("message");  // said as it failed
   later["pipeline_runtime"]["workflow_manifest"] = wf.dump();
   for (const json& answer : {running, running, later, failed})
     transport_.answer("GET /apis/v1beta1/runs/r1", answer.dump());
@@ -225,7 +235,7 @@ TEST_F(ClientOperate, WaitPrintsEachStepsStateChangesFromRecordedV1Answers) {
             "  step prepare: Succeeded\n"
             "  step fit: Running\n"
             "run state: Failed\n"
-            "  step fit: Failed\n"
+            "  step fit: Failed: Error (exit code 1)\n"
             "metrics:\n"
             "  step                    metric    value\n"
             "  train-x7k2p-1787723858  accuracy  91.2%\n"
@@ -251,6 +261,7 @@ TEST_F(ClientOperate, WaitPrintsEachStepsStateChangesFromRecordedV2Answers) {
   running["state"] = "RUNNING";
   running["run_details"]["task_details"][0]["state"] = "RUNNING";
   running["run_details"]["task_details"][2]["state"] = "RUNNING";
+  running["run_details"]["task_details"][2].erase("error");  // set as it failed
   transport_.answer("GET /apis/v2beta1/runs/r2", running.dump());
   transport_.answer("GET /apis/v2beta1/runs/r2", failed.dump());
   int status = wait_command("r2", {std::chrono::milliseconds(0), std::chrono::milliseconds(1)},
@@ -263,9 +274,60 @@ TEST_F(ClientOperate, WaitPrintsEachStepsStateChangesFromRecordedV2Answers) {
             "  step fit: RUNNING\n"
             "run state: FAILED\n"
             "  step train: FAILED\n"
-            "  step fit: FAILED\n"
+            "  step fit: FAILED: exit code 1\n"
             "step 'fit' FAILED: see its log with: pipec logs r2 'fit'\n");
   EXPECT_EQ(err_.str(), "pipec: error: run 'train v2' FAILED: task 'fit' failed: exit code 1\n");
+}
+
+// Why a step waits or failed, as the server said it (issue 37): the Argo node messages of
+// run_v1_pending.json and the v2 task error of run_v2_oom.json (fixtures above).
+TEST_F(ClientOperate, RunsGetShowsWhyAStepWaitsOrFailed) {
+  transport_.answer("GET /apis/v1beta1/runs/r1", read_data("run_v1_pending.json"));
+  transport_.answer("GET /apis/v2beta1/runs/r2", read_data("run_v2_oom.json"));
+  ASSERT_EQ(get_command(Kind::Run, "r1", args(false), connection_, transport_, out_, err_), 0) << err_.str();
+  std::string v1 = out_.str();
+  EXPECT_NE(v1.find("steps:\n"
+                    "  step      state      duration  reason\n"
+                    "  prepare   Succeeded  1m05s\n"
+                    "  fit       Pending    -         Unschedulable: 0/3 nodes are available: 3 Insufficient "
+                    "nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for "
+                    "incoming pod.\n"
+                    "  evaluate  Failed     2m28s     OOMKilled (exit code 137)\n"
+                    "  fetch     Pending    -         ImagePullBackOff: Back-off pulling image "
+                    "\"registry.example.com/fetch:1.2\"\n"),
+            std::string::npos)
+      << v1;
+  out_.str("");
+  ASSERT_EQ(get_command(Kind::Run, "r2", args(true), connection_, transport_, out_, err_), 0) << err_.str();
+  EXPECT_NE(out_.str().find("  evaluate  FAILED     1m55s     OOMKilled (exit code 137)\n"), std::string::npos)
+      << out_.str();
+}
+
+// run --wait / runs wait: a pending step's reason as it appears, again when it changes.
+TEST_F(ClientOperate, WaitShowsWhyAStepWaitsFromRecordedV1Answers) {
+  json pending = json::parse(read_data("run_v1_pending.json"));
+  json failed = pending;
+  failed["run"]["status"] = "Failed";
+  json wf = json::parse(failed["pipeline_runtime"]["workflow_manifest"].get<std::string>());
+  wf["status"]["phase"] = "Failed";
+  for (const char* id : {"train-x7k2p-3721646052", "train-x7k2p-2210553201"}) {
+    wf["status"]["nodes"][id]["phase"] = "Failed";
+    wf["status"]["nodes"][id]["finishedAt"] = "2026-05-01T10:12:05Z";
+  }
+  failed["pipeline_runtime"]["workflow_manifest"] = wf.dump();
+  for (const json& answer : {pending, pending, failed}) transport_.answer("GET /apis/v1beta1/runs/r1", answer.dump());
+  transport_.answer("GET /k8s/pod/logs", "");
+  int status = wait_command("r1", {std::chrono::milliseconds(0), std::chrono::milliseconds(1)}, args(false),
+                            connection_, transport_, out_, err_);
+  EXPECT_EQ(status, kExitRunFailed);
+  std::string out = out_.str();
+  const std::string gpus = "  step fit: Pending: Unschedulable: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu.";
+  auto at = out.find(gpus);
+  ASSERT_NE(at, std::string::npos) << out;
+  EXPECT_EQ(out.find(gpus, at + 1), std::string::npos) << "said once while it stays: " << out;
+  EXPECT_NE(out.find("  step evaluate: Failed: OOMKilled (exit code 137)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  step fetch: Pending: ImagePullBackOff: Back-off pulling image"), std::string::npos) << out;
+  EXPECT_NE(out.find("  step fit: Failed: Unschedulable: 0/3 nodes"), std::string::npos) << out;
 }
 
 // Newest first, the experiment by name, the state as each API spells it, archived runs

@@ -205,6 +205,23 @@ def limits():
         fail("working_dir: " + read("steps/where/log"))
 
 
+def retry_on():
+    """retries {on: [...]} (rules/retry.hpp): SIGKILL (137) is OOM-like and retried on "oom";
+    exit 1 is not, unless "exit:1" is listed; each retry line names the memory a pod gets."""
+    p = run(os.path.join(HERE, "retry_on.pipe"), expect=1)
+    counts = {step: read(f"steps/{step}/log").count("attempt") for step in ("killed", "exits_1", "listed", "grows")}
+    if counts != {"killed": 3, "exits_1": 1, "listed": 2, "grows": 4}:
+        fail(f"attempts per step: {counts}")
+    out = p.stdout + p.stderr
+    if "no retry: the failure is none of the retry reasons (oom, evicted)" not in out:
+        fail("the refused retry is not said")
+    for memory in ("4Gi", "6Gi"):
+        if f"(memory {memory})" not in out:
+            fail(f"memory {memory} not listed")
+    if "(memory 8Gi)" in out:
+        fail("memory above memory_max")
+
+
 def progress():
     """On a terminal: "-- N/M done, R running, W waiting, T s: names", redrawn in place and
     erased before every other line; with -q (or through a pipe, as every other case runs)
@@ -548,6 +565,6 @@ def outputs():
 
 os.makedirs(WORK, exist_ok=True)
 {"fanin": fanin, "files": files, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
- "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python, "pipes": pipes,
+ "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "retry_on": retry_on, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python, "pipes": pipes,
  "outputs": outputs}[SCENARIO]()
 print("ok")

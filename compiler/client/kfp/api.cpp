@@ -72,7 +72,8 @@ RunInfo read_run_v2(const json& run) {
     for (const json& task : tasks) {
       std::string state = member_text(task, "state");
       if (state == "RUNTIME_STATE_UNSPECIFIED") state.clear();
-      info.steps.push_back({member_text(task, "display_name"), state});
+      info.steps.push_back({member_text(task, "display_name"), state,
+                            step_reason(member_text(member(task, "error"), "message"))});
     }
   }
   return info;
@@ -139,7 +140,8 @@ RunInfo read_run_detail(const json& detail) {
     json workflow = input::parse_json(manifest);
     info.message = member_text(member(workflow, "status"), "message");
     for (const auto& step : workflow_steps(manifest))
-      info.steps.push_back({step["name"].get<std::string>(), step["state"].get<std::string>()});
+      info.steps.push_back({step["name"].get<std::string>(), step["state"].get<std::string>(),
+                            step["reason"].get<std::string>()});
   }
   return info;
 }

@@ -47,6 +47,7 @@ struct RunMetric {
 struct StepInfo {
   std::string name;   // the step's display name
   std::string state;  // Argo node phase (v1beta1) or KFP task state (v2beta1)
+  std::string reason;  // why it waits or failed, when the server says (step_reason)
 };
 
 struct RunInfo {

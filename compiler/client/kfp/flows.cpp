@@ -186,10 +186,13 @@ ApiStatus wait_for_run(KfpApi& api, const std::string& run_id, const WaitOptions
     std::size_t finished = 0;
     for (const StepInfo& step : run.steps) {
       finished += is_final_status(step.state);
-      if (step.state.empty() || step_shown[step.name] == step.state) continue;
+      // A step's state, with why it waits or failed when the server says: again when either
+      // changes ("step train: Pending: Unschedulable: 0/3 nodes are available: ...").
+      std::string shown_step = step.reason.empty() ? step.state : step.state + ": " + step.reason;
+      if (step.state.empty() || step_shown[step.name] == shown_step) continue;
       erase_line();
-      progress << "  step " << step.name << ": " << step.state << '\n' << std::flush;
-      step_shown[step.name] = step.state;
+      progress << "  step " << step.name << ": " << shown_step << '\n' << std::flush;
+      step_shown[step.name] = shown_step;
     }
     if (is_final_status(run.status)) {
       erase_line();

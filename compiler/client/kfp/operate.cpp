@@ -110,19 +110,28 @@ void print_run(const Record& run, std::ostream& out) {
     out << "metrics:\n" << metrics_table(list);
   }
   if (const Record& steps = run["steps"]; steps.is_array() && !steps.empty()) {
-    std::vector<std::array<std::string, 3>> rows{{"step", "state", "duration"}};
+    // A reason column (why a step waits or failed) when the server gave one.
+    std::vector<std::array<std::string, 4>> rows{{"step", "state", "duration", "reason"}};
+    bool reasons = false;
     for (const Record& s : steps) {
       std::string took_step = duration_between(field(s, "started_at"), field(s, "finished_at"));
       rows.push_back({field(s, "name"), field(s, "state").empty() ? "-" : field(s, "state"),
-                      took_step.empty() ? "-" : took_step});
+                      took_step.empty() ? "-" : took_step, field(s, "reason")});
+      reasons = reasons || !field(s, "reason").empty();
     }
-    std::size_t w0 = 0, w1 = 0;
+    std::size_t w0 = 0, w1 = 0, w2 = 0;
     for (const auto& r : rows) {
       w0 = std::max(w0, r[0].size());
       w1 = std::max(w1, r[1].size());
+      w2 = std::max(w2, r[2].size());
     }
     out << "steps:\n";
-    for (const auto& r : rows) out << fmt::format("  {:<{}}  {:<{}}  {}\n", r[0], w0, r[1], w1, r[2]);
+    for (const auto& r : rows) {
+      if (reasons && !r[3].empty())
+        out << fmt::format("  {:<{}}  {:<{}}  {:<{}}  {}\n", r[0], w0, r[1], w1, r[2], w2, r[3]);
+      else
+        out << fmt::format("  {:<{}}  {:<{}}  {}\n", r[0], w0, r[1], w1, r[2]);
+    }
   }
 }
 

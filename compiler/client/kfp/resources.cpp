@@ -135,7 +135,8 @@ Record read_run(const json& answer, ApiVersion version) {
                        {"state", state_text(text(t, "state"))},
                        {"started_at", text(t, "start_time")},
                        {"finished_at", text(t, "end_time")},
-                       {"pod", text(t, "pod_name")}});
+                       {"pod", text(t, "pod_name")},
+                       {"reason", step_reason(text(member(t, "error"), "message"))}});
     }
   }
   r["steps"] = steps;
@@ -290,6 +291,17 @@ Record read_record(Kind kind, const json& object, ApiVersion version) {
   return r;
 }
 
+std::string step_reason(std::string_view message) {
+  std::string out(message.substr(0, kMaxStepReason + 4));
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.size() <= kMaxStepReason) return out;
+  std::size_t cut = kMaxStepReason;
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;  // a character's start
+  return out.substr(0, cut) + "...";
+}
+
 std::vector<Record> workflow_steps(std::string_view workflow_manifest) {
   std::vector<Record> steps;
   if (workflow_manifest.empty()) return steps;
@@ -303,12 +315,19 @@ std::vector<Record> workflow_steps(std::string_view workflow_manifest) {
     if (text(node, "type") != "Pod") continue;
     std::string name = text(node, "displayName");
     std::string id = text(node, "id").empty() ? key : text(node, "id");
+    // Argo's node message: why a pod waits (its condition, its container's waiting reason) or
+    // how it ended ("OOMKilled (exit code 137)"); a succeeded node's says nothing new.
+    std::string phase = text(node, "phase");
+    std::string reason = phase == "Succeeded" || phase == "Skipped" || phase == "Omitted"
+                             ? std::string()
+                             : step_reason(text(node, "message"));
     steps.push_back({{"id", id},
                      {"name", name.empty() ? text(node, "name") : name},
                      {"state", text(node, "phase")},
                      {"started_at", text(node, "startedAt")},
                      {"finished_at", text(node, "finishedAt")},
-                     {"pod", v1_names ? id : pod_name(workflow_name, node, id)}});
+                     {"pod", v1_names ? id : pod_name(workflow_name, node, id)},
+                     {"reason", reason}});
   }
   std::stable_sort(steps.begin(), steps.end(), [](const Record& a, const Record& b) {
     return std::make_pair(a["started_at"].get<std::string>(), a["id"].get<std::string>()) <

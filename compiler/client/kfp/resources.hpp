@@ -98,8 +98,16 @@ Record read_record(Kind kind, const nlohmann::json& object, ApiVersion version);
 /// The steps of an Argo workflow status (the v1beta1 run's workflow_manifest): one per
 /// Pod node, in start order: id, name (the step's display name), state (the node
 /// phase), started_at, finished_at, pod (the pod's name, as Argo names it: the node id
-/// with pod-name-format v1, else WORKFLOW-TEMPLATE-HASH).
+/// with pod-name-format v1, else WORKFLOW-TEMPLATE-HASH), reason (step_reason of the node's
+/// message; empty for a node that succeeded or was skipped).
 std::vector<Record> workflow_steps(std::string_view workflow_manifest);
+
+/// Why a step waits or failed, as the server said it (an Argo node's `message`, such as
+/// "Unschedulable: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu" or "OOMKilled
+/// (exit code 137)"; a v2 task's `error.message`): one line, control characters as spaces,
+/// at most kMaxStepReason bytes (then "...", cut at a character's start).
+inline constexpr std::size_t kMaxStepReason = 300;
+[[nodiscard]] std::string step_reason(std::string_view message);
 
 /// A listing as a table: the columns of `kind`, one row per record.
 std::string table(Kind kind, const std::vector<Record>& items);

@@ -17,6 +17,34 @@ namespace pipec::emit::argo::detail {
 
 using namespace yaml;  // the shared YAML writer (compiler/emit/yaml)
 
+namespace {
+
+// `retries {on: [...]}` as Argo's retryStrategy.expression over lastRetry (exitCode and
+// message are strings; Argo's node message of an OOM-killed pod is "OOMKilled (exit code
+// 137)"), the same rule as rules::retry_matches. Message texts hold no quote or backslash
+// (rules::parse_retry_on), so they sit in '...' as they are.
+std::string retry_expression(const std::vector<rules::RetryOn>& on) {
+  std::string out;
+  for (const auto& item : on) {
+    std::string e;
+    switch (item.kind) {
+      case rules::RetryOn::Kind::Oom:
+        e = "lastRetry.exitCode == '137' || lastRetry.message contains 'OOMKilled'";
+        break;
+      case rules::RetryOn::Kind::Evicted:
+        e = "lastRetry.message contains 'Evicted' || lastRetry.message contains 'evicted' || "
+            "lastRetry.message contains 'The node was low on resource'";
+        break;
+      case rules::RetryOn::Kind::Exit: e = "lastRetry.exitCode == '" + std::to_string(item.exit_code) + "'"; break;
+      case rules::RetryOn::Kind::Message: e = "lastRetry.message contains '" + item.text + "'"; break;
+    }
+    out += (out.empty() ? "(" : " || (") + e + ")";
+  }
+  return out;
+}
+
+}  // namespace
+
 // --- container ops ----------------------------------------------------------------------
 
 // A word of the container as the plan gives it: an op parameter as the template's input,
@@ -127,6 +155,13 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
     if (key == "gpu_vendor") continue;
     std::string field = key == "gpus" ? vendor : key;
     bool runtime_key = key == "gpus" && !vendor_key.empty();
+    if (key == "memory" && !op.retry_memory.empty()) {
+      // Memory that grows per attempt (sema wrote each attempt's): indexed by Argo's retry count.
+      std::string list;
+      for (const auto& m : op.retry_memory) list += (list.empty() ? "'" : ", '") + m + "'";
+      patch_limits.emplace_back(Json(field).dump(), "{{=toJson([" + list + "][asInt(retries)])}}");
+      continue;
+    }
     if (value.is_literal() && !runtime_key) {
       std::string text = ir::literal_text(value.literal);
       if (key == "gpus" && text == "0") continue;
@@ -271,6 +306,7 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
           backoff["maxDuration"] = fmt::format("{}s", *op->retry_max_duration_seconds);
         retry["backoff"] = std::move(backoff);
       }
+      if (!op->retry_on.empty()) retry["expression"] = retry_expression(op->retry_on);
       t["retryStrategy"] = std::move(retry);
     }
     if (op->timeout_seconds) t["activeDeadlineSeconds"] = *op->timeout_seconds;

@@ -167,6 +167,14 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     }
     argv = rules::metrics_cli::wrap_command(std::move(wrap), std::move(argv));
   }
+  // KFP v2's retryPolicy retries whatever failed, with the same pod each time.
+  if (!op.retry_on.empty())
+    error(op.retry_reasons_range, "on the kfp-v2 target 'retries' cannot say what to retry on (KFP v2's "
+                                  "retryPolicy retries every failure); leave out 'on' or build for Argo");
+  else if (!op.retry_memory.empty())
+    error(op.retry_reasons_range, "on the kfp-v2 target 'retries' cannot grow the memory per attempt (KFP v2's "
+                                  "retryPolicy runs the same pod again); leave out 'memory_factor' or build "
+                                  "for Argo");
   // `working_dir`: a KFP v2 container has no workingDir; a prologue changes to it (the
   // path is a literal the checker allowed, passed as an argument, never as script text).
   if (!op.working_dir.empty()) {
