@@ -143,6 +143,9 @@ void FakeKube::routes() {
     if (create_500s.fetch_sub(1) > 0)
       return send_status(res, 500, "InternalError", "etcdserver: leader changed");
     std::lock_guard lock(mutex_);
+    const bool dry_run = req.get_param_value("dryRun") == "All";
+    if (dry_run && !serves_locked(req.matches[1], plural))
+      return send_status(res, 404, "NotFound", "the server could not find the requested resource");
     if (plural == "trainjobs" && !trainer_runtimes_.empty()) {
       // Trainer's validating webhook: the ClusterTrainingRuntime must exist (core/
       // clustertrainingruntime.go ValidateObjects); controller-runtime denies with 403.
@@ -156,6 +159,10 @@ void FakeKube::routes() {
                         "clustertrainingruntimes.trainer.kubeflow.org \"{0}\" not found: specified "
                         "clusterTrainingRuntime must be created before the TrainJob is created",
                         runtime));
+    }
+    if (dry_run) {  // admitted, and nothing is stored
+      res.status = 201;
+      return res.set_content(job.dump(), "application/json");
     }
     if (jobs_.count(name))
       return send_status(res, 409, "AlreadyExists",
@@ -351,6 +358,7 @@ void FakeKube::routes() {
   });
 
   event_routes();
+  object_routes();
 
   s.Get(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/log)", [this](const httplib::Request& req,
                                                                   httplib::Response& res) {

@@ -119,6 +119,21 @@ class FakeKube {
   /// The pod's container runs but its readiness probe has not passed (an MPI node's sshd).
   void start_pod_unready(const std::string& pod);
 
+  // --- what preflight reads (fake_kube_objects.cpp) ----------------------------------------
+  /// Puts an object where GET finds it: `path` is its API path
+  /// (/api/v1/namespaces/team/secrets/s3, /apis/scheduling.k8s.io/v1/priorityclasses/high).
+  /// A GET of its collection lists it (persistentvolumeclaims, resourcequotas, nodes, ...).
+  void put_object(const std::string& path, nlohmann::json object);
+  /// Discovery serves `group_version` (kubeflow.org/v1) with these resources' plurals; once
+  /// any is set, the others are 404 and a dryRun=All create of a kind not served is a 404.
+  void serve_api(const std::string& group_version, std::vector<std::string> plurals);
+  /// A Role bound to `subject` (system:serviceaccount:team:runner; "" for the caller of a
+  /// SelfSubjectAccessReview): `verbs` on `resources` of API `group` ("*" for any).
+  /// Local/SelfSubjectAccessReviews are answered from these.
+  void add_role(const std::string& subject, const std::string& group,
+                std::vector<std::string> resources, std::vector<std::string> verbs);
+  std::atomic<int> reads_403{0};  ///< preflight's object GETs and reviews answer 403 (N times)
+
   // --- faults ----------------------------------------------------------------------------
   std::atomic<int> create_status{0};     ///< answer POSTs with this Status code (0: normal)
   std::atomic<int> create_500s{0};       ///< the next N POSTs get a 500
@@ -167,6 +182,14 @@ class FakeKube {
   void add_jobset_pod_locked(const std::string& trainjob, const std::string& replicated_job, int index);
   void routes();
   void event_routes();  // fake_kube_events.cpp
+  void object_routes();  // fake_kube_objects.cpp
+  // Whether a dryRun=All create of `plural` in `group_version` is served (any, until
+  // serve_api is called); mutex held.
+  bool serves_locked(const std::string& group_version, const std::string& plural) const;
+  struct Role {
+    std::string subject, group;
+    std::vector<std::string> resources, verbs;
+  };
   void start();
 
   std::unique_ptr<httplib::Server> server_;
@@ -192,6 +215,9 @@ class FakeKube {
   std::vector<std::string> accepted_tokens_;
   std::map<std::string, std::string> trainer_runtimes_;  // empty: no Trainer installed
   std::map<std::string, nlohmann::json> jobsets_;
+  std::map<std::string, nlohmann::json> objects_;                // by API path
+  std::map<std::string, std::vector<std::string>> served_;       // group/version -> plurals
+  std::vector<Role> roles_;
   std::map<std::string, std::vector<std::string>> jobset_pods_;  // in creation order
 };
 

@@ -1,0 +1,55 @@
+#pragma once
+// Preflight's requests to the Kubernetes API (issue 36): each question a pipeline's step
+// raises, asked with GETs, discovery, access-review POSTs and dryRun=All POSTs only, at
+// most `concurrency` at once, each within a time bound, each answer read through input/'s
+// bounded JSON reader, and judged by rules/preflight. The launcher's pre-check and
+// `pipec preflight` ask through this one function.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rules/preflight.hpp"
+#include "runtime/kube_client.hpp"
+
+namespace pipec::runtime {
+
+/// One question about the cluster.
+struct PreflightQuestion {
+  enum class What {
+    claim,            ///< a PersistentVolumeClaim `name`, mounted by `pods_at_once` pods
+    secret,           ///< a Secret `name` and its `keys`
+    config_map,       ///< a ConfigMap `name` and its `keys`
+    pull_secret,      ///< an image pull Secret `name`
+    service_account,  ///< a ServiceAccount `name`
+    priority_class,   ///< a PriorityClass `name`
+    runtime,          ///< a ClusterTrainingRuntime `name` whose ML policy is `policy`
+    served,           ///< the API kind `name` (MPIJob, TrainJob, ...) is served
+    access,           ///< `subject` (a service account, "" the caller) may `verb` `name`'s kind
+    quota,            ///< ResourceQuota headroom for `needs`
+    dry_run,          ///< creating `manifest` (of kind `name`) passes admission
+  };
+  What what = What::claim;
+  std::string name;
+  std::vector<std::string> keys;
+  long long pods_at_once = 1;
+  std::string policy;
+  std::string subject;
+  std::string verb = "create";
+  std::map<std::string, double> needs;
+  std::string manifest;
+};
+
+struct PreflightLimits {
+  int concurrency = 8;      ///< requests in flight at once
+  long timeout_ms = 10000;  ///< each request's bound
+};
+
+/// Asks every question in namespace `ns`; the findings of question i are element i (never
+/// empty: an unaskable question, such as a name that is not a Kubernetes name, is an
+/// error finding of its own).
+[[nodiscard]] std::vector<std::vector<rules::preflight::Finding>> ask_preflight(
+    KubeClient& client, const std::string& ns, const std::vector<PreflightQuestion>& questions,
+    const PreflightLimits& limits = {});
+
+}  // namespace pipec::runtime

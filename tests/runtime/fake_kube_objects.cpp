@@ -1,0 +1,131 @@
+// FakeKube's answers to preflight's reads: named objects and their collections (claims,
+// Secrets, ConfigMaps, ServiceAccounts, quotas, limit ranges, nodes, storage and priority
+// classes, Trainer runtimes, Kueue queues), discovery of API groups/versions, and
+// Local/SelfSubjectAccessReviews evaluated from a list of Roles, as the API answers them.
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <string>
+
+#include "tests/runtime/fake_kube.hpp"
+
+namespace pipec::runtime::testing {
+namespace {
+
+using nlohmann::json;
+
+bool listed(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), "*") != names.end() ||
+         std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+void FakeKube::put_object(const std::string& path, json object) {
+  std::lock_guard lock(mutex_);
+  objects_[path] = std::move(object);
+}
+
+void FakeKube::serve_api(const std::string& group_version, std::vector<std::string> plurals) {
+  std::lock_guard lock(mutex_);
+  served_[group_version] = std::move(plurals);
+}
+
+bool FakeKube::serves_locked(const std::string& group_version, const std::string& plural) const {
+  if (served_.empty()) return true;
+  auto served = served_.find(group_version);
+  return served != served_.end() &&
+         std::find(served->second.begin(), served->second.end(), plural) != served->second.end();
+}
+
+void FakeKube::add_role(const std::string& subject, const std::string& group,
+                        std::vector<std::string> resources, std::vector<std::string> verbs) {
+  std::lock_guard lock(mutex_);
+  roles_.push_back({subject, group, std::move(resources), std::move(verbs)});
+}
+
+void FakeKube::object_routes() {
+  auto& s = *server_;
+  // A named object, or its collection (a List of the objects under it).
+  auto get = [this](const httplib::Request& req, httplib::Response& res) {
+    if (reads_403.fetch_sub(1) > 0)
+      return send_status(
+          res, 403, "Forbidden",
+          fmt::format("User \"system:serviceaccount:team:runner\" cannot get {}", req.path));
+    std::lock_guard lock(mutex_);
+    if (auto it = objects_.find(req.path); it != objects_.end())
+      return res.set_content(it->second.dump(), "application/json");
+    const std::string runtimes = "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes/";
+    if (req.path.rfind(runtimes, 0) == 0) {
+      auto runtime = trainer_runtimes_.find(req.path.substr(runtimes.size()));
+      if (runtime != trainer_runtimes_.end())
+        return res.set_content(
+            json{{"kind", "ClusterTrainingRuntime"},
+                 {"metadata", {{"name", runtime->first}}},
+                 {"spec", {{"mlPolicy", {{"numNodes", 1}, {runtime->second, json::object()}}}}}}
+                .dump(),
+            "application/json");
+    }
+    const bool collection = !req.matches[req.matches.size() - 1].matched ||
+                            req.matches[req.matches.size() - 1].str().empty();
+    if (!collection)
+      return send_status(res, 404, "NotFound", fmt::format("{} not found", req.path));
+    json list = {{"kind", "List"}, {"items", json::array()}};
+    for (const auto& [path, object] : objects_)
+      if (path.rfind(req.path + "/", 0) == 0 &&
+          path.find('/', req.path.size() + 1) == std::string::npos)
+        list["items"].push_back(object);
+    res.set_content(list.dump(), "application/json");
+  };
+  s.Get(
+      R"(/api/v1/namespaces/[^/]+/(?:persistentvolumeclaims|secrets|configmaps|serviceaccounts|resourcequotas|limitranges)(/[^/]+)?)",
+      get);
+  s.Get(R"(/api/v1/nodes(/[^/]+)?)", get);
+  s.Get(
+      R"(/apis/(?:storage\.k8s\.io/v1/storageclasses|scheduling\.k8s\.io/v1/priorityclasses|trainer\.kubeflow\.org/v1alpha1/clustertrainingruntimes|trainer\.kubeflow\.org/v1alpha1/namespaces/[^/]+/trainingruntimes|kueue\.x-k8s\.io/v1beta1/namespaces/[^/]+/localqueues)(/[^/]+)?)",
+      get);
+
+  // Discovery: an APIResourceList per served group/version.
+  s.Get(R"(/apis/([^/]+)/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard lock(mutex_);
+    const std::string group_version = req.matches[1].str() + "/" + req.matches[2].str();
+    auto it = served_.find(group_version);
+    if (it == served_.end())
+      return send_status(res, 404, "NotFound", "the server could not find the requested resource");
+    json list = {
+        {"kind", "APIResourceList"}, {"groupVersion", group_version}, {"resources", json::array()}};
+    for (const auto& plural : it->second)
+      list["resources"].push_back(
+          {{"name", plural}, {"namespaced", true}, {"verbs", {"create", "get", "list"}}});
+    res.set_content(list.dump(), "application/json");
+  });
+
+  // Access reviews: allowed when a Role of the subject grants the verb on the resource.
+  auto review = [this](const httplib::Request& req, httplib::Response& res) {
+    if (reads_403.fetch_sub(1) > 0)
+      return send_status(res, 403, "Forbidden", "cannot create localsubjectaccessreviews");
+    json body = json::parse(req.body, nullptr, false);
+    if (!body.is_object()) return send_status(res, 400, "BadRequest", "not JSON");
+    const json& spec = body["spec"];
+    const json& attributes = spec.value("resourceAttributes", json::object());
+    const std::string subject = spec.value("user", std::string());
+    bool allowed = false;
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& role : roles_)
+        allowed = allowed || (role.subject == subject &&
+                              (role.group == "*" || role.group == attributes.value("group", "")) &&
+                              listed(role.resources, attributes.value("resource", "")) &&
+                              listed(role.verbs, attributes.value("verb", "")));
+    }
+    body["status"] = {{"allowed", allowed}};
+    if (!allowed) body["status"]["reason"] = "no RBAC policy matched";
+    res.status = 201;
+    res.set_content(body.dump(), "application/json");
+  };
+  s.Post(R"(/apis/authorization\.k8s\.io/v1/namespaces/[^/]+/localsubjectaccessreviews)", review);
+  s.Post(R"(/apis/authorization\.k8s\.io/v1/selfsubjectaccessreviews)", review);
+}
+
+}  // namespace pipec::runtime::testing
