@@ -10,6 +10,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Where the host's opened top-level directories are bound read-only, once each: the entries
+// of the step's own directories are symlinks into it.
+constexpr const char* kHostView = "/.pipec-host";
+
+// The relative symlink from `path` to its host view: relative, so that bwrap, which makes
+// the mounts below its new root before entering it, finds the view when a mount point lies
+// under the link (the working directory under the host's /work/project/...).
+std::string host_view(const std::string& path) {
+  const fs::path rel = fs::path(path).relative_path();
+  std::string up;
+  for (auto it = std::next(rel.begin()); it != rel.end(); ++it) up += "../";
+  return up + std::string(kHostView).substr(1) + path;
+}
+
 // The kernel's and the step's own top-level directories: never the host's to open.
 bool kernel_or_own(const std::string& top) {
   return top == "/tmp" || top == "/proc" || top == "/dev" || top == "/sys";
@@ -48,8 +62,11 @@ std::set<std::string> directories_to_open(const std::vector<std::string>& writab
 }
 
 // The host's entries of `dir` in the sandbox: a directory to open is made and filled the
-// same way, a symlink is copied, anything else is bound read-only, except what the step's
-// own tree holds there already (an input file placed before the start).
+// same way, a symlink is copied, anything else is a symlink to its read-only host view under
+// kHostView (a symlink is made, not mounted: about 210 mounts cost 250-300 ms a step, the
+// views one per top-level directory), except what the step's own tree holds there already
+// (an input file placed before the start). A top-level entry not opened (/sys, a file) is
+// bound read-only at its own path.
 void add_entries(std::vector<std::string>& a, const std::string& dir, const std::set<std::string>& open,
                  const std::vector<std::string>& own) {
   std::error_code ec;
@@ -66,8 +83,10 @@ void add_entries(std::vector<std::string>& a, const std::string& dir, const std:
       continue;  // the step's own file
     } else if (e.is_symlink(ec)) {
       a.insert(a.end(), {"--symlink", fs::read_symlink(e.path(), ec).string(), path});
-    } else {
+    } else if (dir == "/") {
       a.insert(a.end(), {"--ro-bind-try", path, path});
+    } else {
+      a.insert(a.end(), {"--symlink", host_view(path), path});
     }
   }
 }
@@ -78,7 +97,10 @@ std::vector<std::string> sandbox_argv(const Sandbox& p, const std::vector<std::s
   const std::string root = p.root.empty() ? p.dir + "/fs" : p.root;
   std::vector<std::string> a = {p.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc",
                                 "--bind", root, "/"};
-  add_entries(a, "/", directories_to_open(p.writable_dirs), p.own_files);
+  const std::set<std::string> open = directories_to_open(p.writable_dirs);
+  for (const auto& d : open)
+    if (fs::path(d).parent_path() == "/") a.insert(a.end(), {"--ro-bind-try", d, kHostView + d});
+  add_entries(a, "/", open, p.own_files);
   a.insert(a.end(), {"--dev", "/dev", "--proc", "/proc"});
   for (const auto& [host, mount] : p.volume_binds) {
     bool ro = std::find(p.read_only_mounts.begin(), p.read_only_mounts.end(), mount) != p.read_only_mounts.end();
