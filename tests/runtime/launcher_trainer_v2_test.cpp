@@ -91,6 +91,33 @@ TEST_F(RuntimeLauncher, TrainJobProgressIsPrintedAsItChangesAndItsMetricsMerged)
       << metrics.dump();
 }
 
+// --trainer-runtime-kind TrainingRuntime: the TrainJob names a runtime of its own
+// namespace (runtimeRef.kind), for an MPIJob as for a PyTorchJob.
+TEST_F(RuntimeLauncher, ANamespacedTrainingRuntimeIsTheRuntimeRefsKind) {
+  for (const char* manifest : {kPyTorchJob, kMpiJob}) {
+    auto o = options(manifest);
+    o.runtime = "trainer-v2";
+    o.trainer_runtime = "team-torch";
+    o.trainer_runtime_kind = "TrainingRuntime";
+    o.dry_run = true;
+    auto r = run(o);
+    ASSERT_EQ(r.code, kExitSucceeded) << r.err;
+    auto job = json::parse(r.out);
+    EXPECT_EQ(job["spec"]["runtimeRef"],
+              json({{"apiGroup", "trainer.kubeflow.org"}, {"kind", "TrainingRuntime"}, {"name", "team-torch"}}));
+  }
+  auto o = options(kPyTorchJob);
+  o.runtime = "trainer-v2";
+  o.trainer_runtime_kind = "trainingruntime";
+  auto r = run(o);
+  EXPECT_EQ(r.code, kExitBadArguments);
+  EXPECT_NE(r.err.find("--trainer-runtime-kind 'trainingruntime': expected 'ClusterTrainingRuntime' or "
+                       "'TrainingRuntime'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(kube_.count("POST"), 0);
+}
+
 TEST_F(RuntimeLauncher, AFailedTrainJobSaysWhyFromItsNodePod) {
   auto o = options(kPyTorchJob);
   o.runtime = "trainer-v2";
@@ -106,6 +133,7 @@ TEST_F(RuntimeLauncher, AFailedTrainJobSaysWhyFromItsNodePod) {
   });
   EXPECT_EQ(r.code, kExitFailed) << r.err;
   EXPECT_EQ(created["spec"]["runtimeRef"]["name"], "my-torch");
+  EXPECT_EQ(created["spec"]["runtimeRef"]["kind"], "ClusterTrainingRuntime");
   EXPECT_NE(r.err.find("FailedJobs: jobset failed due to one or more job failures"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Traceback: CUDA out of memory"), std::string::npos) << r.err;
 }

@@ -26,7 +26,7 @@ bool Builder::read_arguments() {
       {"retries", 0},             {"gpu_resource", ""},       {"clean_pod_policy", ""},
       {"success_policy", ""},     {"timeout", ""},            {"pending_timeout", ""},
       {"tensorboard", ""},        {"runtime", ""},            {"trainer_runtime", ""},
-      {"chief_role", "chief"},
+      {"trainer_runtime_kind", ""}, {"chief_role", "chief"},
   };
   // Any of them may be a run-time value: the launcher applies the same rules to it
   // (runtime/job_render.hpp) and reshapes the job (a role count of 0 removes the role).
@@ -106,8 +106,14 @@ bool Builder::read_arguments() {
     std::string r = ir::literal_text(s->value);
     if (s->input.empty() && !r.empty() && !runtime::is_dns1123_subdomain(r))
       error(*arg("trainer_runtime"), "argument " + op_arg("trainer_runtime") +
-                                         " must be the name of a ClusterTrainingRuntime "
+                                         " must be the name of a training runtime "
                                          "(lower-case letters, digits, '-' and '.'), got '" + r + "'");
+  }
+  if (const Scalar* s = get("trainer_runtime_kind")) {
+    std::string r = ir::literal_text(s->value);
+    if (s->input.empty() && !runtime::is_trainer_runtime_kind(r))
+      error(*arg("trainer_runtime_kind"), "argument " + op_arg("trainer_runtime_kind") +
+                                              " must be 'ClusterTrainingRuntime' or 'TrainingRuntime', got '" + r + "'");
   }
   if (const Scalar* s = get("chief_role")) {
     std::string r = ir::literal_text(s->value);
