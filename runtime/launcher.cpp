@@ -118,7 +118,11 @@ bool Launcher::prepare() {
     if (!o_.trainer_runtime.empty() && !is_dns1123_subdomain(o_.trainer_runtime))
       return error(fmt::format("{} '{}': not a Kubernetes name", flag(Option::TrainerRuntime), o_.trainer_runtime)),
              false;
-    auto train_job = to_trainjob(rendered.job, o_.trainer_runtime);
+    if (!is_trainer_runtime_kind(o_.trainer_runtime_kind))
+      return error(fmt::format("{} '{}': expected 'ClusterTrainingRuntime' or 'TrainingRuntime'",
+                               flag(Option::TrainerRuntimeKind), o_.trainer_runtime_kind)),
+             false;
+    auto train_job = to_trainjob(rendered.job, o_.trainer_runtime, o_.trainer_runtime_kind);
     if (!train_job.ok) return error(train_job.error), false;
     job_ = json::parse(train_job.job);
   }

@@ -38,7 +38,8 @@ struct LauncherOptions {
   std::string tensorboard;
   std::string executor_input;  ///< KFP v2's `{{$}}`: also write the ExecutorOutput (metrics)
   std::string runtime;          ///< `--runtime`: "" / "operator" or "trainer-v2" (a TrainJob)
-  std::string trainer_runtime;  ///< `--trainer-runtime`: the TrainJob's ClusterTrainingRuntime
+  std::string trainer_runtime;  ///< `--trainer-runtime`: the TrainJob's runtime (runtimeRef.name)
+  std::string trainer_runtime_kind;  ///< `--trainer-runtime-kind`: its kind (runtimeRef.kind)
   std::string tf_chief_role;    ///< `--tf-chief-role`: runtime "pods" calls the chief "chief" or "master"
   std::string workflow_name, step_name;
   std::string pod_uid;  ///< from $POD_UID

@@ -46,6 +46,7 @@ Launcher::Outcome Launcher::follow() {
   bool polling = false;
 
   auto observe = [&](const json& obj) -> std::optional<Outcome> {
+    follow_trainer_status(obj);
     std::string reason;
     auto p = job_phase(obj, &reason);
     if (p != phase) {
@@ -193,6 +194,17 @@ Launcher::Outcome Launcher::follow() {
     }
     sleep_for(o_.retry_delay);
   }
+}
+
+// A TrainJob's status.trainerStatus: a progress line each time what it says changes, and
+// its metrics as the step's reported ones (the scraped ones win on a shared name).
+void Launcher::follow_trainer_status(const json& job) {
+  if (kind_.plural != "trainjobs") return;
+  auto progress = trainer_progress(job);
+  if (!progress || progress == progress_) return;
+  progress_ = progress;
+  say(progress_line(*progress));
+  scraper_->set_reported(progress->metrics);
 }
 
 // Whether a pod of the job is running (phase Running).

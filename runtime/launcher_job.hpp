@@ -27,6 +27,7 @@
 #include "runtime/log_cursor.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/tf_pods.hpp"
+#include "runtime/trainer_status.hpp"
 
 namespace pipec::runtime::launcher_detail {
 
@@ -124,6 +125,7 @@ class Launcher {
   };
   std::optional<LeaderPod> find_leader_pod();
   bool pods_running();
+  void follow_trainer_status(const json& job);
   bool read_previous_log(const LeaderPod& pod);
   std::string log_path(const LeaderPod& pod, const char* options) const;
   HttpResponse stream_log(const std::string& path);
@@ -171,6 +173,7 @@ class Launcher {
   JobKind kind_;
   std::optional<MetricScraper> scraper_;
   std::string failure_reason_;
+  std::optional<TrainerProgress> progress_;  // a TrainJob's trainerStatus, last seen
 
   std::atomic<bool> started_{false};       // the job has run (or its pods, runtime "pods")
   std::atomic<bool> waiting_over_{false};  // the reasons thread stops

@@ -284,6 +284,12 @@ std::vector<std::string> MetricScraper::take_warnings() {
   return out;
 }
 
+bool MetricScraper::scraped(const std::string& reported_name) const {
+  for (std::size_t i = 0; i < specs_.size(); ++i)
+    if (values_[i] && specs_[i].reported == reported_name) return true;
+  return false;
+}
+
 std::string MetricScraper::metrics_json() const {
   nlohmann::json list = nlohmann::json::array();
   for (std::size_t i = 0; i < specs_.size(); ++i) {
@@ -292,6 +298,8 @@ std::string MetricScraper::metrics_json() const {
                     {"numberValue", *values_[i]},
                     {"format", specs_[i].format}});
   }
+  for (const auto& [name, value] : reported_)
+    if (!scraped(name)) list.push_back({{"name", name}, {"numberValue", value}, {"format", "RAW"}});
   return nlohmann::json{{"metrics", list}}.dump() + "\n";
 }
 
@@ -321,6 +329,8 @@ bool MetricScraper::executor_output(std::string_view executor_input, std::string
   json metadata = json::object();
   for (std::size_t i = 0; i < specs_.size(); ++i)
     if (values_[i]) metadata[specs_[i].reported] = *values_[i];
+  for (const auto& [name, value] : reported_)
+    if (!scraped(name)) metadata[name] = value;
   artifact["metadata"] = std::move(metadata);
   out = json{{"artifacts", {{"metrics", {{"artifacts", json::array({std::move(artifact)})}}}}}}.dump() + "\n";
   return true;

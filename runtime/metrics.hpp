@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rules/metrics.hpp"
@@ -45,6 +46,12 @@ class MetricScraper {
   /// the metrics that have a value, in spec order.
   std::string metrics_json() const;
 
+  /// Metrics the job reports itself (a TrainJob's status.trainerStatus, named by the
+  /// metric rules): metrics_json() and executor_output() hold them after the scraped ones,
+  /// format RAW; where a spec reports the same name and has a value, the scraped value wins.
+  /// Each call replaces the previous set.
+  void set_reported(std::vector<std::pair<std::string, double>> metrics) { reported_ = std::move(metrics); }
+
   /// KFP v2: the ExecutorOutput JSON for `executor_input` (the task's `{{$}}`): its output
   /// artifact `metrics` (system.Metrics) with the collected values as its metadata,
   /// `{"artifacts":{"metrics":{"artifacts":[{...,"metadata":{"acc":0.9}}]}}}`, or `{}`
@@ -59,8 +66,11 @@ class MetricScraper {
   void candidate(const char* begin, const char* sep, const char* end);
   void record(std::size_t index, double v);
 
+  bool scraped(const std::string& reported_name) const;
+
   std::vector<rules::MetricSpec> specs_;
   std::vector<std::optional<double>> values_;
+  std::vector<std::pair<std::string, double>> reported_;
   std::vector<bool> warned_;
   std::vector<std::string> warnings_;
   std::uint64_t length_mask_ = 0;  // bit n set: some name has length n (n < 64)

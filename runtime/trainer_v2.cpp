@@ -42,6 +42,10 @@ bool is_training_runtime(std::string_view kind, std::string_view runtime) {
   return runtime == "trainer-v2" && (kind == "PyTorchJob" || kind == "MPIJob");
 }
 
+bool is_trainer_runtime_kind(std::string_view kind) {
+  return kind.empty() || kind == "ClusterTrainingRuntime" || kind == "TrainingRuntime";
+}
+
 std::string default_trainer_runtime(std::string_view kind) {
   if (kind == "PyTorchJob") return "torch-distributed";
   if (kind == "MPIJob") return "deepspeed-distributed";
@@ -109,11 +113,11 @@ json runtime_patch(const json& pod_template, const json& container, bool git, co
                         {{"template", {{"spec", {{"replicatedJobs", std::move(replicated)}}}}}}}}});
 }
 
-json train_job(const json& source, std::string_view kind, std::string_view runtime_name, json trainer,
-               json patches) {
+json train_job(const json& source, std::string_view kind, std::string_view runtime_name,
+               std::string_view runtime_kind, json trainer, json patches) {
   json spec = {{"runtimeRef",
                 {{"apiGroup", "trainer.kubeflow.org"},
-                 {"kind", "ClusterTrainingRuntime"},
+                 {"kind", runtime_kind.empty() ? std::string("ClusterTrainingRuntime") : std::string(runtime_kind)},
                  {"name", runtime_name.empty() ? default_trainer_runtime(kind) : std::string(runtime_name)}}},
                {"trainer", std::move(trainer)}};
   if (!patches.is_null()) spec["runtimePatches"] = std::move(patches);
@@ -153,13 +157,15 @@ json source_job(std::string_view text, std::string_view kind, const char* refusa
 }
 }  // namespace
 
-TrainJobResult to_trainjob(std::string_view text, std::string_view runtime_name) {
+TrainJobResult to_trainjob(std::string_view text, std::string_view runtime_name, std::string_view runtime_kind) {
   json source = input::parse_json(text);
-  if (source.is_object() && member(source, "kind") == "MPIJob") return mpijob_to_trainjob(text, runtime_name);
-  return pytorchjob_to_trainjob(text, runtime_name);
+  if (source.is_object() && member(source, "kind") == "MPIJob")
+    return mpijob_to_trainjob(text, runtime_name, runtime_kind);
+  return pytorchjob_to_trainjob(text, runtime_name, runtime_kind);
 }
 
-TrainJobResult mpijob_to_trainjob(std::string_view text, std::string_view runtime_name) {
+TrainJobResult mpijob_to_trainjob(std::string_view text, std::string_view runtime_name,
+                                  std::string_view runtime_kind) {
   TrainJobResult result;
   json source = source_job(text, "MPIJob", "mpijob_to_trainjob converts an MPIJob", result);
   if (source.is_null()) return result;
@@ -193,11 +199,12 @@ TrainJobResult mpijob_to_trainjob(std::string_view text, std::string_view runtim
   json patches = runtime_patch(member(member(replica_specs, "Launcher"), "template"), c, git,
                                {std::string(kLauncherJob), std::string(kNodeJob)});
   result.ok = true;
-  result.job = train_job(source, "MPIJob", runtime_name, std::move(trainer), std::move(patches)).dump();
+  result.job = train_job(source, "MPIJob", runtime_name, runtime_kind, std::move(trainer), std::move(patches)).dump();
   return result;
 }
 
-TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view runtime_name) {
+TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view runtime_name,
+                                      std::string_view runtime_kind) {
   TrainJobResult result;
   json source = source_job(text, "PyTorchJob", "runtime 'trainer-v2' runs a pytorch_job (a PyTorchJob)", result);
   if (source.is_null()) return result;
@@ -243,7 +250,7 @@ TrainJobResult pytorchjob_to_trainjob(std::string_view text, std::string_view ru
   if (!env.empty()) trainer["env"] = std::move(env);
   if (const json& resources = member(c, "resources"); resources.is_object() && !resources.empty())
     trainer["resourcesPerNode"] = resources;
-  json job = train_job(source, "PyTorchJob", runtime_name, std::move(trainer),
+  json job = train_job(source, "PyTorchJob", runtime_name, runtime_kind, std::move(trainer),
                        runtime_patch(member(leader, "template"), c, git, {std::string(kNodeJob)}));
   result.ok = true;
   result.job = job.dump();

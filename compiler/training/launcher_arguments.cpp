@@ -28,7 +28,7 @@ bool Builder::read_arguments() {
       {"tensorboard", ""},        {"runtime", ""},            {"trainer_runtime", ""},
       {"chief_role", "chief"},   {"queue", ""},              {"priority_class", ""},
       {"scheduler", ""},          {"min_available", 0},       {"gang_queue", ""},
-      {"shm_size", ""},
+      {"shm_size", ""},           {"trainer_runtime_kind", ""},
   };
   // Any of them may be a run-time value: the launcher applies the same rules to it
   // (runtime/job_render.hpp) and reshapes the job (a role count of 0 removes the role).
@@ -109,8 +109,14 @@ bool Builder::read_arguments() {
     std::string r = ir::literal_text(s->value);
     if (s->input.empty() && !r.empty() && !rules::is_dns1123_subdomain(r))
       error(*arg("trainer_runtime"), "argument " + op_arg("trainer_runtime") +
-                                         " must be the name of a ClusterTrainingRuntime "
+                                         " must be the name of a training runtime "
                                          "(lower-case letters, digits, '-' and '.'), got '" + r + "'");
+  }
+  if (const Scalar* s = get("trainer_runtime_kind")) {
+    std::string r = ir::literal_text(s->value);
+    if (s->input.empty() && !runtime::is_trainer_runtime_kind(r))
+      error(*arg("trainer_runtime_kind"), "argument " + op_arg("trainer_runtime_kind") +
+                                              " must be 'ClusterTrainingRuntime' or 'TrainingRuntime', got '" + r + "'");
   }
   if (!read_scheduling()) return false;
   if (const Scalar* s = get("chief_role")) {

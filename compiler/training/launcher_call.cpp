@@ -438,6 +438,7 @@ bool Builder::run() {
                                   std::pair{"timeout", Option::RunningTimeout},
                                   std::pair{"runtime", Option::Runtime},
                                   std::pair{"trainer_runtime", Option::TrainerRuntime},
+                                  std::pair{"trainer_runtime_kind", Option::TrainerRuntimeKind},
                                   std::pair{"chief_role", Option::TfChiefRole}})
     if (auto it = scalars_.find(arg_name); it != scalars_.end()) {
       if (!it->second.input.empty()) {

@@ -212,7 +212,8 @@ TEST(Jobs, PyTorchOnTrainerV2) {
   const std::vector<Case> cases = {
       {"defaults", {}},
       {"one-node-no-gpu", {{"workers", 1}, {"gpus", 0}}},
-      {"many", {{"workers", 63}, {"gpus", 8}, {"training_runtime", "torch-distributed-gpu"}}}};
+      {"many", {{"workers", 63}, {"gpus", 8}, {"training_runtime", "torch-distributed-gpu"}}},
+      {"namespaced", {{"training_runtime", "team-torch"}}}};
   std::vector<std::pair<std::string, std::string>> docs;
   std::vector<nlohmann::json> jobs;
   for (const auto& c : cases) {
@@ -221,7 +222,8 @@ TEST(Jobs, PyTorchOnTrainerV2) {
     std::string runtime_name = "torch-distributed";
     if (auto it = c.values.find("training_runtime"); it != c.values.end())
       runtime_name = it->second.get<std::string>();
-    auto t = runtime::pytorchjob_to_trainjob(r.job, runtime_name);
+    // A namespaced TrainingRuntime (--trainer-runtime-kind) is the runtimeRef's kind.
+    auto t = runtime::pytorchjob_to_trainjob(r.job, runtime_name, c.name == "namespaced" ? "TrainingRuntime" : "");
     ASSERT_TRUE(t.ok) << t.error;
     docs.emplace_back(c.name, t.job);
     jobs.push_back(nlohmann::json::parse(t.job));
@@ -243,6 +245,8 @@ TEST(Jobs, PyTorchOnTrainerV2) {
   EXPECT_EQ(jobs[1]["spec"]["trainer"]["numNodes"], 2);
   EXPECT_EQ(jobs[2]["spec"]["trainer"]["numNodes"], 64);
   EXPECT_EQ(jobs[2]["spec"]["runtimeRef"]["name"], "torch-distributed-gpu");
+  EXPECT_EQ(jobs[2]["spec"]["runtimeRef"]["kind"], "ClusterTrainingRuntime");
+  EXPECT_EQ(jobs[3]["spec"]["runtimeRef"]["kind"], "TrainingRuntime");
   const auto& pod = t["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]
                      ["template"]["spec"]["template"]["spec"];
   EXPECT_EQ(pod["volumes"].size(), 2u);

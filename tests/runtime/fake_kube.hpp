@@ -116,6 +116,9 @@ class FakeKube {
   std::vector<std::string> jobset_pods(const std::string& trainjob, std::size_t at_least = 1,
                                        std::chrono::milliseconds timeout = std::chrono::seconds(5));
   std::optional<nlohmann::json> jobset(const std::string& name);
+  /// Trainer's progress report (v2.3.0 status.trainerStatus: progressPercentage,
+  /// estimatedRemainingSeconds, metrics): replaced, lastUpdatedTime set, MODIFIED sent.
+  void set_trainer_status(const std::string& name, const nlohmann::json& trainer_status);
   /// The pod's container runs but its readiness probe has not passed (an MPI node's sshd).
   void start_pod_unready(const std::string& pod);
 

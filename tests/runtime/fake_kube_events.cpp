@@ -116,4 +116,13 @@ void FakeKube::event_routes() {
   });
 }
 
+// Trainer's progress report: status.trainerStatus replaced (lastUpdatedTime now), MODIFIED.
+void FakeKube::set_trainer_status(const std::string& name, const json& trainer_status) {
+  std::lock_guard lock(mutex_);
+  auto& job = jobs_.at(name);
+  job["status"]["trainerStatus"] = trainer_status;
+  job["status"]["trainerStatus"]["lastUpdatedTime"] = "2026-11-29T00:00:00Z";
+  emit("MODIFIED", job);
+}
+
 }  // namespace pipec::runtime::testing

@@ -48,6 +48,76 @@ TEST_F(RuntimeLauncher, TrainerV2RunsAPyTorchJobAsATrainJob) {
   EXPECT_NE(read(dir_ / "out" / "metrics.json").find(R"("numberValue":0.9)"), std::string::npos);
 }
 
+// status.trainerStatus (Trainer v2.3.0) changes three times: three progress lines, and the
+// step's metrics hold the last report's metrics (named by the metric rules) after the
+// scraped ones, the scraped value winning on a shared name.
+TEST_F(RuntimeLauncher, TrainJobProgressIsPrintedAsItChangesAndItsMetricsMerged) {
+  auto o = options(kPyTorchJob);
+  o.runtime = "trainer-v2";
+  o.metric_args = {"acc"};
+  auto r = run(o, [&](const std::string& job) {
+    kube_.add_jobset_pod(job + "-node-0-0-fghij", job, "node", 0);
+    kube_.log(job + "-node-0-0-fghij", "acc=0.9");
+    // Each report an event of the launcher's watch, not folded into its first GET.
+    const std::string watch = "GET /apis/trainer.kubeflow.org/v1alpha1/namespaces/team/trainjobs?";
+    wait_for([&] { return kube_.count(watch) > 0; });
+    kube_.set_trainer_status(job, {{"progressPercentage", 10}, {"estimatedRemainingSeconds", 3725},
+                                   {"metrics", {{{"name", "loss"}, {"value", "2.5"}}}}});
+    kube_.set_trainer_status(job, {{"progressPercentage", 60}, {"estimatedRemainingSeconds", 150},
+                                   {"metrics", {{{"name", "loss"}, {"value", "1.25"}}}}});
+    // Unchanged: no line.
+    kube_.set_trainer_status(job, {{"progressPercentage", 60}, {"estimatedRemainingSeconds", 150},
+                                   {"metrics", {{{"name", "loss"}, {"value", "1.25"}}}}});
+    kube_.set_trainer_status(job, {{"progressPercentage", 100}, {"estimatedRemainingSeconds", 0},
+                                   {"metrics", {{{"name", "train loss"}, {"value", "0.5"}},
+                                                {{"name", "acc"}, {"value", "0.1"}},
+                                                {{"name", "epoch"}, {"value", "not a number"}}}}});
+    kube_.end_pod(job + "-node-0-0-fghij", 0);
+    kube_.set_condition(job, "Complete", "AllJobsCompleted", "jobset completed successfully");
+  });
+  ASSERT_EQ(r.code, kExitSucceeded) << r.err;
+  std::size_t lines = 0;
+  for (std::size_t at = r.err.find("pipec-launcher: progress: "); at != std::string::npos;
+       at = r.err.find("pipec-launcher: progress: ", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 3u) << r.err;
+  EXPECT_NE(r.err.find("pipec-launcher: progress: 10%, about 1h02m left, loss=2.5\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pipec-launcher: progress: 60%, about 2m30s left, loss=1.25\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pipec-launcher: progress: 100%, about 0s left, train-loss=0.5 acc=0.1\n"), std::string::npos)
+      << r.err;
+  auto metrics = json::parse(read(dir_ / "out" / "metrics.json"))["metrics"];
+  EXPECT_EQ(metrics, json::parse(R"([{"name":"acc","numberValue":0.9,"format":"RAW"},
+                                     {"name":"train-loss","numberValue":0.5,"format":"RAW"}])"))
+      << metrics.dump();
+}
+
+// --trainer-runtime-kind TrainingRuntime: the TrainJob names a runtime of its own
+// namespace (runtimeRef.kind), for an MPIJob as for a PyTorchJob.
+TEST_F(RuntimeLauncher, ANamespacedTrainingRuntimeIsTheRuntimeRefsKind) {
+  for (const char* manifest : {kPyTorchJob, kMpiJob}) {
+    auto o = options(manifest);
+    o.runtime = "trainer-v2";
+    o.trainer_runtime = "team-torch";
+    o.trainer_runtime_kind = "TrainingRuntime";
+    o.dry_run = true;
+    auto r = run(o);
+    ASSERT_EQ(r.code, kExitSucceeded) << r.err;
+    auto job = json::parse(r.out);
+    EXPECT_EQ(job["spec"]["runtimeRef"],
+              json({{"apiGroup", "trainer.kubeflow.org"}, {"kind", "TrainingRuntime"}, {"name", "team-torch"}}));
+  }
+  auto o = options(kPyTorchJob);
+  o.runtime = "trainer-v2";
+  o.trainer_runtime_kind = "trainingruntime";
+  auto r = run(o);
+  EXPECT_EQ(r.code, kExitBadArguments);
+  EXPECT_NE(r.err.find("--trainer-runtime-kind 'trainingruntime': expected 'ClusterTrainingRuntime' or "
+                       "'TrainingRuntime'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(kube_.count("POST"), 0);
+}
+
 TEST_F(RuntimeLauncher, AFailedTrainJobSaysWhyFromItsNodePod) {
   auto o = options(kPyTorchJob);
   o.runtime = "trainer-v2";
@@ -63,6 +133,7 @@ TEST_F(RuntimeLauncher, AFailedTrainJobSaysWhyFromItsNodePod) {
   });
   EXPECT_EQ(r.code, kExitFailed) << r.err;
   EXPECT_EQ(created["spec"]["runtimeRef"]["name"], "my-torch");
+  EXPECT_EQ(created["spec"]["runtimeRef"]["kind"], "ClusterTrainingRuntime");
   EXPECT_NE(r.err.find("FailedJobs: jobset failed due to one or more job failures"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Traceback: CUDA out of memory"), std::string::npos) << r.err;
 }

@@ -270,7 +270,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "mpi_job(image: \"i\", command: \"c\", tolerations: [\"k:Sometimes\"])",
                 "must be 'key[=value][:Effect]' or '*'"},
         BadCase{"NoTfReplicas", "tf_job(image: \"i\", command: \"c\", workers: 0)",
-                "tf_job needs a chief or at least one worker"}),
+                "tf_job needs a chief or at least one worker"},
+        BadCase{"TrainerRuntimeKind",
+                "pytorch_job(image: \"i\", command: \"c\", trainer_runtime_kind: \"Namespaced\")",
+                "argument 'trainer_runtime_kind' of pytorch_job must be 'ClusterTrainingRuntime' or "
+                "'TrainingRuntime', got 'Namespaced'"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
 
 // Unknown arguments and wrong types are sema's: the step never reaches the lowering.
