@@ -103,24 +103,6 @@ bool should_retry(const std::vector<RetryOn>& on, const Failure& failure) {
   return false;
 }
 
-std::optional<long double> quantity_value(std::string_view s) {
-  if (!is_quantity(s)) return std::nullopt;
-  std::size_t i = s[0] == '+' ? 1 : 0;
-  std::size_t end = i;
-  while (end < s.size() && ((s[end] >= '0' && s[end] <= '9') || s[end] == '.')) ++end;
-  long double v = std::strtold(std::string(s.substr(i, end - i)).c_str(), nullptr);
-  std::string_view suffix = s.substr(end);
-  static const std::pair<std::string_view, long double> kScales[] = {
-      {"Ki", 0x1p10L}, {"Mi", 0x1p20L}, {"Gi", 0x1p30L}, {"Ti", 0x1p40L}, {"Pi", 0x1p50L}, {"Ei", 0x1p60L},
-      {"n", 1e-9L},    {"u", 1e-6L},    {"m", 1e-3L},    {"k", 1e3L},     {"M", 1e6L},     {"G", 1e9L},
-      {"T", 1e12L},    {"P", 1e15L},    {"E", 1e18L}};
-  if (suffix.empty()) return v;
-  for (const auto& [name, scale] : kScales)
-    if (suffix == name) return v * scale;
-  // An exponent: e3, E-2.
-  return v * std::pow(10.0L, std::strtold(std::string(suffix.substr(1)).c_str(), nullptr));
-}
-
 std::string grown_memory(std::string_view base, double factor, std::string_view max, int attempt) {
   if (attempt <= 0) return std::string(base);
   long double bytes = quantity_value(base).value_or(0) * std::pow(static_cast<long double>(factor), attempt);

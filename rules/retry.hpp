@@ -56,9 +56,6 @@ inline constexpr long long kMaxGrowingRetries = 20;
 /// Retry or not: an empty list retries every failure; else any item matching does.
 [[nodiscard]] bool should_retry(const std::vector<RetryOn>& on, const Failure& failure);
 
-/// A Kubernetes quantity's value (bytes for memory): 2Gi -> 2147483648; nullopt if it is
-/// not a quantity.
-[[nodiscard]] std::optional<long double> quantity_value(std::string_view text);
 
 /// The memory of attempt `attempt` (0 = the first run): `base` as written on attempt 0;
 /// then base x factor^attempt rounded up to a whole Mi, never above `max` (when given: then

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "compiler/sema/checker.hpp"
+#include "rules/quantities.hpp"
 #include "rules/retry.hpp"
 
 namespace pipec::sema::detail {

@@ -10,7 +10,7 @@
 
 #include "runtime/tf_pods.hpp"
 #include "runtime/trainer_v2.hpp"
-#include "tests/unit/emit_kubeflow/job_support.hpp"
+#include "tests/unit/training/job_support.hpp"
 
 namespace pipec {
 namespace {
