@@ -312,7 +312,10 @@ Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int ph
         {
           std::lock_guard l(m);
           state[i] = o;
-          if (o == Outcome::Failed || o == Outcome::Stopped) failed = true;
+          // `fail_fast false` (sema records its place only then): a failure stops only what
+          // depends on it (blocked), not the rest.
+          if (o == Outcome::Stopped || (o == Outcome::Failed && !p_.settings.ranges.count("fail_fast")))
+            failed = true;
         }
         cv.notify_all();
       });

@@ -136,7 +136,7 @@ std::string Checker::bound(double b, const Type& type) {
 // `settings { ... }`: literals, since they are fields of the workflow itself.
 void Checker::check_settings(const ast::SettingsStmt& s) {
   static const char* const kSettings[] = {"timeout", "ttl", "pod_gc", "parallelism",
-                                          "service_account", "image_pull_secrets"};
+                                          "service_account", "image_pull_secrets", "fail_fast"};
   ir::Settings& out = program_.settings;
   std::set<std::string> seen;
   for (const auto& field : s.body.fields) {
@@ -145,14 +145,16 @@ void Checker::check_settings(const ast::SettingsStmt& s) {
       diags_.error(field.name.range, fmt::format("unknown setting '{}'", name));
       if (!suggest(field.name.range, name, {std::begin(kSettings), std::end(kSettings)}))
         diags_.note(field.name.range, "settings are timeout, ttl, pod_gc, parallelism, "
-                                      "service_account and image_pull_secrets");
+                                      "service_account, image_pull_secrets and fail_fast");
       continue;
     }
     if (!seen.insert(name).second) {
       diags_.error(field.name.range, fmt::format("duplicate setting '{}'", name));
       continue;
     }
-    out.ranges[name] = field.name.range;
+    // `fail_fast` is recorded only when false (true is every target's default): its place
+    // in `ranges` is the setting itself for the writers and run --local.
+    if (name != "fail_fast") out.ranges[name] = field.name.range;
     const ast::Expression& e = strip(field.value);
     const auto* str = node<ast::StringLit>(e);
     if (node<ast::Reference>(e) || (str && !str->is_plain())) {
@@ -209,6 +211,11 @@ void Checker::check_settings(const ast::SettingsStmt& s) {
         out.parallelism = v->literal.get<long long>();
       else
         diags_.error(v->range, "'parallelism' must be a literal int >= 1 (pods of the run at once)");
+    } else if (name == "fail_fast") {
+      if (v->is_literal() && v->literal.is_boolean()) {
+        if (!v->literal.get<bool>()) out.ranges[name] = field.name.range;
+      } else diags_.error(v->range, "'fail_fast' must be a literal bool (false: a failed step stops only the "
+                                  "steps that depend on it)");
     } else if (name == "service_account") {
       if (is_text && rules::is_dns1123_subdomain(text)) out.service_account = text;
       else diags_.error(v->range, "'service_account' must be a literal ServiceAccount name");

@@ -44,6 +44,9 @@ void WorkflowWriter::add_dag_template(const std::string& name, const std::vector
   if (parallelism > 0) append_entry(text, "parallelism", Json(parallelism), 4);
   new_line(text, 4);
   text += "dag:";
+  // Argo's DAGs stop scheduling tasks after a failure unless failFast is false
+  // (`fail_fast false`: sema records its place only then).
+  if (p_.settings.ranges.count("fail_fast")) append_entry(text, "failFast", Json(false), 6);
   new_line(text, 6);
   text += "tasks:";
   tasks.insert(0, text);

@@ -138,6 +138,14 @@ bool SpecWriter::run(std::string& out) {
   if (set.parallelism)
     diags_.warning(set.ranges.at("parallelism"), "'parallelism' has no KFP v2 form (KFP v2 limits only loops: "
                               "'for ... limit N'); it is not applied");
+  if (set.ranges.count("fail_fast")) {
+    // `fail_fast false` (sema records it only then). An error, not a warning: the run
+    // would stop where the program says it goes on.
+    diags_.error(set.ranges.at("fail_fast"), "'fail_fast false' has no KFP v2 form (a KFP v2 pipeline spec has no "
+                                             "field for it: the backend decides when a run stops); build for Argo "
+                                             "or run it with 'pipec run --local'");
+    return false;
+  }
   if (!set.service_account.empty())
     diags_.warning(set.ranges.at("service_account"), "'service_account' has no place in a KFP v2 pipeline spec: KFP v2 "
                               "takes the service account per run (the run's service_account)");

@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""Failure policies, one program on three readers (tests/failure/CMakeLists.txt).
+
+usage: failure_test.py PIPEC VALIDATE KFP_V2_VALIDATE WORKDIR PROGRAM
+PROGRAM's comments hold its table: `# expect: STEP OUTCOME` (succeeded, failed, skipped,
+not run) and `# expect run: STATUS`. The test checks that `pipec run --local` ends each step
+and the run so; that the Argo workflow validates and encodes the policy (`failFast` in
+each DAG template); and that the KFP v2 target either loads in kfp 2.17 or, where v2 has
+no form for a policy, stops with an error at FILE:LINE:COL of the form it cannot express
+(`# expect kfp-v2 error: LINE:COL TEXT`).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+PIPEC, VALIDATE, KFP_V2_VALIDATE, WORK, PROGRAM = sys.argv[1:6]
+NAME = os.path.splitext(os.path.basename(PROGRAM))[0]
+RUN = os.path.join(os.path.abspath(WORK), NAME)
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def table():
+    steps, status, kfp_error = {}, None, None
+    for line in open(PROGRAM, encoding="utf-8"):
+        if m := re.match(r"# expect: (\S+)\s+(succeeded|failed|skipped|not run)\s*$", line):
+            steps[m.group(1)] = m.group(2)
+        elif m := re.match(r"# expect run: (succeeded|failed)\s*$", line):
+            status = m.group(1)
+        elif m := re.match(r"# expect kfp-v2 error: (\d+:\d+) (.*)$", line):
+            kfp_error = (m.group(1), m.group(2).strip())
+    if not steps or not status:
+        fail(f"{PROGRAM} has no table")
+    return steps, status, kfp_error
+
+
+def local(steps, status):
+    subprocess.run(["rm", "-rf", RUN])
+    p = subprocess.run([PIPEC, "run", "--local", PROGRAM, "--run-dir", RUN],
+                       capture_output=True, text=True, timeout=120)
+    print(p.stdout)
+    print(p.stderr, file=sys.stderr)
+    if p.returncode != (0 if status == "succeeded" else 1):
+        fail(f"run --local exit {p.returncode} for a run that {status}")
+    summary = json.load(open(os.path.join(RUN, "summary.json"), encoding="utf-8"))
+    got = {s["step"]: s["outcome"] for s in summary["steps"]}
+    if got != steps:
+        fail(f"run --local outcomes {got}, expected {steps}")
+    if summary["outcome"] != status:
+        fail(f"run --local status {summary['outcome']}, expected {status}")
+
+
+def build(target, out):
+    return subprocess.run([PIPEC, "build", PROGRAM, "--target", target, "-o", out],
+                          capture_output=True, text=True, timeout=60)
+
+
+def fail_fast_setting():
+    for line in open(PROGRAM, encoding="utf-8"):
+        if m := re.match(r"\s*fail_fast (true|false)\s*$", line):
+            return m.group(1) == "true"
+    return True
+
+
+def argo():
+    """The Argo Workflow (--target kfp-v1)."""
+    out = os.path.join(RUN + ".argo.yaml")
+    p = build("kfp-v1", out)
+    if p.returncode != 0:
+        fail(f"argo build: {p.stderr}")
+    v = subprocess.run([VALIDATE, out], capture_output=True, text=True, timeout=60)
+    if v.returncode != 0:
+        fail(f"argo output does not validate: {v.stdout}{v.stderr}")
+    wf = yaml.safe_load(open(out, encoding="utf-8"))
+    dags = [t for t in wf["spec"]["templates"] if "dag" in t]
+    if not dags:
+        fail("no DAG template")
+    want = fail_fast_setting()
+    for t in dags:
+        # Argo's default is failFast true: the field is written only when false.
+        got = t["dag"].get("failFast", True)
+        if got != want:
+            fail(f"template {t['name']}: failFast {got}, expected {want}")
+
+
+def kfp_v2(kfp_error):
+    out = os.path.join(RUN + ".kfpv2.yaml")
+    p = build("kfp-v2", out)
+    if kfp_error:
+        where, text = kfp_error
+        print(p.stderr)
+        if p.returncode == 0:
+            fail("kfp-v2 build succeeded; expected an error")
+        if f"{os.path.basename(PROGRAM)}:{where}: error: {text}" not in p.stderr.replace(PROGRAM, os.path.basename(PROGRAM)):
+            fail(f"kfp-v2 error not at {where} with '{text}': {p.stderr}")
+        return
+    if p.returncode != 0:
+        fail(f"kfp-v2 build: {p.stderr}")
+    v = subprocess.run([KFP_V2_VALIDATE, out], capture_output=True, text=True, timeout=120)
+    if v.returncode != 0:
+        fail(f"kfp-v2 output does not load in kfp: {v.stdout}{v.stderr}")
+
+
+steps, status, kfp_error = table()
+local(steps, status)
+argo()
+kfp_v2(kfp_error)
+print("ok", NAME)
