@@ -1,6 +1,7 @@
 // The retry evaluator (rules/retry.hpp), as docs/language.md "Retries that know why" says:
 // the compiler, the launcher and run --local decide with it.
 #include "rules/retry.hpp"
+#include "rules/quantities.hpp"
 
 #include <gtest/gtest.h>
 
