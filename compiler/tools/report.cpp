@@ -194,7 +194,9 @@ void write_compare_table(std::string& out, const std::vector<ReportRun>& runs, c
   for (const auto& run : runs) out += fmt::format("<th>{}</th>", esc(run.label));
   out += runs.size() > 1 ? "<th></th></tr>\n" : "</tr>\n";
   for (const auto& [key, row] : rows) {
-    bool differs = std::any_of(row.begin(), row.end(), [&](const std::string& v) { return v != row.front(); });
+    // Named outside the lambda: clang before 16 takes no structured binding into one.
+    const std::vector<std::string>& cells = row;
+    bool differs = std::any_of(cells.begin(), cells.end(), [&](const std::string& v) { return v != cells.front(); });
     out += fmt::format("<tr{}><td>{}</td>", differs ? " class=\"differs\"" : "", esc(key));
     for (const auto& v : row) out += fmt::format("<td{}>{}</td>", numbers && !v.empty() ? " class=\"num\"" : "", esc(v));
     if (runs.size() > 1) out += differs ? "<td>differs</td>" : "<td></td>";

@@ -40,7 +40,8 @@ function pipeFiles() {
     for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
       const rel = path.join(dir, e.name);
       if (e.isDirectory() && !/^(\.git|node_modules|build.*)$/.test(e.name)) walk(rel);
-      else if (e.isFile() && e.name.endsWith('.pipe')) out.push(rel);
+      // A dot-file is another test's temporary copy (fmt's .fmt-PID-NAME.pipe), gone soon.
+      else if (e.isFile() && e.name.endsWith('.pipe') && !e.name.startsWith('.')) out.push(rel);
     }
   };
   walk('');
