@@ -22,7 +22,7 @@
 #include "input/limits.hpp"
 #include "rules/launcher_cli.hpp"
 #include "runtime/job_render.hpp"
-#include "runtime/kube_client.hpp"
+#include "kube/client.hpp"
 #include "runtime/log_copy.hpp"
 #include "runtime/log_cursor.hpp"
 #include "runtime/metrics.hpp"
@@ -30,6 +30,8 @@
 #include "runtime/trainer_v2.hpp"
 
 namespace pipec::runtime {
+using kube::HttpResponse;
+using kube::KubeClient;
 
 using rules::MetricSpec;
 using rules::check_metric_specs;

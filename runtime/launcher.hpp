@@ -13,9 +13,11 @@
 
 #include "runtime/job_render.hpp"
 
-namespace pipec::runtime {
-
+namespace pipec::kube {
 class KubeClient;
+}  // namespace pipec::kube
+
+namespace pipec::runtime {
 
 /// Exit codes (docs/runtime.md).
 enum ExitCode : int {
@@ -70,7 +72,7 @@ struct LauncherOptions {
 
 /// Makes the API client once the arguments are checked; returns nullptr and sets the
 /// error when there is no usable configuration (exit 4).
-using ConnectFn = std::function<KubeClient*(std::string& error)>;
+using ConnectFn = std::function<kube::KubeClient*(std::string& error)>;
 
 /// Runs the launcher. Copies the training log to `out`, reports to `err`. `stop` is set
 /// by SIGTERM/SIGINT. Returns an ExitCode.
@@ -78,7 +80,7 @@ using ConnectFn = std::function<KubeClient*(std::string& error)>;
                                std::ostream& out, std::ostream& err,
                                const std::atomic<bool>& stop);
 /// The same with a client made beforehand.
-[[nodiscard]] int run_launcher(const LauncherOptions& options, KubeClient& client,
+[[nodiscard]] int run_launcher(const LauncherOptions& options, kube::KubeClient& client,
                                std::ostream& out, std::ostream& err,
                                const std::atomic<bool>& stop);
 

@@ -9,6 +9,8 @@
 #include "runtime/log_copy.hpp"
 
 namespace pipec::runtime::launcher_detail {
+using kube::HttpResponse;
+using kube::url_encode;
 
 std::string job_phase(const json& job, std::string* reason) {
   std::string phase = "Pending";

@@ -21,8 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "input/json.hpp"
+#include "kube/client.hpp"
 #include "runtime/job_reasons.hpp"
-#include "runtime/kube_client.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/log_cursor.hpp"
 #include "runtime/metrics.hpp"
@@ -68,7 +68,7 @@ inline long long integer(const json& j, const char* key) {
   return v.is_number_integer() ? v.get<long long>() : 0;
 }
 
-inline std::string status_message(const HttpResponse& r) {
+inline std::string status_message(const kube::HttpResponse& r) {
   if (r.status == 0) return r.error;
   json body = input::parse_json(r.body);
   if (!member_text(body, "message").empty())
@@ -76,7 +76,7 @@ inline std::string status_message(const HttpResponse& r) {
   return fmt::format("HTTP {}", r.status);
 }
 
-inline bool transient(const HttpResponse& r) { return r.status == 0 || r.status >= 500 || r.status == 429; }
+inline bool transient(const kube::HttpResponse& r) { return r.status == 0 || r.status >= 500 || r.status == 429; }
 
 struct JobKind {
   std::string plural;      // mpijobs
@@ -128,7 +128,7 @@ class Launcher {
   void follow_trainer_status(const json& job);
   bool read_previous_log(const LeaderPod& pod);
   std::string log_path(const LeaderPod& pod, const char* options) const;
-  HttpResponse stream_log(const std::string& path);
+  kube::HttpResponse stream_log(const std::string& path);
   void report_failure();
   void print_failure_log(const json& pods);
   // Why the job waits (launcher_reasons.cpp): a thread reads it every poll interval until
@@ -142,8 +142,8 @@ class Launcher {
   }
   bool delete_job();
   bool write_metrics();
-  void report_api_error(const HttpResponse& r, std::string_view verb, std::string_view resource);
-  HttpResponse call(std::string_view method, const std::string& path, const std::string& body = {});
+  void report_api_error(const kube::HttpResponse& r, std::string_view verb, std::string_view resource);
+  kube::HttpResponse call(std::string_view method, const std::string& path, const std::string& body = {});
   void sleep_for(milliseconds d, const std::atomic<bool>* also = nullptr);
 
   std::string jobs_path() const {
@@ -156,7 +156,7 @@ class Launcher {
 
   const LauncherOptions& o_;
   const ConnectFn& connect_;
-  KubeClient* client_ = nullptr;  // set once the arguments are checked
+  kube::KubeClient* client_ = nullptr;  // set once the arguments are checked
   std::ostream& out_;
   std::ostream& err_;
   const std::atomic<bool>& stop_;

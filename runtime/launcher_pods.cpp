@@ -8,6 +8,8 @@
 #include <thread>
 
 namespace pipec::runtime::launcher_detail {
+using kube::HttpResponse;
+using kube::url_encode;
 
 std::optional<int> Launcher::create_pods() {
   const json& meta = job_["metadata"];

@@ -7,6 +7,7 @@
 #include "input/limits.hpp"
 
 namespace pipec::runtime::launcher_detail {
+using kube::url_encode;
 
 namespace {
 // A reason is worth a short wait, not the 30 s of a request that decides the job's fate.

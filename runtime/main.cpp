@@ -6,9 +6,13 @@
 #include <memory>
 
 #include "launcher_git_commit.hpp"
-#include "runtime/kube_client.hpp"
+#include "kube/client.hpp"
 #include "runtime/launcher.hpp"
 #include "rules/launcher_cli.hpp"
+
+using pipec::kube::InClusterPaths;
+using pipec::kube::KubeClient;
+using pipec::kube::load_kube_config;
 
 namespace {
 std::atomic<bool> g_stop{false};

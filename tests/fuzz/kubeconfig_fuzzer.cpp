@@ -9,7 +9,9 @@
 #include <fstream>
 #include <string>
 
-#include "runtime/kube_client.hpp"
+#include "kube/client.hpp"
+
+using pipec::kube::kubeconfig_from_file;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = [] {
@@ -22,6 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
   std::string error;
-  (void)pipec::runtime::kubeconfig_from_file(path, error);
+  (void)pipec::kube::kubeconfig_from_file(path, error);
   return 0;
 }

@@ -24,12 +24,15 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/kube_client.hpp"
+#include "kube/client.hpp"
 #include "runtime/launcher.hpp"
+
+using pipec::kube::HttpResponse;
+using pipec::kube::KubeClient;
 
 namespace {
 
-using pipec::runtime::HttpResponse;
+using pipec::kube::HttpResponse;
 
 const char* kMpiJob =
     R"({"apiVersion":"kubeflow.org/v2beta1","kind":"MPIJob","metadata":{"name":"mpi"},"spec":{"slotsPerWorker":1,"mpiReplicaSpecs":{"Launcher":{"replicas":1,"template":{"spec":{"containers":[{"name":"mpi","image":"i","command":["sh","-c","mpirun true"]}]}}},"Worker":{"replicas":2,"template":{"spec":{"containers":[{"name":"mpi","image":"i"}]}}}},"runPolicy":{"cleanPodPolicy":"Running","backoffLimit":0}}})";
@@ -132,9 +135,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   o.api_retries = 2;
   o.api_outage_limit = std::chrono::milliseconds(0);
   o.watch_failures_before_polling = 2;
-  pipec::runtime::KubeConfig config;
+  pipec::kube::KubeConfig config;
   config.server = "http://fake";
-  pipec::runtime::KubeClient client(
+  pipec::kube::KubeClient client(
       config, [&server](std::string_view method, const std::string& path, const std::string&,
                         const std::function<bool(std::string_view)>* on_data,
                         const std::function<bool()>*) { return server.answer(method, path, on_data); });

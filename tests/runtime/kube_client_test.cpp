@@ -1,4 +1,4 @@
-#include "runtime/kube_client.hpp"
+#include "kube/client.hpp"
 
 #include <unistd.h>
 
@@ -12,6 +12,12 @@
 #include "tests/runtime/test_pki.hpp"
 
 namespace pipec::runtime {
+using kube::InClusterPaths;
+using kube::KubeClient;
+using kube::KubeConfig;
+using kube::in_cluster_config;
+using kube::kubeconfig_from_file;
+using kube::load_kube_config;
 namespace {
 
 namespace fs = std::filesystem;

@@ -22,11 +22,14 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "runtime/kube_client.hpp"
+#include "kube/client.hpp"
 #include "tests/runtime/launcher_fixture.hpp"
 #include "tests/runtime/test_pki.hpp"
 
 namespace pipec::runtime::testing {
+using kube::InClusterPaths;
+using kube::KubeClient;
+using kube::load_kube_config;
 
 using rules::job_name_for_step;
 using rules::kMaxJobName;

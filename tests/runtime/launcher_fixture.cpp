@@ -6,9 +6,11 @@
 #include <sstream>
 #include <thread>
 
-#include "runtime/kube_client.hpp"
+#include "kube/client.hpp"
 
 namespace pipec::runtime::testing {
+using kube::KubeClient;
+using kube::KubeConfig;
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;

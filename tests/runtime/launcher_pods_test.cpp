@@ -15,10 +15,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "runtime/kube_client.hpp"
+#include "kube/client.hpp"
 #include "tests/runtime/launcher_fixture.hpp"
 
 namespace pipec::runtime::testing {
+using kube::KubeClient;
+using kube::KubeConfig;
 namespace {
 
 using nlohmann::json;

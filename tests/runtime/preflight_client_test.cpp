@@ -1,12 +1,17 @@
 // Preflight's requests against the API stand-in: each seeded defect found once, a 403 an
 // unknown, and nothing sent but GETs, discovery, access reviews and dryRun=All creates.
-#include "runtime/preflight_client.hpp"
+#include "kube/preflight.hpp"
 
 #include <gtest/gtest.h>
 
 #include "tests/runtime/fake_kube.hpp"
 
 namespace pipec::runtime {
+using kube::KubeClient;
+using kube::KubeConfig;
+using kube::PreflightLimits;
+using kube::PreflightQuestion;
+using kube::ask_preflight;
 namespace {
 
 using nlohmann::json;

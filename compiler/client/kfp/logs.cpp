@@ -13,7 +13,7 @@
 #include "compiler/client/kfp/commands.hpp"
 #include "compiler/client/kfp/flows.hpp"
 #include "compiler/client/kfp/resources.hpp"
-#include "runtime/kube_client.hpp"
+#include "kube/client.hpp"
 
 namespace pipec::client::kfp {
 
@@ -107,12 +107,12 @@ int logs_command(const LogsArgs& logs, const OperateArgs& args, const Connection
     workflow = workflow.substr(0, workflow.rfind('-'));
   }
 
-  std::optional<runtime::KubeClient> kube;
+  std::optional<kube::KubeClient> kube;
   std::string kube_error;
-  auto kube_client = [&]() -> runtime::KubeClient* {
+  auto kube_client = [&]() -> kube::KubeClient* {
     if (kube) return &*kube;
     if (!kube_error.empty()) return nullptr;
-    auto config = runtime::load_kube_config(logs.kubeconfig, runtime::InClusterPaths{}, kube_error);
+    auto config = kube::load_kube_config(logs.kubeconfig, kube::InClusterPaths{}, kube_error);
     if (!config) {
       if (kube_error.empty()) kube_error = "no Kubernetes configuration";
       return nullptr;
@@ -148,7 +148,7 @@ int logs_command(const LogsArgs& logs, const OperateArgs& args, const Connection
         continue;
       }
     }
-    runtime::KubeClient* client = kube_client();
+    kube::KubeClient* client = kube_client();
     if (!client) {
       std::string message = fmt::format("cannot read the log of step '{}' (pod {})", name, pod);
       if (!ui_status.ok && !ui_status.message.empty()) message += "\n  " + ui_status.message;
@@ -161,8 +161,8 @@ int logs_command(const LogsArgs& logs, const OperateArgs& args, const Connection
     std::string pod_ns = ns.empty() ? client->config().namespace_name : ns;
     if (pod_ns.empty()) pod_ns = "kubeflow";
     std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?container=main",
-                                   runtime::url_encode(pod_ns), runtime::url_encode(pod));
-    runtime::HttpResponse answer;
+                                   kube::url_encode(pod_ns), kube::url_encode(pod));
+    kube::HttpResponse answer;
     ended_with_newline = true;
     if (logs.follow) {
       answer = client->stream(path + "&follow=true",

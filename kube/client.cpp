@@ -1,6 +1,6 @@
 // libcurl stays inside this file. Each call owns an easy handle (RAII), so the watch and
 // the log follower can run on two threads without sharing curl state.
-#include "runtime/kube_client.hpp"
+#include "kube/client.hpp"
 
 #include <sys/stat.h>
 
@@ -19,7 +19,7 @@
 #include "input/read.hpp"
 #include "input/yaml.hpp"
 
-namespace pipec::runtime {
+namespace pipec::kube {
 namespace {
 
 // A token, certificate or namespace file: a regular file of bounded size.
@@ -378,4 +378,4 @@ HttpResponse KubeClient::stream(const std::string& path,
   return r;
 }
 
-}  // namespace pipec::runtime
+}  // namespace pipec::kube

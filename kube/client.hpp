@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace pipec::runtime {
+namespace pipec::kube {
 
 /// Where the API server is and how to authenticate. `server` is a URL
 /// (`https://10.0.0.1:443`; tests use `http://127.0.0.1:PORT`).
@@ -97,4 +97,4 @@ class KubeClient {
 /// Percent-encodes a query value.
 [[nodiscard]] std::string url_encode(std::string_view text);
 
-}  // namespace pipec::runtime
+}  // namespace pipec::kube

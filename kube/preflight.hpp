@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "rules/preflight.hpp"
-#include "runtime/kube_client.hpp"
+#include "kube/client.hpp"
 
-namespace pipec::runtime {
+namespace pipec::kube {
 
 /// One question about the cluster.
 struct PreflightQuestion {
@@ -52,4 +52,4 @@ struct PreflightLimits {
     KubeClient& client, const std::string& ns, const std::vector<PreflightQuestion>& questions,
     const PreflightLimits& limits = {});
 
-}  // namespace pipec::runtime
+}  // namespace pipec::kube

@@ -1,4 +1,4 @@
-#include "runtime/preflight_client.hpp"
+#include "kube/preflight.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -7,7 +7,7 @@
 #include "input/json.hpp"
 #include "rules/names.hpp"
 
-namespace pipec::runtime {
+namespace pipec::kube {
 namespace {
 
 namespace pf = rules::preflight;
@@ -145,4 +145,4 @@ std::vector<std::vector<pf::Finding>> ask_preflight(KubeClient& client, const st
   return out;
 }
 
-}  // namespace pipec::runtime
+}  // namespace pipec::kube
