@@ -282,20 +282,6 @@ struct ContainerOp {
   SourceRange range;
 };
 
-/// The scheduling fields of a container op, one row each: the body field's name and the
-/// member it sets. Sema checks each by its rule; component export and `run --local` say
-/// what they do not apply from this list, so a new row is never forgotten there.
-struct ContainerOpText {
-  const char* name;
-  std::string ContainerOp::*member;
-};
-inline const ContainerOpText kSchedulingFields[] = {
-    {"queue", &ContainerOp::queue},
-    {"priority_class", &ContainerOp::priority_class},
-    {"scheduler", &ContainerOp::scheduler},
-    {"shm_size", &ContainerOp::shm_size},
-};
-
 /// Which lowering a step's op gets. Pipeline: the step calls another pipeline of the
 /// program (Pipeline::callees holds it, by Step::op).
 enum class OpKind { Container, MpiJob, TfJob, PyTorchJob, Pipeline };

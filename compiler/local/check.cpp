@@ -3,6 +3,8 @@
 
 #include <set>
 
+#include "compiler/sema/op_body.hpp"
+
 namespace pipec::local::detail {
 
 // --- what cannot run locally ----------------------------------------------------------
@@ -55,16 +57,12 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
                                               step.name, op.name, v.kind == "secret" ? "Secret" : "ConfigMap",
                                               v.name));
         }
-        // Scheduling fields: said once a run, at the first op that has each.
-        for (const auto& f : ir::kSchedulingFields)
-          if (!(op.*f.member).empty() && noted.insert(f.name).second)
-            diags.note(op.range, fmt::format("'{}' is not applied by a local run (no cluster scheduler; "
-                                             "/dev/shm is this machine's)",
-                                             f.name));
-        if (op.run_as_user || op.run_as_group || op.run_as_non_root)
-        diags.note(op.range, fmt::format("step '{}': run_as_user, run_as_group and run_as_non_root are "
-                                         "not applied by a local run (it runs as you)",
-                                         step.name));
+        // Fields a local run does not apply: said once a run each, at the first op that
+        // sets it (the body table says which, sema/op_body.hpp).
+        for (const auto& f : sema::op_body_fields())
+          if (!f.not_applied_locally.empty() && f.is_set(op) && noted.insert(std::string(f.name)).second)
+            diags.note(op.range, fmt::format("'{}' is not applied by a local run ({})", f.name,
+                                             f.not_applied_locally));
       if (!op.secret_env.empty())
           diags.error(op.range, fmt::format("step '{}' cannot run locally: op '{}' reads '{}' from the "
                                             "Secret '{}', which exists only in the cluster",

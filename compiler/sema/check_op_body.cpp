@@ -1,6 +1,8 @@
 // The checks of a container op's body (`op NAME(...) { image ..., command ..., ... }`):
-// each field's rule (the retry map: check_retries.cpp), and the fields a step's arguments reach through
-// the op's parameters (resources, metrics).
+// the body table (a row a field: its rule and what the other passes read of it,
+// op_body.hpp; the rules themselves: check_op_fields.cpp, the retry map check_retries.cpp),
+// the checks across fields, and the fields a step's arguments reach through the op's
+// parameters (resources, metrics).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include "rules/quantities.hpp"
 #include "rules/retry.hpp"
 #include "compiler/sema/checker.hpp"
+#include "compiler/sema/op_body.hpp"
 #include "compiler/sema/python_op.hpp"
 #include "runtime/job_render.hpp"
 #include "runtime/metrics.hpp"
@@ -25,12 +28,84 @@ namespace {
 
 const char* const kRetryKeys[] = {"limit",        "policy", "backoff",    "factor",
                                   "max_duration", "on",     "memory_factor", "memory_max"};
-const char* const kBodyFields[] = {"image",   "command",       "args",        "env",
-                                   "resources", "outputs",     "retries",     "timeout",
-                                   "node_selector", "tolerations", "labels", "annotations",
-                                   "cache", "volumes", "secret_env", "image_pull_policy",
-                                   "working_dir", "run_as_user", "run_as_group", "run_as_non_root",
-                                   "metrics", "metrics_from", "inputs", "python", "packages"};
+
+bool is_queue(const std::string& t) { return rules::is_label_value(t) && !t.empty(); }
+bool is_name(const std::string& t) { return rules::is_dns1123_subdomain(t); }
+bool is_size(const std::string& t) { return rules::is_quantity(t); }
+
+constexpr std::string_view kLocalRunAs = "a local run runs a step as you";
+constexpr std::string_view kLocalScheduling = "a local run has no cluster scheduler";
+
+}  // namespace
+
+// A row of the body table: the field, the Checker member that checks it (nullptr: the
+// Python function op's reader takes it, sema/python_op.cpp), and for a scheduling text the
+// rule it follows, what the message says it must be and the member it sets (body_text).
+struct BodyRow {
+  OpBodyField field;
+  void (Checker::*check)(const BodyRow&, const ast::BodyField&, BodyState&) = nullptr;
+  bool (*ok)(const std::string&) = nullptr;
+  const char* want = nullptr;
+  std::string ir::ContainerOp::*text = nullptr;
+};
+
+namespace {
+
+// Every body field, one row each. A new field is a row here and its printing in the
+// writers; component export and the local run read what they must not forget from the
+// row (op_body.hpp). The training ops' arguments of the scheduling names follow the same
+// rules (compiler/training); docs/language.md, "Scheduling".
+using O = const ir::ContainerOp&;
+const BodyRow kBodyRows[] = {
+    {{"image", [](O o) { return !o.python; }}, &Checker::body_image},
+    {{"command", [](O o) { return !o.command.empty(); }}, &Checker::body_command},
+    {{"args", [](O o) { return !o.args.empty(); }}, &Checker::body_args},
+    {{"env", [](O o) { return !o.env.empty(); }}, &Checker::body_env},
+    {{"resources", [](O o) { return !o.resources.empty(); }, false}, &Checker::body_resources},
+    {{"outputs", [](O o) { return !o.outputs.empty(); }}, &Checker::body_outputs},
+    {{"retries", [](O o) { return o.retries.has_value(); }, false}, &Checker::body_count},
+    {{"timeout", [](O o) { return o.timeout_seconds.has_value(); }, false}, &Checker::body_count},
+    {{"node_selector", [](O o) { return !o.node_selector.empty(); }, false}, &Checker::body_metadata},
+    {{"tolerations", [](O o) { return !o.tolerations.empty(); }, false}, &Checker::body_tolerations},
+    {{"labels", [](O o) { return !o.labels.empty(); }, false}, &Checker::body_metadata},
+    {{"annotations", [](O o) { return !o.annotations.empty(); }, false}, &Checker::body_metadata},
+    {{"cache", [](O o) { return o.cache.has_value() || o.cache_staleness_seconds.has_value(); }, false},
+     &Checker::body_cache},
+    {{"volumes", [](O o) { return !o.volumes.empty(); }, false}, &Checker::body_volumes},
+    {{"secret_env", [](O o) { return !o.secret_env.empty(); }, false}, &Checker::body_secret_env},
+    {{"image_pull_policy", [](O o) { return !o.image_pull_policy.empty(); }, false},
+     &Checker::body_image_pull_policy},
+    {{"working_dir", [](O o) { return !o.working_dir.empty(); }}, &Checker::body_working_dir},
+    {{"run_as_user", [](O o) { return o.run_as_user.has_value(); }, false, kLocalRunAs}, &Checker::body_run_as_id},
+    {{"run_as_group", [](O o) { return o.run_as_group.has_value(); }, false, kLocalRunAs}, &Checker::body_run_as_id},
+    {{"run_as_non_root", [](O o) { return o.run_as_non_root.has_value(); }, false, kLocalRunAs},
+     &Checker::body_run_as_non_root},
+    {{"metrics", [](O o) { return !o.metrics.empty(); }, false}, &Checker::body_metrics},
+    {{"metrics_from", [](O o) { return !o.metrics_from.empty(); }, false}, &Checker::body_metrics_from},
+    {{"inputs", [](O o) { return std::any_of(o.params.begin(), o.params.end(), [](const ir::OpParam& p) {
+       return p.type.kind == TypeKind::File; }); }},
+     &Checker::body_inputs},
+    {{"python", [](O o) { return o.python; }}},
+    {{"packages", [](O o) { return o.python; }}},
+    {{"queue", [](O o) { return !o.queue.empty(); }, false, kLocalScheduling}, &Checker::body_text, is_queue,
+     "a Kueue queue name (at most 63 of [A-Za-z0-9-_.], alphanumeric at both ends)", &ir::ContainerOp::queue},
+    {{"priority_class", [](O o) { return !o.priority_class.empty(); }, false, kLocalScheduling},
+     &Checker::body_text, is_name, "a PriorityClass name (lower-case letters, digits, '-' and '.')",
+     &ir::ContainerOp::priority_class},
+    {{"scheduler", [](O o) { return !o.scheduler.empty(); }, false, kLocalScheduling}, &Checker::body_text,
+     is_name, "a scheduler name (lower-case letters, digits, '-' and '.')", &ir::ContainerOp::scheduler},
+    {{"shm_size", [](O o) { return !o.shm_size.empty(); }, false, "/dev/shm is this machine's in a local run"},
+     &Checker::body_text, is_size, "a Kubernetes quantity such as \"8Gi\" (the size of /dev/shm)",
+     &ir::ContainerOp::shm_size},
+};
+
+const BodyRow* body_row(const std::string& name) {
+  for (const auto& row : kBodyRows)
+    if (name == row.field.name) return &row;
+  return nullptr;
+}
+
+}  // namespace
 
 // The rule a literal resource value follows, in the op or as a step's argument bound to
 // it through an op parameter: "" when it holds, else the message. gpu_vendor "nvidia" or
@@ -60,77 +135,23 @@ std::vector<std::string> metric_texts(const ir::Literal& literal) {
   return out;
 }
 
-const char* const kResourceKeys[] = {"cpu", "memory", "gpus", "gpu_vendor"};
-
-bool is_queue(const std::string& t) { return rules::is_label_value(t) && !t.empty(); }
-bool is_name(const std::string& t) { return rules::is_dns1123_subdomain(t); }
-bool is_size(const std::string& t) { return rules::is_quantity(t); }
-
-// The body fields that are one literal text by one rule: a row each (name, rule, what it
-// sets: ir::kSchedulingFields, in the same order). The training ops' arguments of the same
-// names follow the same rules (compiler/training); docs/language.md, "Scheduling".
-struct TextField {
-  const char* name;
-  bool (*ok)(const std::string&);
-  const char* want;
-};
-const TextField kTextFields[] = {
-    {"queue", is_queue, "a Kueue queue name (at most 63 of [A-Za-z0-9-_.], alphanumeric at both ends)"},
-    {"priority_class", is_name, "a PriorityClass name (lower-case letters, digits, '-' and '.')"},
-    {"scheduler", is_name, "a scheduler name (lower-case letters, digits, '-' and '.')"},
-    {"shm_size", is_size, "a Kubernetes quantity such as \"8Gi\" (the size of /dev/shm)"},
-};
-static_assert(std::size(kTextFields) == std::size(ir::kSchedulingFields));
-
-// A `volumes` source (ir::ContainerOp::Volume); nullopt when it is not one.
-std::optional<ir::ContainerOp::Volume> volume_source(std::string source) {
-  ir::ContainerOp::Volume vol;
-  if (source.size() > 3 && source.compare(source.size() - 3, 3, ":ro") == 0) {
-    vol.read_only = true;
-    source.resize(source.size() - 3);
-  }
-  auto colon = source.find(':');
-  vol.kind = source.substr(0, colon);
-  std::string rest = colon == std::string::npos ? "" : source.substr(colon + 1);
-  if (vol.kind == "pvc") {
-    auto slash = rest.find('/');
-    vol.name = rest.substr(0, slash);
-    if (slash != std::string::npos) {
-      vol.sub_path = rest.substr(slash + 1);
-      // A relative path inside the claim: the mount path's rule, without the leading '/'.
-      if (vol.sub_path.empty() || !rules::parse_data_entry("x:/" + vol.sub_path)) return std::nullopt;
-      vol.sub_path = rules::parse_data_entry("x:/" + vol.sub_path)->path.substr(1);
-    }
-    return rules::is_dns1123_subdomain(vol.name) ? std::optional(vol) : std::nullopt;
-  }
-  if (vol.kind == "configmap" || vol.kind == "secret") {
-    vol.name = rest;
-    return rules::is_dns1123_subdomain(vol.name) ? std::optional(vol) : std::nullopt;
-  }
-  if (vol.kind == "memory") {
-    vol.kind = "empty";
-    vol.memory = true;
-  }
-  if ((vol.kind != "empty" && vol.kind != "ephemeral") || (colon != std::string::npos && !rules::is_quantity(rest)) ||
-      (vol.kind == "ephemeral" && rest.empty()))
-    return std::nullopt;
-  vol.size = rest;
-  return vol;
-}
-
-const TextField* text_field(const std::string& name) {
-  for (const auto& f : kTextFields)
-    if (name == f.name) return &f;
-  return nullptr;
-}
-
-}  // namespace
-
 // "90s", "30m", "2h", "1h30m" as whole seconds: the launcher's rule (rules::parse_duration).
 std::optional<long long> duration_seconds(const std::string& text) {
   auto d = rules::parse_duration(text);
   if (!d || d->count() % 1000 != 0) return std::nullopt;
   return d->count() / 1000;
+}
+
+// A scheduling text: one literal string by the rule of its row.
+void Checker::body_text(const BodyRow& row, const ast::BodyField& field, BodyState& b) {
+  auto v = value(field.value, Context::Body);
+  if (!v) return;
+  std::string text = v->is_literal() && v->type.kind == TypeKind::String ? ir::literal_text(v->literal) : "";
+  if (!v->is_literal() || !row.ok(text)) {
+    diags_.error(v->range, fmt::format("'{}' must be a literal string: {}", row.field.name, row.want));
+    return;
+  }
+  b.c.*row.text = std::move(text);
 }
 
 ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
@@ -142,372 +163,27 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
   current_op_ = &info;
   memory_factor_at_.reset();
   std::map<std::string, SourceRange> seen;
-  bool has_image = false;
   bool unknown_field = false;
-  std::map<std::string, std::string> paths;
-  std::set<std::string> mentioned;  // outputs given a path, valid or not
-  std::map<std::string, std::string> input_paths;  // file parameters placed by `inputs`
-  std::map<std::string, SourceRange> env_keys, secret_keys;  // where each variable is set
+  BodyState b{op, info, c};
   for (const auto& field : op.body->fields) {
     const std::string& name = field.name.name;
-    const TextField* text_row = text_field(name);
-    if (!text_row && std::find(std::begin(kBodyFields), std::end(kBodyFields), name) == std::end(kBodyFields)) {
+    const BodyRow* row = body_row(name);
+    if (!row) {
       diags_.error(field.name.range, fmt::format("unknown op body field '{}'", name));
       unknown_field = true;
-      std::vector<std::string> known(std::begin(kBodyFields), std::end(kBodyFields));
-      for (const auto& f : kTextFields) known.emplace_back(f.name);
+      std::vector<std::string> known;
+      for (const auto& r : kBodyRows) known.emplace_back(r.field.name);
       suggest(field.name.range, name, known);
       continue;
     }
     if (!declare(seen, field.name, "field")) continue;
-    if (text_row) {
-      auto v = value(field.value, Context::Body);
-      if (!v) continue;
-      std::string text = v->is_literal() && v->type.kind == TypeKind::String ? ir::literal_text(v->literal) : "";
-      if (!v->is_literal() || !text_row->ok(text)) {
-        diags_.error(v->range, fmt::format("'{}' must be a literal string: {}", name, text_row->want));
-        continue;
-      }
-      c.*(ir::kSchedulingFields[text_row - kTextFields].member) = std::move(text);
-    } else if (name == "image") {
-      has_image = true;
-      if (auto v = value(field.value, Context::Body);
-          v && check_assign(*v, Type::scalar(TypeKind::String), "'image'"))
-        c.image = std::move(*v);
-    } else if (name == "command") {
-      if (node<ast::ListExpr>(strip(field.value))) {
-        c.command = words(field.value, "'command'");
-      } else if (auto v = value(field.value, Context::Body)) {
-        if (v->type.kind != TypeKind::String) {
-          diags_.error(v->range,
-                       fmt::format("'command' must be a string (run by sh -c) or a list "
-                                   "of words, got {}",
-                                   type_str(v->type)));
-        } else {
-          c.command.push_back(std::move(*v));
-          c.shell = true;
-        }
-      }
-    } else if (name == "args") {
-      c.args = words(field.value, "'args'");
-    } else if (name == "env") {
-      c.env = entries(field.value, "'env'", [&](const ast::MapEntry& e, const std::string& key) {
-        bool ok = rules::is_env_name(key);
-        if (!ok)
-          diags_.error(e.range,
-                       fmt::format("'{}' is not a valid environment variable name", key));
-        env_keys.emplace(key, e.range);
-        if (ok && rules::env_reserved_by(key, false)) {
-          // The shell-form command's values arrive as PIPEC_<param>: a user variable of
-          // that name would replace one of them.
-          diags_.error(e.range, fmt::format("environment variable names starting with "
-                                            "'PIPEC_' are reserved for pipec ('{}')",
-                                            key));
-          ok = false;
-        }
-        return ok;
-      });
-    } else if (name == "retries" && node<ast::MapExpr>(strip(field.value))) {
-      retry_map(field.value, c);
-    } else if (name == "retries" || name == "timeout") {
-      auto v = value(field.value, Context::Body);
-      if (!v) continue;
-      std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
-      std::optional<long long> n;
-      if (v->is_literal() && v->type.kind == TypeKind::Int && text.size() < 10 &&
-          text.find('-') == std::string::npos)
-        n = std::stoll(text);
-      else if (name == "timeout" && v->is_literal() && v->type.kind == TypeKind::String)
-        n = duration_seconds(text);
-      if (name == "retries" && n) {
-        c.retries = *n;
-      } else if (name == "timeout" && n && *n > 0) {
-        c.timeout_seconds = *n;
-      } else {
-        diags_.error(v->range, name == "retries"
-                                   ? std::string("'retries' must be a literal int >= 0 (how "
-                                                 "many times a failed step is run again)")
-                                   : std::string("'timeout' must be a literal positive int of "
-                                                 "seconds or a duration such as \"90s\", "
-                                                 "\"30m\", \"1h30m\""));
-      }
-    } else if (name == "node_selector" || name == "labels" || name == "annotations") {
-      // Literal texts: they become pod metadata and scheduling fields, never a place a
-      // value could reach the structure. The label rules are the launcher's own.
-      auto what = "'" + name + "'";
-      auto items = entries(field.value, what, [&](const ast::MapEntry& e, const std::string& key) {
-        if (rules::is_label_key(key)) return true;
-        diags_.error(e.range, fmt::format("'{}' is not a Kubernetes {} key ([prefix/]name, "
-                                          "name at most 63 of [A-Za-z0-9-_.])",
-                                          key, name == "annotations" ? "annotation" : "label"));
-        return false;
-      });
-      auto& out = name == "node_selector" ? c.node_selector : name == "labels" ? c.labels : c.annotations;
-      for (auto& [key, v] : items) {
-        if (!v.is_literal()) {
-          diags_.error(v.range, fmt::format("{} values must be literals (they are pod metadata)", what));
-          continue;
-        }
-        std::string text = ir::literal_text(v.literal);
-        if (name != "annotations" && !rules::is_label_value(text)) {
-          diags_.error(v.range, fmt::format("'{}' is not a Kubernetes label value (at most 63 of "
-                                            "[A-Za-z0-9-_.], alphanumeric at both ends)",
-                                            text));
-          continue;
-        }
-        out.emplace_back(key, std::move(text));
-      }
-    } else if (name == "volumes") {
-      // Mount path -> source, literal texts; paths by the launcher's data-entry rule.
-      std::set<std::string> paths_seen;
-      auto items = entries(field.value, "'volumes'", [](const ast::MapEntry&, const std::string&) { return true; });
-      for (auto& [path, v] : items) {
-        std::string source = v.is_literal() ? ir::literal_text(v.literal) : "";
-        auto vol = v.is_literal() ? volume_source(source) : std::nullopt;
-        if (!vol) {
-          diags_.error(v.range, fmt::format("a volume is a literal \"pvc:CLAIM[/SUB/PATH]\", \"empty[:SIZE]\", "
-                                            "\"memory[:SIZE]\", \"ephemeral:SIZE\", \"configmap:NAME\" or "
-                                            "\"secret:NAME\" (Kubernetes names and quantities), each with an "
-                                            "optional \":ro\" (read-only), got {}",
-                                            v.is_literal() ? "'" + source + "'" : std::string("a value known only at run time")));
-          continue;
-        }
-        auto entry = rules::parse_data_entry("x:" + path);
-        if (!entry) {
-          diags_.error(v.range, fmt::format("'{}' is not a mount path (absolute, without ':', '..' or "
-                                            "control characters)", path));
-          continue;
-        }
-        if (!paths_seen.insert(entry->path).second) {
-          diags_.error(v.range, fmt::format("two volumes are mounted at '{}'", entry->path));
-          continue;
-        }
-        vol->path = entry->path;
-        c.volumes.push_back(std::move(*vol));
-      }
-    } else if (name == "secret_env") {
-      auto items = entries(field.value, "'secret_env'", [&](const ast::MapEntry& e, const std::string& key) {
-        bool ok = !key.empty() && !(key[0] >= '0' && key[0] <= '9') && key.rfind("PIPEC_", 0) != 0 &&
-                  std::all_of(key.begin(), key.end(), [](char ch) {
-                    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
-                  });
-        if (!ok) diags_.error(e.range, fmt::format("'{}' is not an environment variable name a step may set", key));
-        secret_keys.emplace(key, e.range);
-        return ok;
-      });
-      for (auto& [var, v] : items) {
-        std::string text = v.is_literal() ? ir::literal_text(v.literal) : "";
-        auto colon = text.find(':');
-        std::string secret = text.substr(0, colon), key = colon == std::string::npos ? "" : text.substr(colon + 1);
-        bool key_ok = !key.empty() && key.size() <= 253 && std::all_of(key.begin(), key.end(), [](char ch) {
-          return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                 ch == '-' || ch == '_' || ch == '.';
-        });
-        if (!v.is_literal() || !rules::is_dns1123_subdomain(secret) || !key_ok) {
-          diags_.error(v.range, fmt::format("a secret variable is a literal \"SECRET:KEY\" (a Secret's "
-                                            "name and one of its keys), got {}",
-                                            v.is_literal() ? "'" + text + "'" : std::string("a value known only at run time")));
-          continue;
-        }
-        c.secret_env.push_back({var, secret, key});
-      }
-    } else if (name == "image_pull_policy") {
-      auto v = value(field.value, Context::Body);
-      if (!v) continue;
-      std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
-      if (text != "Always" && text != "IfNotPresent" && text != "Never") {
-        diags_.error(v->range, "'image_pull_policy' must be \"Always\", \"IfNotPresent\" or \"Never\"");
-        continue;
-      }
-      c.image_pull_policy = text;
-    } else if (name == "metrics") {
-      // The launcher's rules (runtime/metrics.hpp) for each literal spec and the set;
-      // pipec-metrics applies them to values known at run time.
-      std::vector<rules::MetricSpec> specs;
-      for (auto& v : words(field.value, "'metrics'")) {
-        if (v.is_literal()) {
-          std::string why;
-          auto spec = v.type.kind == TypeKind::String ? rules::parse_metric_spec(ir::literal_text(v.literal), why)
-                                                      : std::nullopt;
-          if (!spec) {
-            diags_.error(v.range, why.empty() ? std::string("a metric spec is a string such as \"acc:PERCENTAGE\"") : why);
-            continue;
-          }
-          specs.push_back(std::move(*spec));
-        } else if (!ir::whole_ref(v)) {
-          diags_.error(v.range, "a metric spec is a literal or one of the op's parameters, not text built from values");
-          continue;
-        } else if (const ir::OpParam* p = bound_param(info, v); p && p->default_value) {
-          for (const auto& text : metric_texts(*p->default_value)) {
-            std::string why;
-            if (rules::parse_metric_spec(text, why)) continue;
-            diags_.error(param_range(info, *p), "the default of '" + p->name + "': " + why);
-            diags_.note(v.range, fmt::format("op '{}' uses it as a metric spec here", info.name));
-          }
-        }
-        c.metrics.push_back(std::move(v));
-      }
-      if (std::string why; !rules::check_metric_specs(specs, why)) diags_.error(range_of(field.value), why);
-    } else if (name == "metrics_from") {
-      auto v = value(field.value, Context::Body);
-      if (!v) continue;
-      std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
-      auto entry = v->is_literal() && v->type.kind == TypeKind::String ? rules::parse_data_entry("x:" + text)
-                                                                        : std::nullopt;
-      if (!entry) {
-        diags_.error(v->range, "'metrics_from' must be a literal absolute path (a file the command writes "
-                               "its metrics to, as name=value lines)");
-        continue;
-      }
-      c.metrics_from = entry->path;
-    } else if (name == "working_dir") {
-      auto v = value(field.value, Context::Body);
-      if (!v) continue;
-      std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
-      if (!v->is_literal() || v->type.kind != TypeKind::String || !rules::parse_data_entry("x:" + text)) {
-        diags_.error(v->range, "'working_dir' must be a literal absolute path (without ':', '..' or "
-                               "control characters)");
-        continue;
-      }
-      c.working_dir = rules::parse_data_entry("x:" + text)->path;
-    } else if (name == "run_as_user" || name == "run_as_group") {
-      auto v = value(field.value, Context::Body);
-      if (!v) continue;
-      if (!v->is_literal() || !v->literal.is_number_integer() || v->literal.get<long long>() < 0 ||
-          v->literal.get<long long>() > 2147483647) {
-        diags_.error(v->range, fmt::format("'{}' must be a literal int from 0 to 2147483647 (a numeric "
-                                           "{} id)",
-                                           name, name == "run_as_user" ? "user" : "group"));
-        continue;
-      }
-      (name == "run_as_user" ? c.run_as_user : c.run_as_group) = v->literal.get<long long>();
-    } else if (name == "run_as_non_root") {
-      auto v = value(field.value, Context::Body);
-      if (!v) continue;
-      if (!v->is_literal() || !v->literal.is_boolean()) {
-        diags_.error(v->range, "'run_as_non_root' must be a literal bool");
-        continue;
-      }
-      c.run_as_non_root = v->literal.get<bool>();
-    } else if (name == "tolerations") {
-      const auto* list = node<ast::ListExpr>(strip(field.value));
-      if (!list) {
-        diags_.error(range_of(field.value),
-                     "'tolerations' must be a list of strings such as \"gpu=true:NoSchedule\"");
-        continue;
-      }
-      for (const auto& item : list->items) {
-        auto v = value(item, Context::Body);
-        if (!v) continue;
-        std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
-        auto json = v->is_literal() && v->type.kind == TypeKind::String ? rules::toleration_json(text)
-                                                                         : std::nullopt;
-        if (!json) {
-          diags_.error(v->range, "a toleration is a literal \"key\", \"key=value\", either with "
-                                 "\":NoSchedule\", \":PreferNoSchedule\" or \":NoExecute\", or \"*\"");
-          continue;
-        }
-        c.tolerations.push_back(*json);
-      }
-    } else if (name == "cache") {
-      auto v = value(field.value, Context::Body);
-      if (!v) continue;
-      std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
-      if (v->is_literal() && v->type.kind == TypeKind::Bool) {
-        c.cache = text == "true";
-      } else if (auto seconds = v->is_literal() && v->type.kind == TypeKind::String
-                                    ? duration_seconds(text)
-                                    : std::nullopt) {
-        c.cache = *seconds > 0;
-        if (*seconds > 0) c.cache_staleness_seconds = *seconds;
-      } else {
-        diags_.error(v->range, "'cache' must be a literal bool (false: never reuse a result) or a "
-                               "duration such as \"7d\" (reuse results at most that old)");
-      }
-    } else if (name == "resources") {
-      c.resources = entries(
-          field.value, "'resources'", [&](const ast::MapEntry& e, const std::string& key) {
-            if (std::find(std::begin(kResourceKeys), std::end(kResourceKeys), key) !=
-                std::end(kResourceKeys))
-              return true;
-            diags_.error(e.range, fmt::format("unknown resource '{}'", key));
-            suggest(e.range, key, {std::begin(kResourceKeys), std::end(kResourceKeys)});
-            return false;
-          });
-      for (const auto& [key, v] : c.resources) {
-        bool ok = key == "gpus"         ? v.type.kind == TypeKind::Int
-                  : key == "gpu_vendor" ? v.type.kind == TypeKind::String
-                                        : v.type.kind != TypeKind::Bool;
-        if (!ok) {
-          diags_.error(v.range,
-                       fmt::format("resource '{}' must be {}, got {}", key,
-                                   key == "gpus"         ? "an int"
-                                   : key == "gpu_vendor" ? "a string"
-                                                         : "a quantity (e.g. \"500m\" or 2)",
-                                   type_str(v.type)));
-        } else if (v.is_literal()) {
-          if (std::string why = resource_problem(key, v.literal); !why.empty()) diags_.error(v.range, why);
-        } else if (const ir::OpParam* p = bound_param(info, v); p && p->default_value) {
-          if (std::string why = resource_problem(key, *p->default_value); !why.empty()) {
-            diags_.error(param_range(info, *p), "the default of '" + p->name + "': " + why);
-            diags_.note(v.range, fmt::format("op '{}' uses it as resource '{}' here", info.name, key));
-          }
-        }
-      }
-    } else if (name == "inputs") {
-      // Where each file parameter is placed: an absolute path (the outputs' rule).
-      auto list = entries(field.value, "'inputs'", [&](const ast::MapEntry& e, const std::string& key) {
-        auto it = std::find_if(info.params.begin(), info.params.end(),
-                               [&](const ir::OpParam& p) { return p.name == key; });
-        if (it != info.params.end() && it->type.kind == TypeKind::File) return true;
-        diags_.error(e.range, fmt::format("'inputs' places the file parameters of op '{}'; '{}' is not one",
-                                          info.name, key));
-        return false;
-      });
-      for (auto& [key, v] : list) {
-        std::string path = v.is_literal() && v.literal.is_string() ? v.literal.get<std::string>() : "";
-        auto entry = rules::parse_data_entry("x:" + path);
-        if (!entry) {
-          diags_.error(v.range, fmt::format("the path of file parameter '{}' must be a literal absolute path", key));
-          continue;
-        }
-        input_paths[key] = entry->path;
-      }
-    } else if (name == "outputs") {
-      auto list =
-          entries(field.value, "'outputs'", [&](const ast::MapEntry& e, const std::string& key) {
-            auto it = std::find_if(info.outputs.begin(), info.outputs.end(),
-                                   [&](const ir::OpOutput& o) { return o.name == key; });
-            if (it != info.outputs.end()) return true;
-            diags_.error(e.range, fmt::format("op '{}' declares no output '{}'", info.name, key));
-            std::vector<std::string> names;
-            for (const auto& o : info.outputs) names.push_back(o.name);
-            suggest(e.range, key, names);
-            return false;
-          });
-      for (auto& [key, v] : list) {
-        mentioned.insert(key);
-        if (!v.is_literal() || !v.literal.is_string()) {
-          diags_.error(v.range,
-                       fmt::format("the path of output '{}' must be a plain string", key));
-          continue;
-        }
-        std::string path = v.literal.get<std::string>();
-        if (path.empty() || path[0] != '/') {
-          diags_.error(v.range,
-                       fmt::format("the path of output '{}' must be absolute (e.g. \"/tmp/{}\")",
-                                   key, key));
-          continue;
-        }
-        paths[key] = path;
-      }
-    }
+    if (row->check) (this->*row->check)(*row, field, b);
   }
   current_op_ = nullptr;
-  bool python = lower_python_op(host_, op, info.outputs, c, paths, diags_);  // sema/python_op.cpp
+  bool python = lower_python_op(host_, op, info.outputs, c, b.paths, diags_);  // sema/python_op.cpp
   for (auto& param : c.params)
     if (param.type.kind == TypeKind::File)
-      param.path = input_paths.count(param.name) ? input_paths[param.name] : "/tmp/inputs/" + param.name + "/data";
+      param.path = b.input_paths.count(param.name) ? b.input_paths[param.name] : "/tmp/inputs/" + param.name + "/data";
   if (!c.metrics_from.empty() && c.metrics.empty())
     diags_.error(seen.count("metrics_from") ? seen["metrics_from"] : op.name.range,
                  "'metrics_from' names where the metrics are read; say which with 'metrics'");
@@ -517,21 +193,21 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
                  "(the image's own entrypoint is not known)");
   // One variable in both maps: which value the container gets would be left to the
   // kubelet (Argo) or to the backend's merge order (KFP v2).
-  for (const auto& [var, at] : secret_keys) {
-    auto plain = env_keys.find(var);
-    if (plain == env_keys.end()) continue;
+  for (const auto& [var, at] : b.secret_keys) {
+    auto plain = b.env_keys.find(var);
+    if (plain == b.env_keys.end()) continue;
     diags_.error(at, fmt::format("environment variable '{}' is set by both 'env' and 'secret_env'; keep "
                                  "one of them",
                                  var));
     diags_.note(plain->second, fmt::format("'env' sets '{}' here", var));
   }
-  if (!has_image && !python && !unknown_field)
+  if (!b.has_image && !python && !unknown_field)
     diags_.error(op.name.range, fmt::format("op '{}' has no 'image' (e.g. image \"python:3.11\")",
                                             op.name.name));
   for (auto& out : info.outputs) {
-    auto it = paths.find(out.name);
-    if (it == paths.end()) {
-      if (!mentioned.count(out.name))
+    auto it = b.paths.find(out.name);
+    if (it == b.paths.end()) {
+      if (!b.mentioned.count(out.name))
         diags_.error(op.name.range,
                      fmt::format("output '{}' of op '{}' has no path; add it to 'outputs' (e.g. "
                                  "outputs {{{}: \"/tmp/{}\"}})",
@@ -568,10 +244,8 @@ std::vector<Value> Checker::words(const ast::Expression& e, const std::string& w
 }
 
 // A map literal whose keys pass `key_ok` and whose values are scalars.
-template <class KeyOk>
-std::vector<std::pair<std::string, Value>> Checker::entries(const ast::Expression& e,
-                                                            const std::string& what,
-                                                            KeyOk key_ok) {
+std::vector<std::pair<std::string, Value>> Checker::entries(const ast::Expression& e, const std::string& what,
+                                                            const KeyOk& key_ok) {
   std::vector<std::pair<std::string, Value>> out;
   const auto* map = node<ast::MapExpr>(strip(e));
   if (!map) {
@@ -749,3 +423,16 @@ void Checker::check_bound_fields(const OpInfo& op, const std::vector<std::pair<s
 }
 
 }  // namespace pipec::sema::detail
+
+namespace pipec::sema {
+
+std::span<const OpBodyField> op_body_fields() {
+  static const std::vector<OpBodyField> fields = [] {
+    std::vector<OpBodyField> out;
+    for (const auto& row : detail::kBodyRows) out.push_back(row.field);
+    return out;
+  }();
+  return fields;
+}
+
+}  // namespace pipec::sema

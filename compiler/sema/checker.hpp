@@ -14,9 +14,11 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -89,6 +91,27 @@ struct LoopVar {
   std::size_t symbol = 0;  // in the SymbolTable, when index() records one
 };
 
+// A row of the op body table (check_op_body.cpp).
+struct BodyRow;
+
+// One op body while check_body() reads its fields: the op being made, and what the checks
+// after the last field need.
+struct BodyState {
+  const ast::OpDecl& op;
+  OpInfo& info;
+  ir::ContainerOp& c;
+  bool has_image = false;
+  std::map<std::string, std::string> paths;        // output -> its path
+  std::set<std::string> mentioned;                 // outputs given a path, valid or not
+  std::map<std::string, std::string> input_paths;  // file parameters placed by `inputs`
+  std::map<std::string, SourceRange> env_keys, secret_keys;  // where each variable is set
+};
+
+// The rule a literal resource value follows ("" when it holds, else the message), and the
+// metric specs a literal holds (check_op_body.cpp).
+std::string resource_problem(const std::string& key, const ir::Literal& literal);
+std::vector<std::string> metric_texts(const ir::Literal& literal);
+
 class Checker {
  public:
   Checker(SourceManager& sources, Diagnostics& diags, const Host& host)
@@ -100,6 +123,29 @@ class Checker {
   /// symbols.cpp: the passes of run() with every declaration and resolved name recorded
   /// in `table`, going on past errors (diags_ is a sink nobody reads).
   void index(FileId main, SymbolTable& table);
+
+  // The rule of each op body field, a row each of the body table (check_op_body.cpp,
+  // kBodyRows, which names them: public for that table only).
+  void body_text(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_image(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_command(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_args(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_env(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_count(const BodyRow& row, const ast::BodyField& field, BodyState& b);  // retries, timeout
+  void body_metadata(const BodyRow& row, const ast::BodyField& field, BodyState& b);  // node_selector, labels, annotations
+  void body_volumes(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_secret_env(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_image_pull_policy(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_metrics(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_metrics_from(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_working_dir(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_run_as_id(const BodyRow& row, const ast::BodyField& field, BodyState& b);  // run_as_user, run_as_group
+  void body_run_as_non_root(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_tolerations(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_cache(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_resources(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_inputs(const BodyRow& row, const ast::BodyField& field, BodyState& b);
+  void body_outputs(const BodyRow& row, const ast::BodyField& field, BodyState& b);
 
  private:
   // check.cpp
@@ -115,12 +161,14 @@ class Checker {
   void add_callee(const ast::PipelineDecl& p);
   void check_outputs(const ast::PipelineDecl& p);
 
-  // check_op_body.cpp
+  // check_op_body.cpp: the body table (kBodyRows) and its reading
   ir::ContainerOp check_body(const ast::OpDecl& op, OpInfo& info);
   std::vector<Value> words(const ast::Expression& e, const std::string& what);
-  template <class KeyOk>
-  std::vector<std::pair<std::string, Value>> entries(const ast::Expression& e,
-                                                     const std::string& what, KeyOk key_ok);
+  // A map literal whose values are scalars; `key_ok` says whether a key is taken (and
+  // reports it when not).
+  using KeyOk = std::function<bool(const ast::MapEntry&, const std::string&)>;
+  std::vector<std::pair<std::string, Value>> entries(const ast::Expression& e, const std::string& what,
+                                                     const KeyOk& key_ok);
   void retry_map(const ast::Expression& e, ir::ContainerOp& c);
   void retry_on(const ast::Expression& e, ir::ContainerOp& c);
   void retry_memory(ir::ContainerOp& c);

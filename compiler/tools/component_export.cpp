@@ -14,6 +14,7 @@
 #include "compiler/shell/shell_script.hpp"
 #include "compiler/sema/check.hpp"
 #include "compiler/sema/component.hpp"
+#include "compiler/sema/op_body.hpp"
 #include "compiler/compile/host.hpp"
 
 namespace pipec::tools {
@@ -215,26 +216,11 @@ class Exporter {
 
   // What a KFP v1 ComponentSpec has no field for: said, not dropped in silence.
   void unsupported() {
-    auto warn = [&](bool present, const char* field) {
-      if (present)
+    for (const auto& f : sema::op_body_fields())
+      if (!f.exported && f.is_set(op_))
         diags_.warning(op_.range, fmt::format("'{}' is not exported: a KFP v1 component has no such "
                                               "field (set it on the KFP task)",
-                                              field));
-    };
-    warn(!op_.resources.empty(), "resources");
-    warn(op_.retries.has_value(), "retries");
-    warn(op_.timeout_seconds.has_value(), "timeout");
-    warn(!op_.node_selector.empty(), "node_selector");
-    warn(!op_.tolerations.empty(), "tolerations");
-    warn(!op_.labels.empty(), "labels");
-    warn(!op_.annotations.empty(), "annotations");
-    warn(op_.cache.has_value() || op_.cache_staleness_seconds.has_value(), "cache");
-    warn(!op_.volumes.empty(), "volumes");
-    warn(!op_.secret_env.empty(), "secret_env");
-    warn(!op_.image_pull_policy.empty(), "image_pull_policy");
-    warn(op_.run_as_user || op_.run_as_group || op_.run_as_non_root, "run_as_user/run_as_group/run_as_non_root");
-    warn(!op_.metrics.empty(), "metrics");
-    for (const auto& f : ir::kSchedulingFields) warn(!(op_.*f.member).empty(), f.name);
+                                              f.name));
   }
 
   const ir::ContainerOp& op_;
