@@ -63,6 +63,15 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
       proc->writable_dirs.push_back(d);
   }
   std::sort(proc->writable_dirs.begin(), proc->writable_dirs.end());
+  // Resume and the cache: the earlier result with this key, instead of a run.
+  StepKey key = container_key(*op, word(call.image), *proc, args, input_files);
+  const bool is_forced = forced(step.name, step.depends, scope, name);
+  if (std::map<std::string, std::string> earlier; reuse(name, proc->dir, key, is_forced, earlier, rec)) {
+    std::lock_guard lock(mu_);
+    scope.outputs[step.name] = std::move(earlier);
+    return Outcome::Reused;
+  }
+  if (is_forced) mark_forced(scope, step.name);
   // `volumes`: a claim mapped with --volume is bound at its mount path (shared between
   // steps, as on a cluster); an emptyDir is a directory of the step's own.
   for (std::size_t i = 0; i < op->volumes.size(); ++i) {
@@ -241,6 +250,7 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
     values[out.name] = trim_one_newline(text);
     std::ofstream(proc->dir + "/outputs/" + out.name, std::ios::binary) << values[out.name];
   }
+  keep(name, proc->dir, key, rec);
   std::lock_guard lock(mu_);
   scope.outputs[step.name] = std::move(values);
   return Outcome::Succeeded;
@@ -317,6 +327,13 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
 
   std::string name = scope.prefix + step.name + scope.suffix;
   std::string dir = o_.run_dir + "/steps/" + name;
+  // Resume and the cache: the earlier result with this key, instead of a run. A claim's
+  // contents are not in the key: a step that mounts one always runs.
+  StepKey key = training_key(job, tf_master_form, metric_specs,
+                             job.dump().find("\"persistentVolumeClaim\"") != std::string::npos);
+  const bool is_forced = forced(step.name, step.depends, scope, name);
+  if (std::map<std::string, std::string> none; reuse(name, dir, key, is_forced, none, rec)) return Outcome::Reused;
+  if (is_forced) mark_forced(scope, step.name);
   std::error_code ec;
   fs::create_directories(dir, ec);
   std::ofstream(dir + "/job.json") << job.dump(2) << '\n';
@@ -404,6 +421,7 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
         }
     }
   }
+  if (outcome == Outcome::Succeeded) keep(name, dir, key, rec);
   return outcome;
 }
 
