@@ -44,6 +44,43 @@ std::string default_run_dir(const std::string& pipeline) {
   return dir;
 }
 
+// --resume, --cache and --from (docs/local.md "Resume and the cache"), checked before
+// anything runs: a run dir that is one (it has steps/), a cache directory made if missing,
+// a step the pipeline has (its name, or a step's full name such as `each.1` or `te/train`),
+// and --from only with something to reuse. Returns 0, or the exit status of a usage error.
+int resume_options(const LocalOptions& options, const ir::Pipeline& pipeline, local::RunOptions& run) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  auto usage = [](const std::string& message) {
+    std::cerr << "pipec: error: " << message << '\n';
+    return local::kLocalUsage;
+  };
+  if (!options.resume.empty()) {
+    if (!fs::is_directory(options.resume + "/steps", ec))
+      return usage(fmt::format("--resume: '{}' is not the run dir of a local run (it has no steps/)", options.resume));
+    run.resume_dir = fs::canonical(options.resume, ec).string();
+  }
+  if (!options.cache.empty()) {
+    fs::create_directories(options.cache, ec);
+    if (!fs::is_directory(options.cache, ec))
+      return usage(fmt::format("--cache: '{}' is not a directory and cannot be made one", options.cache));
+    run.cache_dir = fs::canonical(options.cache, ec).string();
+  }
+  if (!options.from.empty()) {
+    if (run.resume_dir.empty() && run.cache_dir.empty())
+      return usage("--from reruns a step of a run that reuses results: give --resume RUN_DIR or --cache DIR");
+    // A step's full name: its calls before it (te/train), its loop items after it (each.1.0).
+    std::string base = options.from.substr(options.from.rfind('/') == std::string::npos ? 0 : options.from.rfind('/') + 1);
+    while (base.find('.') != std::string::npos &&
+           base.find_first_not_of("0123456789", base.rfind('.') + 1) == std::string::npos && base.back() != '.')
+      base.erase(base.rfind('.'));
+    if (!local::has_step(pipeline, base))
+      return usage(fmt::format("--from: pipeline '{}' has no step '{}'", pipeline.name, options.from));
+    run.from = options.from;
+  }
+  return 0;
+}
+
 int run_local(const LocalOptions& options) {
   namespace kfp = client::kfp;
   // --volume CLAIM=DIR: a claim of `data` is this existing directory.
@@ -100,6 +137,7 @@ int run_local(const LocalOptions& options) {
   }
 
   local::RunOptions run;
+  if (int bad = resume_options(options, *pipeline, run)) return bad;
   run.volumes = volumes;
   for (const auto& param : pipeline->params)
     if (param.default_value) run.params[param.name] = ir::literal_text(*param.default_value);
@@ -114,7 +152,10 @@ int run_local(const LocalOptions& options) {
                  "allow unprivileged user namespaces when not root)\n";
     return local::kLocalUsage;
   }
-  std::string dir = options.run_dir.empty() ? default_run_dir(pipeline->name) : options.run_dir;
+  // --resume RUN_DIR alone resumes that run in place.
+  std::string dir = !options.run_dir.empty() ? options.run_dir
+                    : !run.resume_dir.empty() ? run.resume_dir
+                                              : default_run_dir(pipeline->name);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
@@ -166,6 +207,16 @@ void add_local_options(CLI::App& command, LocalOptions& options) {
       ->group(group);
   command.add_option("--run-dir", options.run_dir,
                      "Where logs, outputs and metrics go (default: pipec-runs/<pipeline>-<UTC time>)")
+      ->group(group);
+  command.add_option("--resume", options.resume,
+                     "RUN_DIR: reuse each step of that earlier run whose key (op, image, command, "
+                     "environment, input bytes) is the same; the run goes there unless --run-dir")
+      ->group(group);
+  command.add_option("--cache", options.cache,
+                     "DIR: keep each step's result there and reuse one with the same key (off by default)")
+      ->group(group);
+  command.add_option("--from", options.from,
+                     "STEP: run this step and every step after it again (with --resume or --cache)")
       ->group(group);
   command.add_option("--pipeline", options.pipeline,
                      "The pipeline of the file to run, when several are not called by another")

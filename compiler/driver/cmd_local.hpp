@@ -25,6 +25,9 @@ struct LocalOptions {
   std::string run_dir;
   std::vector<std::string> volumes;  // CLAIM=DIR
   std::string pipeline;              // --pipeline: the pipeline of the file to run
+  std::string resume;                // --resume RUN_DIR: reuse that run's results
+  std::string cache;                 // --cache DIR: results kept across runs
+  std::string from;                  // --from STEP: it and what depends on it run again
   bool local = false;
   bool quiet = false;  // -q: no progress line
   CommonOptions common;

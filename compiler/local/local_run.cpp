@@ -4,6 +4,7 @@
 
 #include "compiler/local/runner.hpp"
 
+#include "compiler/base/atomic_file.hpp"
 #include "compiler/base/progress.hpp"
 
 namespace pipec::local::detail {
@@ -77,6 +78,7 @@ Outcome Runner::run_call(const ir::Step& step, Scope& scope, int phase) {
   Scope inner;
   inner.pipeline = callee;
   inner.prefix = label + "/";
+  inner.all_forced = forced(step.name, step.depends, scope, label);
   try {
     if (!callee) throw EvalError{"pipeline '" + step.op + "' is not known"};
     if (step.when && !condition(*step.when, scope)) {
@@ -96,6 +98,7 @@ Outcome Runner::run_call(const ir::Step& step, Scope& scope, int phase) {
   }
   auto t0 = Clock::now();
   Outcome o = run_dag(callee->dag, inner, phase);
+  if (ran_again(inner)) mark_forced(scope, step.name);
   if (o == Outcome::Succeeded) {
     try {
       std::map<std::string, std::string> values = outputs_of(*callee, inner);
@@ -169,6 +172,10 @@ Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase) {
   }
   finish_record(index, rec);
   release();
+  if (o == Outcome::Reused) {
+    print_line(rec.name, "reused: not run, the result with the same key is taken from " + rec.reused_from);
+    return Outcome::Succeeded;  // to the steps after it, as one that ran
+  }
   print_line(rec.name, fmt::format("{} in {:.1f} s{}{}", outcome_name(o), rec.seconds,
                                    rec.message.empty() ? "" : ": ", rec.message));
   return o;
@@ -197,6 +204,9 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
   }
   // Items run up to -j (and the loop's limit) at a time, each body a DAG of its own.
   const int at_once = loop.limit > 0 ? std::min(loop.limit, o_.jobs) : o_.jobs;
+  // --from: a loop after a step that ran again runs its body again; one whose body ran a
+  // step again counts as run again for the steps after it.
+  const bool all_forced = forced(loop.name, loop.depends, scope, label);
   std::vector<std::unique_ptr<Scope>> scopes;
   std::vector<Outcome> results(items.size(), Outcome::Pending);
   std::mutex m;
@@ -210,6 +220,7 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
     s->prefix = scope.prefix;
     s->var = loop.var;
     s->item = items[i];
+    s->all_forced = all_forced;
     {
       std::unique_lock lock(m);
       cv.wait(lock, [&] { return active < at_once; });
@@ -227,6 +238,8 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
     });
   }
   for (auto& t : threads) t.join();
+  if (std::any_of(scopes.begin(), scopes.end(), [&](const auto& s) { return ran_again(*s); }))
+    mark_forced(scope, loop.name);
   for (Outcome o : results)
     if (o != Outcome::Succeeded && o != Outcome::Skipped) return o == Outcome::Stopped ? o : Outcome::Failed;
   // Fan-in: each output the plan says the loop gives out of its body (a step's, or an
@@ -408,7 +421,10 @@ std::string shown_value(const std::string& value) {
 
 int Runner::run() {
   std::error_code ec;
-  fs::remove_all(o_.run_dir + "/steps", ec);  // a run dir given again holds this run only
+  // A run dir given again holds this run only; one resumed in place keeps its steps until
+  // each step is reused or runs again (resume.cpp).
+  if (o_.resume_dir.empty() || !fs::equivalent(o_.resume_dir, o_.run_dir, ec))
+    fs::remove_all(o_.run_dir + "/steps", ec);
   fs::remove_all(o_.run_dir + "/outputs", ec);
   fs::create_directories(o_.run_dir + "/steps", ec);
   if (ec) {
@@ -454,10 +470,12 @@ int Runner::run() {
     if (!r.message.empty() && r.outcome != Outcome::Skipped) tail += (tail.empty() ? "" : "  ") + r.message;
     out_ << fmt::format("{:<{}}  {:<{}}  {:<9}  {:>7.1f}s  {}\n", r.name, w_name, r.kind, w_kind,
                         outcome_name(r.outcome), r.seconds, tail);
-    if (r.outcome != Outcome::Succeeded && r.outcome != Outcome::Skipped) ++failures;
+    if (r.outcome != Outcome::Succeeded && r.outcome != Outcome::Skipped && r.outcome != Outcome::Reused)
+      ++failures;
     summary.push_back({{"step", r.name}, {"kind", r.kind}, {"outcome", outcome_name(r.outcome)},
                        {"seconds", r.seconds}, {"started", r.started}, {"after", r.after},
                        {"metrics", r.metrics}, {"message", r.message}});
+    if (r.outcome == Outcome::Reused) summary.back()["reused_from"] = r.reused_from;
   }
   if (!outputs.empty()) {
     // The pipeline's outputs, one line each (the whole values are in outputs/NAME).
@@ -476,7 +494,8 @@ int Runner::run() {
   out_.flush();
   Json doc = {{"pipeline", p_.name}, {"outcome", verdict}, {"seconds", total}, {"steps", summary}};
   if (!outputs.empty()) doc["outputs"] = outputs;
-  std::ofstream(o_.run_dir + "/summary.json") << doc.dump(2) << '\n';
+  if (Status written = write_file_atomically(o_.run_dir + "/summary.json", doc.dump(2) + "\n"); !written)
+    err_ << fmt::format("pipec: error: summary.json: {}\n", written.message());
   if (stopped) return kLocalInterrupted;
   return ok ? kLocalOk : kLocalFailed;
 }
@@ -484,6 +503,30 @@ int Runner::run() {
 }  // namespace pipec::local::detail
 
 namespace pipec::local {
+
+namespace {
+
+bool has_step_in(const ir::Pipeline& root, const std::vector<ir::Node>& nodes, const std::string& name,
+                 int depth) {
+  for (const auto& n : nodes) {
+    if (const auto* loop = std::get_if<ir::Loop>(&n)) {
+      if (has_step_in(root, loop->body, name, depth)) return true;
+      continue;
+    }
+    const auto& step = std::get<ir::Step>(n);
+    if (step.name == name) return true;
+    if (step.kind != ir::OpKind::Pipeline || depth > 64) continue;  // calls do not recurse (sema)
+    if (const ir::Pipeline* callee = root.callee(step.op); callee && has_step_in(root, callee->dag, name, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool has_step(const ir::Pipeline& pipeline, const std::string& name) {
+  return has_step_in(pipeline, pipeline.dag, name, 0) || has_step_in(pipeline, pipeline.exit_handler, name, 0);
+}
 
 int run_pipeline(const ir::Pipeline& pipeline, const RunOptions& options, std::ostream& out,
                  std::ostream& err) {

@@ -41,7 +41,17 @@ struct RunOptions {
   bool progress = false;                      // a live progress line (on a terminal)
   std::vector<std::string> visible_dirs;      // kept visible in the sandbox under /tmp
   std::map<std::string, std::string> volumes; // claim -> host directory (--volume)
+  /// Resume and the cache (docs/local.md): an earlier run dir whose steps' results are
+  /// reused when their key is the same; a directory of results kept across runs; a step
+  /// that runs again with every step after it.
+  std::string resume_dir;
+  std::string cache_dir;
+  std::string from;
 };
+
+/// Whether the pipeline (its main DAG, loops, `finally` and the pipelines it calls) has a
+/// step of this name (--from).
+[[nodiscard]] bool has_step(const ir::Pipeline& pipeline, const std::string& name);
 
 /// Exit statuses of `pipec run --local` (docs/local.md).
 enum LocalExit : int {

@@ -2,8 +2,8 @@
 
 // The local run's parts (run_pipeline(), local_run.hpp), one concept a file: what cannot
 // run locally (check.cpp), scheduling DAGs, loops and steps (local_run.cpp), running a
-// step's processes (steps.cpp), processes and output (process.cpp). Private to
-// compiler/local.
+// step's processes (steps.cpp), processes and output (process.cpp), reusing earlier
+// results (resume.cpp). Private to compiler/local.
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -58,7 +58,9 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-enum class Outcome { Pending, Running, Succeeded, Failed, Skipped, Omitted, Stopped };
+// Reused: a step's earlier result was taken (resume, cache); to the steps after it, as
+// Succeeded (only records carry it).
+enum class Outcome { Pending, Running, Succeeded, Failed, Skipped, Omitted, Stopped, Reused };
 
 inline const char* outcome_name(Outcome o) {
   switch (o) {
@@ -69,6 +71,7 @@ inline const char* outcome_name(Outcome o) {
     case Outcome::Skipped: return "skipped";
     case Outcome::Omitted: return "not run";
     case Outcome::Stopped: return "stopped";
+    case Outcome::Reused: return "reused";
   }
   return "?";
 }
@@ -87,6 +90,10 @@ struct Scope {
   std::string var;     // the loop variable this scope binds, if any
   ir::Literal item;
   std::map<std::string, std::map<std::string, std::string>> outputs;  // guarded by Runner::mu_
+  /// --from: every step of this scope runs again (its loop or call depends on a step that
+  /// ran again); the nodes of this DAG that ran again (guarded by Runner::mu_).
+  bool all_forced = false;
+  std::set<std::string> forced;
 };
 
 /// One step's record for the table and summary.json.
@@ -99,6 +106,7 @@ struct Record {
   std::string message;
   double started = 0;  // seconds from the run's start to the step's start (or its skip)
   std::vector<std::string> after;  // the records of its scope it runs after, by name
+  std::string reused_from;  // the directory its earlier result was taken from (outcome reused)
 };
 
 /// One process of a step: a container, or one replica of a training job.
@@ -142,6 +150,30 @@ std::vector<std::string> base_env(const std::string& home);
 /// Sets NAME=VALUE in `env`, replacing an earlier NAME.
 void set_env(std::vector<std::string>& env, const std::string& name, const std::string& value);
 
+/// What a step's result depends on (docs/local.md "What the key holds"): `keyed`, and its
+/// SHA-256 over the compact JSON of it (keys sorted).
+struct StepKey {
+  Json keyed;
+  std::string key;
+  std::vector<std::pair<std::string, bool>> outputs;  // the declared outputs: name, a file
+  bool cacheable = true;  // false: `cache false`, a claim mounted, an input that cannot be read
+  std::optional<long long> staleness;  // `cache "7d"`: reused while at most this old (seconds)
+  void seal();  // key = SHA-256 of keyed
+};
+
+/// The key of a container step (a Python op too): the op, image, argv, environment (HOME
+/// as the step's own), arguments' texts, the digest of each input file's bytes, the
+/// declared outputs, volumes, working_dir and metrics_from.
+StepKey container_key(const ir::ContainerOp& op, const std::string& image, const Proc& proc,
+                      const std::map<std::string, std::string>& args,
+                      const std::vector<std::pair<std::string, std::string>>& input_files);
+/// The key of a training step: the job rendered with this run's values (image, command,
+/// env, replicas), the chief's name and the metric specs.
+StepKey training_key(const Json& job, bool tf_master_form, const std::vector<std::string>& metrics,
+                     bool mounts_claims);
+/// The SHA-256 of a file's bytes, read in pieces.
+bool file_digest(const std::string& path, std::string& hex, std::string& problem);
+
 class Runner {
  public:
   Runner(const ir::Pipeline& p, const RunOptions& o, std::ostream& out, std::ostream& err)
@@ -175,6 +207,27 @@ class Runner {
   }
   Outcome run_container(const ir::Step& step, Scope& scope, int phase, Record& rec);
   Outcome run_training(const ir::Step& step, Scope& scope, int phase, Record& rec);
+
+  // Resume and the cache (resume.cpp).
+  /// Whether --from makes this step run again: it is the step named, or depends on one that
+  /// ran again.
+  bool forced(const std::string& step, const std::vector<std::string>& depends, const Scope& scope,
+              const std::string& name);
+  void mark_forced(Scope& scope, const std::string& node);
+  /// Whether a step of this scope's DAG ran again (--from).
+  bool ran_again(const Scope& scope) {
+    std::lock_guard lock(mu_);
+    return scope.all_forced || !scope.forced.empty();
+  }
+  /// The step's earlier result, when one with its key is whole (--resume's run dir first,
+  /// then --cache): its files placed in `dir`, its values and metrics filled; else `dir` is
+  /// emptied for the step to run.
+  bool reuse(const std::string& name, const std::string& dir, const StepKey& k, bool is_forced,
+             std::map<std::string, std::string>& values, Record& rec);
+  bool take(const std::string& from, const std::string& dir, const StepKey& k,
+            std::map<std::string, std::string>& values, Record& rec);
+  /// After the step succeeded: its record (cache.json, written atomically) and cache entry.
+  void keep(const std::string& name, const std::string& dir, const StepKey& k, const Record& rec);
 
   // Processes.
   bool start(Proc& p, std::string& error);

@@ -10,6 +10,52 @@ namespace pipec::local::detail {
 
 // --- steps -----------------------------------------------------------------------------
 
+namespace {
+
+// A container step's outputs: the files the op declares, one trailing newline dropped (as
+// Argo does), kept in dir/outputs/NAME (a file byte for byte, its value that copy's path).
+// False with the reason in `message` when one is missing or cannot be read.
+bool read_outputs(const ir::ContainerOp& op, const std::string& dir, std::map<std::string, std::string>& values,
+                  std::string& message) {
+  std::error_code ec;
+  fs::create_directories(dir + "/outputs", ec);
+  for (const auto& out : op.outputs) {
+    std::ifstream in(dir + "/fs" + out.path, std::ios::binary);
+    if (!in) {
+      message = fmt::format("output '{}' was not written to {}", out.name, out.path);
+      // As in a pod, nothing makes an output's directory: the step must.
+      std::string parent = fs::path(out.path).parent_path().string();
+      if (!fs::is_directory(dir + "/fs" + parent, ec))
+        message += fmt::format(" ({} does not exist: a step makes the directories it writes into, as in a pod)",
+                               parent);
+      return false;
+    }
+    if (out.type.kind == ir::TypeKind::File) {
+      // A file stays a file, byte for byte: its value is this copy's path on the host.
+      in.close();
+      std::string copy = fs::absolute(dir + "/outputs/" + out.name).string();
+      fs::copy_file(dir + "/fs" + out.path, copy, fs::copy_options::overwrite_existing, ec);
+      if (ec) {
+        message = fmt::format("output '{}' could not be kept: {}", out.name, ec.message());
+        return false;
+      }
+      values[out.name] = copy;
+      continue;
+    }
+    in.close();
+    std::string text, problem;
+    if (!input::read_file(dir + "/fs" + out.path, input::kMaxStepOutputBytes, text, problem)) {
+      message = fmt::format("output '{}' at {} cannot be read: {}", out.name, out.path, problem);
+      return false;
+    }
+    values[out.name] = trim_one_newline(text);
+    std::ofstream(dir + "/outputs/" + out.name, std::ios::binary) << values[out.name];
+  }
+  return true;
+}
+
+}  // namespace
+
 Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Record& rec) {
   const ir::ContainerOp* op = nullptr;
   for (const auto& o : p_.ops)
@@ -63,6 +109,15 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
       proc->writable_dirs.push_back(d);
   }
   std::sort(proc->writable_dirs.begin(), proc->writable_dirs.end());
+  // Resume and the cache: the earlier result with this key, instead of a run.
+  StepKey key = container_key(*op, word(call.image), *proc, args, input_files);
+  const bool is_forced = forced(step.name, step.depends, scope, name);
+  if (std::map<std::string, std::string> earlier; reuse(name, proc->dir, key, is_forced, earlier, rec)) {
+    std::lock_guard lock(mu_);
+    scope.outputs[step.name] = std::move(earlier);
+    return Outcome::Reused;
+  }
+  if (is_forced) mark_forced(scope, step.name);
   // `volumes`: a claim mapped with --volume is bound at its mount path (shared between
   // steps, as on a cluster); an emptyDir is a directory of the step's own.
   for (std::size_t i = 0; i < op->volumes.size(); ++i) {
@@ -206,41 +261,9 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
       }
   }
   if (outcome != Outcome::Succeeded) return outcome;
-  // Outputs: the files the op declares, one trailing newline dropped (as Argo does).
   std::map<std::string, std::string> values;
-  fs::create_directories(proc->dir + "/outputs", ec);
-  for (const auto& out : op->outputs) {
-    std::ifstream in(proc->dir + "/fs" + out.path, std::ios::binary);
-    if (!in) {
-      rec.message = fmt::format("output '{}' was not written to {}", out.name, out.path);
-      // As in a pod, nothing makes an output's directory: the step must.
-      std::string parent = fs::path(out.path).parent_path().string();
-      if (!fs::is_directory(proc->dir + "/fs" + parent, ec))
-        rec.message += fmt::format(" ({} does not exist: a step makes the directories it writes into, as in a pod)",
-                                   parent);
-      return Outcome::Failed;
-    }
-    if (out.type.kind == ir::TypeKind::File) {
-      // A file stays a file, byte for byte: its value is this copy's path on the host.
-      in.close();
-      std::string copy = fs::absolute(proc->dir + "/outputs/" + out.name).string();
-      fs::copy_file(proc->dir + "/fs" + out.path, copy, fs::copy_options::overwrite_existing, ec);
-      if (ec) {
-        rec.message = fmt::format("output '{}' could not be kept: {}", out.name, ec.message());
-        return Outcome::Failed;
-      }
-      values[out.name] = copy;
-      continue;
-    }
-    in.close();
-    std::string text, problem;
-    if (!input::read_file(proc->dir + "/fs" + out.path, input::kMaxStepOutputBytes, text, problem)) {
-      rec.message = fmt::format("output '{}' at {} cannot be read: {}", out.name, out.path, problem);
-      return Outcome::Failed;
-    }
-    values[out.name] = trim_one_newline(text);
-    std::ofstream(proc->dir + "/outputs/" + out.name, std::ios::binary) << values[out.name];
-  }
+  if (!read_outputs(*op, proc->dir, values, rec.message)) return Outcome::Failed;
+  keep(name, proc->dir, key, rec);
   std::lock_guard lock(mu_);
   scope.outputs[step.name] = std::move(values);
   return Outcome::Succeeded;
@@ -317,6 +340,13 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
 
   std::string name = scope.prefix + step.name + scope.suffix;
   std::string dir = o_.run_dir + "/steps/" + name;
+  // Resume and the cache: the earlier result with this key, instead of a run. A claim's
+  // contents are not in the key: a step that mounts one always runs.
+  StepKey key = training_key(job, tf_master_form, metric_specs,
+                             job.dump().find("\"persistentVolumeClaim\"") != std::string::npos);
+  const bool is_forced = forced(step.name, step.depends, scope, name);
+  if (std::map<std::string, std::string> none; reuse(name, dir, key, is_forced, none, rec)) return Outcome::Reused;
+  if (is_forced) mark_forced(scope, step.name);
   std::error_code ec;
   fs::create_directories(dir, ec);
   std::ofstream(dir + "/job.json") << job.dump(2) << '\n';
@@ -404,6 +434,7 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
         }
     }
   }
+  if (outcome == Outcome::Succeeded) keep(name, dir, key, rec);
   return outcome;
 }
 

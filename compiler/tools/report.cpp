@@ -58,6 +58,7 @@ std::string fixed(double v) { return fmt::format("{:.1f}", v); }
 
 const char* outcome_color(const std::string& outcome) {
   if (outcome == "succeeded") return "#2e7d32";
+  if (outcome == "reused") return "#66bb6a";  // an earlier run's result (run --local --resume, --cache)
   if (outcome == "failed") return "#c62828";
   if (outcome == "skipped") return "#9e9e9e";
   if (outcome == "stopped") return "#ef6c00";
@@ -166,7 +167,7 @@ void write_steps_table(std::string& out, const ReportRun& run) {
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td>{}</td><td>{}</td></tr>\n",
-        esc(str(s, "step")), esc(str(s, "kind")), esc(str(s, "outcome") == "succeeded" ? "ok" : "bad"),
+        esc(str(s, "step")), esc(str(s, "kind")), esc(str(s, "outcome") == "succeeded" || str(s, "outcome") == "reused" ? "ok" : "bad"),
         esc(str(s, "outcome")), esc(num(input::member(s, "started"))), esc(num(input::member(s, "seconds"))),
         metrics, esc(str(s, "message")));
   }

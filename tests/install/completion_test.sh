@@ -49,10 +49,10 @@ offers() {
   fi
 }
 # `run --local` offers its own options, not the remote-only ones; `run` the other way round.
-for w in -j --jobs --volume --run-dir -p --param --params-file --diagnostics; do offers offers $w run --local mpi_run.pipe -; done
+for w in -j --jobs --volume --run-dir --resume --cache --from -p --param --params-file --diagnostics; do offers offers $w run --local mpi_run.pipe -; done
 for w in --host --wait --token --experiment --target --poll; do offers lacks $w run --local mpi_run.pipe -; done
 for w in --host --wait --token --experiment --target --poll -p; do offers offers $w run mpi_run.pipe -; done
-for w in -j --jobs --volume --run-dir; do offers lacks $w run mpi_run.pipe -; done
+for w in -j --jobs --volume --run-dir --resume --cache --from; do offers lacks $w run mpi_run.pipe -; done
 offers offers --local run mpi_run.pipe --lo
 expect "operator trainer-v2 pods" build mpi_run.pipe --training-runtime ""
 expect "trainer-v2" build mpi_run.pipe --training-runtime tr
