@@ -14,6 +14,7 @@
 
 #include "input/json.hpp"
 #include "input/utf8.hpp"
+#include "runtime/trainer_v2.hpp"
 
 namespace pipec::runtime {
 
@@ -46,7 +47,7 @@ bool is_name_char(char c) {
 std::int64_t int_minimum(std::string_view pointer) {
   auto last = pointer.substr(pointer.rfind('/') + 1);
   if (last == "replicas" || last == "slotsPerWorker" || last == "nprocPerNode" ||
-      last == "minReplicas" || last == "maxReplicas")
+      last == "minReplicas" || last == "maxReplicas" || last == "numNodes" || last == "numProcPerNode")
     return 1;
   if (last == "backoffLimit" || last == "activeDeadlineSeconds" ||
       last == "ttlSecondsAfterFinished" || last == "minAvailable" ||
@@ -134,20 +135,44 @@ void remove_data_items(json& list) {
   list = std::move(kept);
 }
 
+// The pod templates at a binding's pointer: each replica's of a replica-spec map, or each
+// replicated job's of a TrainJob's runtime patch (an object with `replicatedJobs`, whose
+// items hold their pod template at template.spec.template). Nullopt, with `error`, when
+// the pointer holds neither.
+std::optional<std::vector<json*>> pod_templates(json& slot, const Binding& b, std::string& error) {
+  std::vector<json*> out;
+  if (slot.is_object() && slot.contains("replicatedJobs") && slot["replicatedJobs"].is_array()) {
+    for (auto& job : slot["replicatedJobs"]) {
+      json* pod = job.is_object() ? &job["template"]["spec"]["template"] : nullptr;
+      if (!pod || !pod->is_object()) {
+        error = fmt::format("binding for '{}': a replicated job of '{}' has no pod template", b.name, b.pointer);
+        return std::nullopt;
+      }
+      out.push_back(pod);
+    }
+    return out;
+  }
+  if (!slot.is_object()) {
+    error = fmt::format("binding for '{}': '{}' is not a replica-spec map", b.name, b.pointer);
+    return std::nullopt;
+  }
+  for (auto& [type, replica] : slot.items()) {
+    if (!replica.is_object() || !replica.contains("template") || !replica["template"].is_object()) {
+      error = fmt::format("binding for '{}': replica '{}' has no pod template", b.name, type);
+      return std::nullopt;
+    }
+    out.push_back(&replica["template"]);
+  }
+  return out;
+}
+
 // Replaces the data-N volumes and mounts of every replica's pod template.
 bool apply_data(json& replicas, const std::vector<DataEntry>& entries, const Binding& b,
                 std::string& error) {
-  if (!replicas.is_object()) {
-    error = fmt::format("binding for '{}': '{}' is not a replica-spec map", b.name, b.pointer);
-    return false;
-  }
-  for (auto& [replica_type, replica] : replicas.items()) {
-    if (!replica.is_object() || !replica.contains("template")) {
-      error = fmt::format("binding for '{}': replica '{}' has no pod template", b.name,
-                          replica_type);
-      return false;
-    }
-    json& spec = replica["template"]["spec"];
+  auto templates = pod_templates(replicas, b, error);
+  if (!templates) return false;
+  for (json* pod : *templates) {
+    json& spec = (*pod)["spec"];
     if (!spec.is_object()) spec = json::object();
     json& volumes = spec["volumes"];
     if (!volumes.is_array()) volumes = json::array();
@@ -177,20 +202,12 @@ bool apply_data(json& replicas, const std::vector<DataEntry>& entries, const Bin
   return true;
 }
 
-// Calls `f` with the pod template of every replica of the replica-spec map `replicas`.
+// Calls `f` with every pod template at the binding's pointer (pod_templates).
 template <typename F>
 bool for_each_template(json& replicas, const Binding& b, std::string& error, F f) {
-  if (!replicas.is_object()) {
-    error = fmt::format("binding for '{}': '{}' is not a replica-spec map", b.name, b.pointer);
-    return false;
-  }
-  for (auto& [type, replica] : replicas.items()) {
-    if (!replica.is_object() || !replica.contains("template") || !replica["template"].is_object()) {
-      error = fmt::format("binding for '{}': replica '{}' has no pod template", b.name, type);
-      return false;
-    }
-    f(replica["template"]);
-  }
+  auto templates = pod_templates(replicas, b, error);
+  if (!templates) return false;
+  for (json* pod : *templates) f(*pod);
   return true;
 }
 
@@ -223,6 +240,14 @@ bool apply_queue(json& job, json& replicas, const Binding& b, const std::string&
                         b.name, json_quote(text));
     return false;
   }
+  // A TrainJob: the label on the TrainJob (Kueue's TrainJob integration reads it there)
+  // and spec.suspend.
+  if (job["kind"] == "TrainJob") {
+    set_label(job["metadata"], rules::kKueueQueueLabel, text);
+    if (text.empty()) job["spec"].erase("suspend");
+    else job["spec"]["suspend"] = true;
+    return true;
+  }
   if (!for_each_template(replicas, b, error, [&](json& pod) { set_label(pod["metadata"], rules::kKueueQueueLabel, text); }))
     return false;
   set_label(job["metadata"], rules::kKueueQueueLabel, text);
@@ -253,6 +278,32 @@ bool apply_priority_class(json& job, json& replicas, const Binding& b, const std
     else policy["priorityClass"] = text;
   }
   return true;
+}
+
+// A TrainJob's trainer or initializer (spec.trainer, spec.initializer.dataset or .model):
+// the variables of an env-map value added to its own env list, none that Trainer sets.
+bool add_trainjob_env(json& slot, const json& map, const Binding& b, std::string& error) {
+  json& env = slot["env"];
+  if (!env.is_array()) env = json::array();
+  for (const auto& [k, v] : map.items()) {
+    if (is_trainer_reserved_env(k)) {
+      error = fmt::format("value '{}': {} is set by Trainer and cannot be set by the step", b.name, json_quote(k));
+      return false;
+    }
+    env.push_back({{"name", k}, {"value", v}});
+  }
+  if (env.empty()) slot.erase("env");
+  return true;
+}
+
+// A TrainJob's GPUs (the gpu-resource binding at spec.trainer): resourcesPerNode's limit
+// under the resource `name`.
+void rename_trainjob_gpu(json& trainer, const std::string& name) {
+  if (!trainer.contains("resourcesPerNode")) return;
+  json& limits = trainer["resourcesPerNode"]["limits"];
+  if (!limits.is_object() || !limits.contains("nvidia.com/gpu") || name == "nvidia.com/gpu") return;
+  limits[name] = limits["nvidia.com/gpu"];
+  limits.erase("nvidia.com/gpu");
 }
 
 bool apply_binding(json& job, const Binding& b, const std::string& text, std::string& error) {
@@ -293,7 +344,8 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
       auto min = int_minimum(b.pointer);
       auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
       bool parsed = !text.empty() && ec == std::errc() && end == text.data() + text.size();
-      if (parsed && b.pointer.size() >= 9 && b.pointer.substr(b.pointer.size() - 9) == "/replicas" &&
+      if (parsed && ((b.pointer.size() >= 9 && b.pointer.substr(b.pointer.size() - 9) == "/replicas") ||
+                     b.pointer == "/spec/trainer/numNodes") &&
           !within_max_replicas(v)) {
         error = fmt::format("value '{}' must be at most {} (replicas of one role), got {}", b.name,
                             kMaxReplicas, json_quote(text));
@@ -411,6 +463,7 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
           return false;
         }
       }
+      if (job["kind"] == "TrainJob") return add_trainjob_env(slot, map, b, error);
       return for_each_pod(slot, b, error, [&](json& spec) {
         if (!spec.contains("containers") || !spec["containers"].is_array() || spec["containers"].empty()) return;
         json& env = spec["containers"][0]["env"];
@@ -440,6 +493,7 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
                             json_quote(text));
         return false;
       }
+      if (job["kind"] == "TrainJob") return rename_trainjob_gpu(slot, name), true;
       return for_each_pod(slot, b, error, [&](json& spec) {
         if (!spec.contains("containers") || !spec["containers"].is_array()) return;
         for (auto& c : spec["containers"]) {
@@ -488,6 +542,13 @@ bool check_job(const json& job, std::string& error) {
   }
   auto kind = job["kind"].get<std::string>();
   auto api = job.value("apiVersion", std::string());
+  if (kind == "TrainJob" && api == "trainer.kubeflow.org/v1alpha1") {
+    if (!input::member(input::member(job, "spec"), "runtimeRef").is_object()) {
+      error = "the manifest has no spec.runtimeRef";
+      return false;
+    }
+    return true;
+  }
   const char* map = nullptr;
   if (kind == "MPIJob" && (api == "kubeflow.org/v2beta1" || api == "kubeflow.org/v1"))
     map = "mpiReplicaSpecs";
@@ -496,7 +557,7 @@ bool check_job(const json& job, std::string& error) {
   else if (kind == "PyTorchJob" && api == "kubeflow.org/v1")
     map = "pytorchReplicaSpecs";
   if (!map) {
-    error = fmt::format("the manifest is a {} {}, not an MPIJob, TFJob or PyTorchJob", api, kind);
+    error = fmt::format("the manifest is a {} {}, not an MPIJob, TFJob, PyTorchJob or TrainJob", api, kind);
     return false;
   }
   if (!job.contains("spec") || !job["spec"].contains(map) || !job["spec"][map].is_object()) {
@@ -636,6 +697,12 @@ RenderResult render_job(std::string_view manifest, std::span<const Binding> bind
       }
   }
   // What the operators require of the shape, now that the counts are known.
+  if (job["kind"] == "TrainJob") {
+    if (std::string problem = trainjob_problem(job.dump()); !problem.empty()) {
+      result.error = problem;
+      return result;
+    }
+  }
   if (job["kind"] == "TFJob") {
     const json& r = job["spec"]["tfReplicaSpecs"];
     if (!r.contains("Chief") && !r.contains("Worker")) {

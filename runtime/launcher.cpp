@@ -110,13 +110,13 @@ bool Launcher::prepare() {
   source_kind_ = source_kind;
   if (!is_training_runtime(source_kind, o_.runtime))
     return error(fmt::format("{} '{}': expected 'operator', 'trainer-v2' for a "
-                             "pytorch_job or an mpi_job, or 'pods' for a tf_job",
+                             "pytorch_job or an mpi_job ('trainer-v2' only for a TrainJob), or 'pods' for a tf_job",
                              flag(Option::Runtime), o_.runtime)),
            false;
   pods_mode_ = o_.runtime == "pods";
   if (!o_.tf_chief_role.empty() && o_.tf_chief_role != "chief" && o_.tf_chief_role != "master")
     return error(fmt::format("{} '{}': expected 'chief' or 'master'", flag(Option::TfChiefRole), o_.tf_chief_role)), false;
-  if (o_.runtime == "trainer-v2") {
+  if (o_.runtime == "trainer-v2" || source_kind == "TrainJob") {
     if (!o_.trainer_runtime.empty() && !is_dns1123_subdomain(o_.trainer_runtime))
       return error(fmt::format("{} '{}': not a Kubernetes name", flag(Option::TrainerRuntime), o_.trainer_runtime)),
              false;
@@ -124,9 +124,17 @@ bool Launcher::prepare() {
       return error(fmt::format("{} '{}': expected 'ClusterTrainingRuntime' or 'TrainingRuntime'",
                                flag(Option::TrainerRuntimeKind), o_.trainer_runtime_kind)),
              false;
-    auto train_job = to_trainjob(rendered.job, o_.trainer_runtime, o_.trainer_runtime_kind);
-    if (!train_job.ok) return error(train_job.error), false;
-    job_ = json::parse(train_job.job);
+    if (source_kind == "TrainJob") {
+      // A train_job's own TrainJob: the options name its runtime when a value gives it.
+      json& ref = job_["spec"]["runtimeRef"];
+      if (!o_.trainer_runtime.empty()) ref["name"] = o_.trainer_runtime;
+      if (!o_.trainer_runtime_kind.empty()) ref["kind"] = o_.trainer_runtime_kind;
+      if (std::string problem = trainjob_problem(job_.dump()); !problem.empty()) return error(problem), false;
+    } else {
+      auto train_job = to_trainjob(rendered.job, o_.trainer_runtime, o_.trainer_runtime_kind);
+      if (!train_job.ok) return error(train_job.error), false;
+      job_ = json::parse(train_job.job);
+    }
   }
   // Metrics: fixed specs, then specs given by run-time values.
   std::vector<MetricSpec> specs;
@@ -182,8 +190,10 @@ bool Launcher::prepare() {
   if (kind == "TFJob") kind_ = {"tfjobs", "tfReplicaSpecs", "worker", true};
   if (kind == "PyTorchJob") kind_ = {"pytorchjobs", "pytorchReplicaSpecs", "worker", true};
   if (kind == "TrainJob") {
-    // The leader: the MPI runtime's launcher job, else node 0.
+    // The leader: the MPI runtime's launcher job, else node 0. A train_job's runtime is
+    // known by name only: its launcher pod when it has one, else node 0 (find_leader_pod).
     kind_ = {"trainjobs", "", source_kind_ == "MPIJob" ? "launcher" : "node", true};
+    kind_.launcher_first = source_kind_ == "TrainJob";
     kind_.job_label = "jobset.sigs.k8s.io/jobset-name";
     kind_.type_label = "jobset.sigs.k8s.io/replicatedjob-name";
     kind_.index_label = "jobset.sigs.k8s.io/job-index";

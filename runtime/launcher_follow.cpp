@@ -224,8 +224,11 @@ bool Launcher::pods_running() {
 }
 
 std::optional<Launcher::LeaderPod> Launcher::find_leader_pod() {
+  // launcher_first: every pod of index 0, of which the launcher's or the leader type's.
   std::string selector =
-      fmt::format("{}={},{}={}", kind_.job_label, name_, kind_.type_label, kind_.leader_type);
+      kind_.launcher_first
+          ? fmt::format("{}={}", kind_.job_label, name_)
+          : fmt::format("{}={},{}={}", kind_.job_label, name_, kind_.type_label, kind_.leader_type);
   if (kind_.leader_index) selector += "," + kind_.index_label + "=0";
   if (!kind_.leader_extra.empty()) selector += "," + kind_.leader_extra;
   auto r = client_->request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
@@ -240,8 +243,12 @@ std::optional<Launcher::LeaderPod> Launcher::find_leader_pod() {
   auto key = [](const json& p) {
     return std::pair{member_text(member(p, "metadata"), "creationTimestamp"), member_text(member(p, "metadata"), "name")};
   };
-  for (const auto& p : member(list, "items"))
-    if (p.is_object() && (!best || key(p) > key(*best))) best = &p;
+  auto type = [&](const json& p) { return member_text(member(p, "metadata", "labels"), kind_.type_label.c_str()); };
+  auto rank = [&](const json& p) { return kind_.launcher_first && type(p) == "launcher"; };  // before node 0
+  for (const auto& p : member(list, "items")) {
+    if (!p.is_object() || (kind_.launcher_first && type(p) != "launcher" && type(p) != kind_.leader_type)) continue;
+    if (!best || std::pair{rank(p), key(p)} > std::pair{rank(*best), key(*best)}) best = &p;
+  }
   if (!best) return std::nullopt;
   LeaderPod pod;
   pod.name = member_text(member(*best, "metadata"), "name");

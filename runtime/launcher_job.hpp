@@ -89,6 +89,9 @@ struct JobKind {
   std::string type_label = "training.kubeflow.org/replica-type";
   std::string index_label = "training.kubeflow.org/replica-index";
   std::string leader_extra;  // more of the leader's selector ("key=value"), or ""
+  // A TrainJob on a runtime known by name only: the pod of its replicated job `launcher`
+  // (an MPI runtime's) leads when there is one, else the leader_type's.
+  bool launcher_first = false;
   // The label that numbers a replica in messages: the index, or a TrainJob node's rank.
   std::string rank_label = "training.kubeflow.org/replica-index";
 };

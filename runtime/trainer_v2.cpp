@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "input/json.hpp"
+#include "rules/kubernetes.hpp"
+#include "rules/names.hpp"
 
 namespace pipec::runtime {
 
@@ -10,10 +12,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kPatchManager = "pipec.dev/launcher";
-// The runtime's replicated job and container that run the trainer (Trainer v2.3.0's
-// torch-distributed: replicatedJobs[name=node], containers[name=node]).
-constexpr std::string_view kNodeJob = "node";
+constexpr std::string_view kPatchManager = kTrainerPatchManager;
+constexpr std::string_view kNodeJob = kTrainerNodeJob;
 // The MPI runtimes' launcher job (deepspeed-distributed, mlx-distributed): it runs the
 // trainer's command; its container is named `node` too.
 constexpr std::string_view kLauncherJob = "launcher";
@@ -37,6 +37,7 @@ long replicas(const json& spec) {
 }  // namespace
 
 bool is_training_runtime(std::string_view kind, std::string_view runtime) {
+  if (kind == "TrainJob") return runtime.empty() || runtime == "trainer-v2";
   if (runtime.empty() || runtime == "operator") return true;
   if (runtime == "pods") return kind == "TFJob";
   return runtime == "trainer-v2" && (kind == "PyTorchJob" || kind == "MPIJob");
@@ -44,6 +45,58 @@ bool is_training_runtime(std::string_view kind, std::string_view runtime) {
 
 bool is_trainer_runtime_kind(std::string_view kind) {
   return kind.empty() || kind == "ClusterTrainingRuntime" || kind == "TrainingRuntime";
+}
+
+bool is_storage_uri(std::string_view text) {
+  if (text.empty()) return true;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  auto sep = text.find("://");
+  if (sep == std::string_view::npos || sep == 0 || sep + 3 >= text.size() || !alpha(text[0])) return false;
+  for (char c : text.substr(0, sep))
+    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '.' && c != '-') return false;
+  // The CRD's `.+` matches any character but a line break.
+  return text.substr(sep + 3).find_first_of("\r\n") == std::string_view::npos;
+}
+
+bool is_trainer_reserved_env(std::string_view name) {
+  for (std::string_view reserved :
+       {"PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT",
+        "OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_args", "OMPI_MCA_orte_keep_fqdn_hostnames",
+        "OMPI_MCA_orte_set_default_slots"})
+    if (name == reserved) return true;
+  return false;
+}
+
+std::string trainjob_problem(std::string_view text) {
+  json job = input::parse_json(text);
+  const json& spec = member(job, "spec");
+  const json& ref = member(spec, "runtimeRef");
+  std::string name = input::member_text(ref, "name");
+  if (!rules::is_dns1123_subdomain(name))
+    return "the TrainJob's runtime name must be a Kubernetes name, got " + member(ref, "name").dump();
+  if (!is_trainer_runtime_kind(input::member_text(ref, "kind")))
+    return "the TrainJob's runtime kind must be ClusterTrainingRuntime or TrainingRuntime, got " +
+           member(ref, "kind").dump();
+  const json& trainer = member(spec, "trainer");
+  const json& nodes = member(trainer, "numNodes");
+  if (nodes.is_number_integer() && (nodes.get<long long>() < 1 || !rules::within_max_replicas(nodes.get<long long>())))
+    return "the TrainJob's numNodes must be 1 to " + std::to_string(rules::kMaxReplicas) + ", got " + nodes.dump();
+  const json& procs = member(trainer, "numProcPerNode");
+  if (procs.is_number_integer() && procs.get<long long>() < 1)
+    return "the TrainJob's numProcPerNode must be at least 1, got " + procs.dump();
+  for (const char* what : {"dataset", "model"}) {
+    const json& init = member(member(spec, "initializer"), what);
+    if (!init.is_object()) continue;
+    const json& uri = member(init, "storageUri");
+    if (uri.is_string() && !is_storage_uri(uri.get<std::string>()))
+      return std::string("the ") + what + "'s storageUri must be scheme://... (e.g. hf://org/name), got " +
+             json(uri.get<std::string>()).dump(-1, ' ', false, json::error_handler_t::replace);
+    const json& secret = member(member(init, "secretRef"), "name");
+    if (secret.is_string() && !rules::is_dns1123_subdomain(secret.get<std::string>()))
+      return std::string("the ") + what + "'s secret must be a Kubernetes name, got " +
+             json(secret.get<std::string>()).dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  return {};
 }
 
 std::string default_trainer_runtime(std::string_view kind) {

@@ -9,16 +9,42 @@
 
 namespace pipec::runtime {
 
+/// The manager of pipec's runtime patch (spec.runtimePatches[].manager), and the
+/// replicated job and container it patches: `node`, which every runtime Trainer v2.3
+/// ships has (torch-distributed: replicatedJobs[name=node], containers[name=node]).
+inline constexpr std::string_view kTrainerPatchManager = "pipec.dev/launcher";
+inline constexpr std::string_view kTrainerNodeJob = "node";
+
 /// The runtimes a training op may name: "" (the build's default), "operator" (the
 /// training operator's CRDs: MPIJob, TFJob, PyTorchJob), for a PyTorchJob or MPIJob "trainer-v2"
-/// (a TrainJob), for a TFJob "pods" (plain Pods and Services, runtime/tf_pods.hpp). `kind` is the job's kind. The compiler checks literals with
-/// it and the launcher run-time values.
+/// (a TrainJob), for a TFJob "pods" (plain Pods and Services, runtime/tf_pods.hpp); a
+/// TrainJob (`train_job`) runs on "" or "trainer-v2" only. `kind` is the job's kind. The
+/// compiler checks literals with it and the launcher run-time values.
 [[nodiscard]] bool is_training_runtime(std::string_view kind, std::string_view runtime);
 
 /// The kinds of runtime a TrainJob may name (its runtimeRef.kind): "" (ClusterTrainingRuntime),
 /// "ClusterTrainingRuntime" or "TrainingRuntime" (a namespaced one, in the TrainJob's
 /// namespace). The compiler checks literals with it and the launcher run-time values.
 [[nodiscard]] bool is_trainer_runtime_kind(std::string_view kind);
+
+/// A dataset's or model's storageUri as the TrainJob CRD (v2.3.0) accepts it: "" or
+/// scheme://rest (a scheme of [A-Za-z][A-Za-z0-9+.-]*, a non-empty rest), e.g.
+/// "hf://tatsu-lab/alpaca", "s3://bucket/path".
+[[nodiscard]] bool is_storage_uri(std::string_view text);
+
+/// The variables Trainer v2.3 sets in the trainer's container and a TrainJob's
+/// spec.trainer.env may not (its webhook refuses them): torch's PET_NNODES,
+/// PET_NPROC_PER_NODE, PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT and MPI's
+/// OMPI_MCA_orte_default_hostfile, OMPI_MCA_plm_rsh_args, OMPI_MCA_orte_keep_fqdn_hostnames,
+/// OMPI_MCA_orte_set_default_slots.
+[[nodiscard]] bool is_trainer_reserved_env(std::string_view name);
+
+/// What a TrainJob of `train_job` must be once its values are in (the launcher's check of
+/// run-time values; the compiler checks literals by the same rules): a runtimeRef name
+/// (a Kubernetes name) and kind, numNodes 1 to rules::kMaxReplicas, numProcPerNode >= 1,
+/// each initializer's storageUri (is_storage_uri) and secretRef name (a Kubernetes
+/// name). Returns "" or what is wrong.
+[[nodiscard]] std::string trainjob_problem(std::string_view trainjob);
 
 /// The ClusterTrainingRuntime a TrainJob names when the step names none, per job kind.
 [[nodiscard]] std::string default_trainer_runtime(std::string_view kind);

@@ -283,8 +283,9 @@ struct ContainerOp {
 };
 
 /// Which lowering a step's op gets. Pipeline: the step calls another pipeline of the
-/// program (Pipeline::callees holds it, by Step::op).
-enum class OpKind { Container, MpiJob, TfJob, PyTorchJob, Pipeline };
+/// program (Pipeline::callees holds it, by Step::op). TrainJob: `train_job`, a Kubeflow
+/// Trainer v2 TrainJob on any runtime, in the TrainJob's own terms.
+enum class OpKind { Container, MpiJob, TfJob, PyTorchJob, TrainJob, Pipeline };
 
 /// One step: a call of an op with named, checked arguments.
 struct Step {

@@ -77,6 +77,15 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
                                               step.name, op.name));
       continue;
     }
+    if (step.kind == ir::OpKind::TrainJob) {
+      // The runtime's image, entrypoint and initializers are the cluster's.
+      const ir::Value* runtime = arg_of(step, "trainer_runtime");
+      diags.error(runtime ? at(*runtime) : step.range,
+                  fmt::format("step '{}' cannot run locally: train_job runs a Kubeflow Trainer runtime, whose "
+                              "image, entrypoint and initializers exist only in the cluster",
+                              step.name));
+      continue;
+    }
     if (const ir::Value* v = arg_of(step, "data"); v && !empty_literal(*v)) {
       // Claims named by literals must be mapped with --volume; those from run-time values
       // are checked when the job is rendered.

@@ -122,6 +122,7 @@ Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase) {
   rec.kind = step.kind == ir::OpKind::Container ? step.op
              : step.kind == ir::OpKind::MpiJob  ? "mpi_job"
              : step.kind == ir::OpKind::TfJob   ? "tf_job"
+             : step.kind == ir::OpKind::TrainJob ? "train_job"
                                                 : "pytorch_job";
   for (const auto& dep : step.depends) rec.after.push_back(scope.prefix + dep + scope.suffix);
   std::size_t index = new_record(rec);

@@ -181,6 +181,8 @@ OpInfo Checker::check_op(const ast::OpDecl& op, const LoadedModule& m) {
       info.kind = ir::OpKind::TfJob;
     } else if (op.name.name == "pytorch_job") {
       info.kind = ir::OpKind::PyTorchJob;
+    } else if (op.name.name == "train_job") {
+      info.kind = ir::OpKind::TrainJob;
     } else {
       diags_.error(op.name.range, fmt::format("unknown built-in op '{}'", op.name.name));
     }

@@ -237,7 +237,8 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
     std::vector<std::string> names;
     for (const auto& [name, info] : program_.ops) names.push_back(name);
     if (!suggest(s.op.range, s.op.name, names) && program_.ops.count("mpi_job") == 0 &&
-        (s.op.name == "mpi_job" || s.op.name == "tf_job" || s.op.name == "pytorch_job"))
+        (s.op.name == "mpi_job" || s.op.name == "tf_job" || s.op.name == "pytorch_job" ||
+         s.op.name == "train_job"))
       diags_.note(s.op.range, "training ops come from the stdlib: add 'use arena'");
   }
   std::vector<std::uint32_t> uses;
@@ -287,6 +288,7 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
     out.args.emplace_back(arg.name.name, std::move(*v));
   }
   if (op && op->container) check_bound_fields(*op, out.args);
+  if (op && op->kind == ir::OpKind::TrainJob) check_train_job(out.args);
   if (op) {
     for (std::size_t i = 0; i < op->params.size(); ++i) {
       const auto& p = op->params[i];

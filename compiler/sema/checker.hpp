@@ -175,6 +175,8 @@ class Checker {
   static const ir::OpParam* bound_param(const OpInfo& op, const Value& v);
   static SourceRange param_range(const OpInfo& op, const ir::OpParam& p);
   void check_bound_fields(const OpInfo& op, const std::vector<std::pair<std::string, Value>>& args);
+  // check_train_job.cpp
+  void check_train_job(const std::vector<std::pair<std::string, Value>>& args);
 
   // check_params.cpp
   void check_param(const ast::ParamDecl& p);

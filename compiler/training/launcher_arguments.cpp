@@ -29,6 +29,9 @@ bool Builder::read_arguments() {
       {"chief_role", "chief"},   {"queue", ""},              {"priority_class", ""},
       {"scheduler", ""},          {"min_available", 0},       {"gang_queue", ""},
       {"shm_size", ""},           {"trainer_runtime_kind", ""},
+      // train_job's own (the TrainJob's terms; sema checks their literals).
+      {"num_nodes", 1},           {"num_proc_per_node", 1},   {"dataset_uri", ""},
+      {"dataset_secret", ""},     {"model_uri", ""},          {"model_secret", ""},
   };
   // Any of them may be a run-time value: the launcher applies the same rules to it
   // (runtime/job_render.hpp) and reshapes the job (a role count of 0 removes the role).
@@ -71,7 +74,9 @@ bool Builder::read_arguments() {
   for (const char* q : {"cpu_limit", "memory_limit", "ps_cpu_limit", "ps_memory_limit",
                         "launcher_cpu", "launcher_memory"})
     if (const Scalar* s = get(q)) check_quantity(q, *arg(q), *s);
-  if (const Scalar* s = get("image"); s && s->input.empty() && ir::literal_text(s->value).empty())
+  // A TrainJob's image may be "" (the runtime's).
+  if (const Scalar* s = get("image");
+      s && s->input.empty() && ir::literal_text(s->value).empty() && step_.kind != ir::OpKind::TrainJob)
     error(*arg("image"), "argument " + op_arg("image") + " must not be empty");
   if (const Scalar* s = get("clean_pod_policy")) {
     std::string p = ir::literal_text(s->value);

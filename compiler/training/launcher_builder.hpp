@@ -29,6 +29,15 @@ inline bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
 inline bool is_quantity(const std::string& s) { return rules::is_quantity(s); }
 inline bool is_duration(const std::string& s) { return rules::parse_duration(s).has_value(); }
 
+/// One option's words as the table gives them (rules::add_launcher_arg), its value a word
+/// each target spells its own way.
+inline void add_arg(std::vector<LauncherWord>& argv, Option id, LauncherWord value) {
+  std::vector<std::string> words;
+  rules::add_launcher_arg(words, id, value.text);
+  argv.emplace_back(std::move(words.front()));
+  if (words.size() > 1) argv.push_back(std::move(value));
+}
+
 /// The role of one replica type in the job.
 struct Role {
   std::string type;        // replica type: Launcher, Worker, PS, Chief, Evaluator, Master
@@ -47,6 +56,8 @@ class Builder {
       : step_(step), options_(options), call_(call), diags_(diags) {}
 
   bool run();
+  /// train_job's TrainJob and launcher call (trainjob_call.cpp).
+  bool run_trainjob();
 
  private:
   // --- arguments -------------------------------------------------------------------
@@ -196,10 +207,18 @@ class Builder {
   Json replica(const Role& role, const std::string& base);
   std::string replica_spec_key() const;
   const char* job_kind() const {
-    return step_.kind == ir::OpKind::MpiJob ? "MPIJob"
-           : step_.kind == ir::OpKind::TfJob ? "TFJob"
-                                             : "PyTorchJob";
+    return step_.kind == ir::OpKind::MpiJob     ? "MPIJob"
+           : step_.kind == ir::OpKind::TfJob    ? "TFJob"
+           : step_.kind == ir::OpKind::TrainJob ? "TrainJob"
+                                                : "PyTorchJob";
   }
+  // train_job's pieces (trainjob_call.cpp).
+  Json trainjob_words(const char* name, const std::string& base);
+  Json trainjob_env(const char* name, const std::string& base);
+  Json trainjob_initializer(const char* what);
+  Json trainjob_trainer();
+  Json trainjob_patch(const std::string& base);
+  void add_launcher_options();
 
   const ir::Step& step_;
   const JobOptions& options_;

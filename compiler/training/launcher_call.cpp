@@ -16,15 +16,6 @@ namespace detail {
 
 namespace {
 
-// One option's words as the table gives them (rules::add_launcher_arg), its value a word
-// each target spells its own way.
-void add_arg(std::vector<LauncherWord>& argv, Option id, LauncherWord value) {
-  std::vector<std::string> words;
-  rules::add_launcher_arg(words, id, value.text);
-  argv.emplace_back(std::move(words.front()));
-  if (words.size() > 1) argv.push_back(std::move(value));
-}
-
 // A key as one token of a JSON pointer: '~' is written "~0", '/' "~1".
 std::string pointer_token(const std::string& key) {
   std::string k;
@@ -114,6 +105,7 @@ std::string Builder::replica_spec_key() const {
     case ir::OpKind::MpiJob: return "mpiReplicaSpecs";
     case ir::OpKind::TfJob: return "tfReplicaSpecs";
     case ir::OpKind::PyTorchJob: return "pytorchReplicaSpecs";
+    case ir::OpKind::TrainJob:
     case ir::OpKind::Container:
     case ir::OpKind::Pipeline: break;
   }
@@ -287,6 +279,7 @@ Json Builder::replica(const Role& role, const std::string& base) {
 }
 
 bool Builder::run() {
+  if (step_.kind == ir::OpKind::TrainJob) return run_trainjob();
   if (!read_arguments()) return false;
   read_data();
   read_env();
@@ -389,6 +382,7 @@ bool Builder::run() {
                                    base + "Worker");
       break;
     }
+    case ir::OpKind::TrainJob:
     case ir::OpKind::Container:
     case ir::OpKind::Pipeline: return false;
   }

@@ -42,6 +42,8 @@ EXPECT = {
     "ps_worker_tf": ([], 2, "ps_worker_tf.pipe:37:13: error: step 'train' cannot run locally: 'data'"),
     "pytorch_ddp": ([], 2, "pytorch_ddp.pipe:21:18: error: step 'train' cannot run locally: 'sync_source'"),
     "pytorch_trainer_v2": ([], 2, "pytorch_trainer_v2.pipe:26:11: error: step 'train' cannot run locally: 'data'"),
+    # A TrainJob on a Trainer runtime by name: the runtime is the cluster's.
+    "trainer_runtimes": ([], 2, "trainer_runtimes.pipe:23:22: error: step 'tune' cannot run locally: train_job"),
     "uai_train_tf": ([], 2, "uai_train_tf.pipe:43:11: error: step 'train' cannot run locally: 'data'"),
     "xgboost_training": ([], 2, "xgboost_training.pipe:8:4: error: step 'analyze' cannot run locally: op 'analyze' mounts the PersistentVolumeClaim 'xgboost-data'"),
     # Every step runs on /usr/bin/python3 (numpy from Debian's python3-numpy): the fit

@@ -210,7 +210,7 @@ TEST(RuntimeJobRender, ReportsArgumentAndManifestErrors) {
   EXPECT_EQ(render({}, {"novalue"}).error, "--value expects NAME=TEXT, got \"novalue\"");
   EXPECT_EQ(render({}, {"a=1", "a=2"}).error, "--value 'a' given twice");
   EXPECT_EQ(render_job_from_args("{\"kind\":\"Pod\",\"apiVersion\":\"v1\"}", {}, {}).error,
-            "the manifest is a v1 Pod, not an MPIJob, TFJob or PyTorchJob");
+            "the manifest is a v1 Pod, not an MPIJob, TFJob, PyTorchJob or TrainJob");
   EXPECT_EQ(render_job_from_args("{", {}, {}).error, "the manifest is not valid JSON");
 }
 

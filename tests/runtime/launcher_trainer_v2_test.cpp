@@ -357,5 +357,45 @@ TEST_F(RuntimeLauncher, ARuntimeThatDoesNotFitStopsBeforeAnyRequest) {
   EXPECT_EQ(kube_.count("POST"), 0);
 }
 
+// train_job's own TrainJob (a manifest of kind TrainJob): created as written, with no
+// --runtime, its runtimeRef named by a run-time --trainer-runtime; on a runtime with a
+// `launcher` job (an MPI runtime) the launcher's pod speaks, though node 0's is newer.
+TEST_F(RuntimeLauncher, ATrainJobOfTrainJobRunsAsWrittenOnItsRuntime) {
+  const char* manifest = R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob",
+    "metadata":{"name":"train"},"spec":{"runtimeRef":{"apiGroup":"trainer.kubeflow.org",
+    "kind":"ClusterTrainingRuntime","name":"torch-distributed"},
+    "trainer":{"numNodes":2,"command":["mpirun","python","t.py"]}}})";
+  auto o = options(manifest);
+  o.trainer_runtime = "deepspeed-distributed";
+  o.metric_args = {"acc"};
+  json created;
+  auto r = run(o, [&](const std::string& job) {
+    created = *kube_.job(job);
+    kube_.add_jobset_pod(job + "-launcher-0-0-abcde", job, "launcher", 0);
+    kube_.log(job + "-launcher-0-0-abcde", "launcher acc=0.9");
+    kube_.add_jobset_pod(job + "-node-0-0-fghij", job, "node", 0);
+    kube_.log(job + "-node-0-0-fghij", "node acc=0.1");
+    kube_.end_pod(job + "-node-0-0-fghij", 0);
+    kube_.end_pod(job + "-launcher-0-0-abcde", 0);
+    kube_.set_condition(job, "Complete", "AllJobsCompleted", "jobset completed successfully");
+  });
+  ASSERT_EQ(r.code, kExitSucceeded) << r.err;
+  EXPECT_EQ(r.out, "launcher acc=0.9\n");
+  EXPECT_EQ(created["spec"]["runtimeRef"]["name"], "deepspeed-distributed");
+  EXPECT_EQ(created["spec"]["trainer"], json::parse(R"({"numNodes":2,"command":["mpirun","python","t.py"]})"));
+  EXPECT_EQ(created["metadata"]["labels"]["pipelines.kubeflow.org/step"], "wf-train-123");
+  EXPECT_NE(read(dir_ / "out" / "metrics.json").find(R"("numberValue":0.9)"), std::string::npos);
+
+  // A run-time runtime name that is not a Kubernetes name, or the operator: exit 2, nothing made.
+  for (auto [runtime, name] : {std::pair{"", "Deep Speed"}, std::pair{"operator", ""}}) {
+    auto bad = options(manifest);
+    bad.runtime = runtime;
+    bad.trainer_runtime = name;
+    auto b = run(bad);
+    EXPECT_EQ(b.code, kExitBadArguments) << b.err;
+  }
+  EXPECT_EQ(kube_.count("POST /apis/trainer.kubeflow.org/v1alpha1/namespaces/team/trainjobs"), 1);
+}
+
 }  // namespace
 }  // namespace pipec::runtime::testing

@@ -205,6 +205,7 @@ TEST(CheckOps, TrainingOpsNeedTheStdlib) {
   EXPECT_EQ(out.program->ops.at("mpi_job").kind, ir::OpKind::MpiJob);
   EXPECT_EQ(out.program->ops.at("tf_job").kind, ir::OpKind::TfJob);
   EXPECT_EQ(out.program->ops.at("pytorch_job").kind, ir::OpKind::PyTorchJob);
+  EXPECT_EQ(out.program->ops.at("train_job").kind, ir::OpKind::TrainJob);
   EXPECT_FALSE(out.program->ops.at("mpi_job").params.at(0).doc.empty());
 }
 

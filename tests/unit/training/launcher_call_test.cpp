@@ -103,6 +103,17 @@ TEST(KubeflowGolden, PyTorchJob) {
   expect_golden("pytorch_job", out.call);
 }
 
+TEST(KubeflowGolden, TrainJob) {
+  auto out = build_train(pipeline_with("  param nodes: int = 2\n  param rt: string = \"team-torch\"\n", R"(train_job(
+    trainer_runtime: rt, trainer_runtime_kind: "TrainingRuntime", num_nodes: nodes, num_proc_per_node: 4,
+    image: "pytorch:2", command: ["torchrun", "main.py"], args: ["--nodes", "${nodes}"], gpus: 4,
+    gpu_resource: "amd.com/gpu", memory_limit: "32Gi", model_uri: "hf://org/model", model_secret: "hf",
+    dataset_env: {SPLIT: "train"}, data: ["ckpt:/ckpt"], node_selector: {pool: "gpu"}, shm_size: "8Gi",
+    labels: {team: "nlp"}, queue: "team-a", metrics: ["loss:min"], timeout: "4h"))"));
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  expect_golden("train_job", out.call);
+}
+
 TEST(Kubeflow, ManifestShapeAndRoles) {
   auto out = build_train(kMpiRun);
   ASSERT_TRUE(out.built) << out.diagnostics;
