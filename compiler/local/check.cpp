@@ -61,6 +61,18 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
             diags.note(op.range, fmt::format("'{}' is not applied by a local run (no cluster scheduler; "
                                              "/dev/shm is this machine's)",
                                              f.name));
+        // Pod metadata, and what a volume's size or medium is: said once a run each.
+        for (const auto& [field, given] : {std::pair{"labels", !op.labels.empty()},
+                                           std::pair{"annotations", !op.annotations.empty()}})
+          if (given && noted.insert(field).second)
+            diags.note(op.range, fmt::format("'{}' is not applied by a local run (a step is a process, not a pod)", field));
+        for (const auto& v : op.volumes)
+          if ((v.kind == "empty" || v.kind == "ephemeral") && (v.memory || !v.size.empty()) &&
+              noted.insert("volume size").second)
+            diags.note(op.range, fmt::format("a local run makes op '{}''s {} volume at '{}' a directory of the step's "
+                                             "own: its size{} not applied",
+                                             op.name, v.memory ? "memory" : v.kind, v.path,
+                                             v.memory ? " and its medium (a tmpfs) are" : " is"));
         if (op.run_as_user || op.run_as_group || op.run_as_non_root)
         diags.note(op.range, fmt::format("step '{}': run_as_user, run_as_group and run_as_non_root are "
                                          "not applied by a local run (it runs as you)",
@@ -144,6 +156,9 @@ bool check_local(const ir::Pipeline& pipeline, const std::map<std::string, std::
   for (const char* name : {"timeout", "ttl", "pod_gc", "service_account", "image_pull_secrets"})
     if (auto it = pipeline.settings.ranges.find(name); it != pipeline.settings.ranges.end())
       diags.note(it->second, fmt::format("setting '{}' is not applied by a local run", name));
+  if (auto it = pipeline.settings.ranges.find("workspace"); it != pipeline.settings.ranges.end())
+    diags.note(it->second, "the run's workspace is the folder RUN_DIR/workspace in a local run (its size, storage "
+                           "class and access mode are not applied)");
   return !diags.has_errors();
 }
 
