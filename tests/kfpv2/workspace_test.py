@@ -102,6 +102,8 @@ def check_local(pipec, example, tmp, failures):
     if r.returncode != 0:
         failures.append("run --local: " + r.stdout + r.stderr)
         return
+    if (r.stdout + r.stderr).count("the run's workspace is the folder RUN_DIR/workspace in a local run") != 1:
+        failures.append("run --local: no single note that the workspace is RUN_DIR/workspace")
     log = open(os.path.join(rd, "steps", "summarize", "log")).read()
     lines = open(os.path.join(rd, "steps", "summarize", "outputs", "lines")).read()
     if lines != "100" or "rank 0 read 100 rows" not in log or "rank 1 read 100 rows" not in log:
