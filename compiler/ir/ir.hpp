@@ -248,9 +248,10 @@ struct ContainerOp {
   std::optional<bool> cache;
   std::optional<long long> cache_staleness_seconds;
   /// `volumes {"/path": "pvc:claim[/sub/path]" | "empty[:SIZE]" | "memory[:SIZE]" |
-  /// "ephemeral:SIZE" | "configmap:name" | "secret:name"}`, each with an optional ":ro".
+  /// "ephemeral:SIZE" | "configmap:name" | "secret:name" | "workspace"}`, each with an
+  /// optional ":ro"; "workspace" is the run's claim (Settings::workspace).
   struct Volume {
-    std::string kind;  // pvc, empty (memory too), ephemeral, configmap, secret
+    std::string kind;  // pvc, empty (memory too), ephemeral, configmap, secret, workspace
     std::string name;  // claim, config map or secret name ("" for empty and ephemeral)
     std::string path;
     std::string sub_path;   // pvc: the directory of the claim mounted ("" = its root)
@@ -326,6 +327,18 @@ struct Loop {
   SourceRange range;
 };
 
+/// The run's workspace (`settings { workspace ... }`): a claim made for the run, named
+/// kWorkspaceVolume in the workflow (Argo names the claim `{{workflow.name}}-kfp-workspace`,
+/// as KFP v2's backend does), mounted by the steps that ask for it, deleted after the run.
+inline constexpr const char* kWorkspaceVolume = "kfp-workspace";
+/// Where KFP v2 mounts the workspace in a container step's pod (its only place there).
+inline constexpr const char* kWorkspaceMountPath = "/kfp-workspace";
+struct Workspace {
+  std::string size;           // the claim's storage request, a quantity
+  std::string storage_class;  // "" = the cluster's default class
+  std::string access_mode = "ReadWriteOnce";
+};
+
 /// `settings { ... }`: the pipeline's own settings (literals), as KFP v1's PipelineConf.
 struct Settings {
   std::optional<long long> timeout_seconds;  // the whole run (Argo activeDeadlineSeconds)
@@ -334,6 +347,7 @@ struct Settings {
   std::optional<long long> parallelism;      // pods of the run at once
   std::string service_account;               // the pods' service account
   std::vector<std::string> image_pull_secrets;  // Secrets to pull images with
+  std::optional<Workspace> workspace;           // the run's workspace claim
   std::map<std::string, SourceRange> ranges;   // of each setting given, by name
 };
 

@@ -63,6 +63,14 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
           if (!f.not_applied_locally.empty() && f.is_set(op) && noted.insert(std::string(f.name)).second)
             diags.note(op.range, fmt::format("'{}' is not applied by a local run ({})", f.name,
                                              f.not_applied_locally));
+        // What a volume's size or medium is: said once a run.
+        for (const auto& v : op.volumes)
+          if ((v.kind == "empty" || v.kind == "ephemeral") && (v.memory || !v.size.empty()) &&
+              noted.insert("volume size").second)
+            diags.note(op.range, fmt::format("a local run makes op '{}''s {} volume at '{}' a directory of the step's "
+                                             "own: its size{} not applied",
+                                             op.name, v.memory ? "memory" : v.kind, v.path,
+                                             v.memory ? " and its medium (a tmpfs) are" : " is"));
       if (!op.secret_env.empty())
           diags.error(op.range, fmt::format("step '{}' cannot run locally: op '{}' reads '{}' from the "
                                             "Secret '{}', which exists only in the cluster",
@@ -151,6 +159,9 @@ bool check_local(const ir::Pipeline& pipeline, const std::map<std::string, std::
   for (const char* name : {"timeout", "ttl", "pod_gc", "service_account", "image_pull_secrets"})
     if (auto it = pipeline.settings.ranges.find(name); it != pipeline.settings.ranges.end())
       diags.note(it->second, fmt::format("setting '{}' is not applied by a local run", name));
+  if (auto it = pipeline.settings.ranges.find("workspace"); it != pipeline.settings.ranges.end())
+    diags.note(it->second, "the run's workspace is the folder RUN_DIR/workspace in a local run (its size, storage "
+                           "class and access mode are not applied)");
   return !diags.has_errors();
 }
 

@@ -206,6 +206,7 @@ class Runner {
     return p_;
   }
   Outcome run_container(const ir::Step& step, Scope& scope, int phase, Record& rec);
+  std::string workspace_dir();
   Outcome run_training(const ir::Step& step, Scope& scope, int phase, Record& rec);
 
   // Resume and the cache (resume.cpp).

@@ -56,6 +56,15 @@ bool read_outputs(const ir::ContainerOp& op, const std::string& dir, std::map<st
 
 }  // namespace
 
+// The run's workspace (settings { workspace ... }): RUN_DIR/workspace, shared by every step
+// that mounts it, made when the first one does.
+std::string Runner::workspace_dir() {
+  std::string dir = o_.run_dir + "/workspace";
+  std::error_code made;
+  fs::create_directories(dir, made);
+  return dir;
+}
+
 Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Record& rec) {
   const ir::ContainerOp* op = nullptr;
   for (const auto& o : p_.ops)
@@ -131,6 +140,7 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
         if (!v.sub_path.empty()) fs::create_directories(host, made);
         proc->volume_binds.emplace_back(host, v.path);
       }
+    if (v.kind == "workspace") proc->volume_binds.emplace_back(workspace_dir(), v.path);
     if (v.kind == "empty" || v.kind == "ephemeral") {
       std::string dir = proc->dir + "/empty-" + std::to_string(i);
       std::error_code made;
@@ -271,6 +281,8 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
 
 // Where an MPI replica finds its hostfile (the mpi-operator's and Trainer's path).
 constexpr const char* kHostfilePath = "/etc/mpi/hostfile";
+// The name a local run gives itself where a cluster run's name makes a claim's name.
+constexpr const char* kLocalRunName = "pipec-local";
 
 Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Record& rec) {
   // The launcher's own call and rendering (one implementation): the job the operator
@@ -294,6 +306,9 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
     switch (w.kind) {
       case training::LauncherWord::Kind::Input: words.push_back(inputs[w.text]); break;
       case training::LauncherWord::Kind::Binding: words.push_back(rules::value_arg(w.text, inputs[w.text])); break;
+      case training::LauncherWord::Kind::Workspace:
+        words.push_back(rules::value_arg(training::kWorkspaceValue, training::workspace_entry(kLocalRunName, w.text)));
+        break;
       default: words.push_back(w.text); break;
     }
   }
@@ -387,6 +402,10 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
             if (vol.value("name", "") == m.value("name", "") && vol.contains("persistentVolumeClaim"))
               claim = vol["persistentVolumeClaim"].value("claimName", "");
         if (claim.empty()) continue;
+        if (claim == training::workspace_claim(kLocalRunName)) {  // the run's workspace
+          p->volume_binds.emplace_back(workspace_dir(), m.value("mountPath", ""));
+          continue;
+        }
         auto it = o_.volumes.find(claim);
         if (it == o_.volumes.end())
           throw EvalError{fmt::format("claim '{}' (mounted at {}) exists only in the cluster; map it to a "

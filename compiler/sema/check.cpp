@@ -28,9 +28,47 @@ std::shared_ptr<Program> Checker::run(FileId main) {
   const ast::PipelineDecl* pipeline = check_pipelines(main);
   if (!pipeline) return nullptr;
   check_pipeline(*pipeline);
+  check_workspace_users();
   if (diags_.has_errors()) return nullptr;
   if (!check_graph(step_graph(), diags_)) return nullptr;
   return std::make_shared<Program>(std::move(program_));
+}
+
+// The steps that mount the run's workspace (a container op's "workspace" volume, a training
+// op's `workspace` argument), in the pipeline built and those it calls: the pipeline built
+// must declare it (settings of a called pipeline do not apply), and a training step's
+// mount path is a literal (whether the job mounts the run's claim is fixed at build).
+void Checker::check_workspace_users() {
+  const bool declared = program_.settings.workspace.has_value();
+  auto visit = [&](auto&& self, const std::vector<Stmt>& body) -> void {
+    for (const auto& s : body) {
+      self(self, s.then_body);
+      self(self, s.else_body);
+      self(self, s.body);
+      if (s.kind != Stmt::Kind::Step) continue;
+      auto op = program_.ops.find(s.op);
+      if (op == program_.ops.end()) continue;
+      bool asks = false;
+      if (op->second.container)
+        for (const auto& v : op->second.container->volumes) asks = asks || v.kind == "workspace";
+      for (const auto& [name, v] : s.args) {
+        if (name != "workspace" || op->second.kind == ir::OpKind::Container || op->second.kind == ir::OpKind::Pipeline)
+          continue;
+        if (!v.is_literal())
+          diags_.error(v.range, fmt::format("'workspace' of {} must be a literal mount path (whether the job "
+                                            "mounts the run's workspace is decided when the workflow is built)",
+                                            s.op));
+        else asks = asks || !ir::literal_text(v.literal).empty();
+      }
+      if (asks && !declared)
+        diags_.error(s.range, fmt::format("step '{}' mounts the run's workspace, but pipeline '{}' (the one built) "
+                                          "declares none: add settings {{ workspace \"10Gi\" }}",
+                                          s.name, program_.name));
+    }
+  };
+  visit(visit, program_.body);
+  visit(visit, program_.finally_body);
+  for (const auto& callee : program_.callees) visit(visit, callee.body);
 }
 
 // The graph the cycle check walks. A dependency that crosses a loop's boundary is the

@@ -33,8 +33,9 @@ bool is_queue(const std::string& t) { return rules::is_label_value(t) && !t.empt
 bool is_name(const std::string& t) { return rules::is_dns1123_subdomain(t); }
 bool is_size(const std::string& t) { return rules::is_quantity(t); }
 
-constexpr std::string_view kLocalRunAs = "a local run runs a step as you";
-constexpr std::string_view kLocalScheduling = "a local run has no cluster scheduler";
+constexpr std::string_view kLocalRunAs = "a step runs as you";
+constexpr std::string_view kLocalScheduling = "no cluster scheduler";
+constexpr std::string_view kLocalPod = "a step is a process, not a pod";
 
 }  // namespace
 
@@ -67,8 +68,8 @@ const BodyRow kBodyRows[] = {
     {{"timeout", [](O o) { return o.timeout_seconds.has_value(); }, false}, &Checker::body_count},
     {{"node_selector", [](O o) { return !o.node_selector.empty(); }, false}, &Checker::body_metadata},
     {{"tolerations", [](O o) { return !o.tolerations.empty(); }, false}, &Checker::body_tolerations},
-    {{"labels", [](O o) { return !o.labels.empty(); }, false}, &Checker::body_metadata},
-    {{"annotations", [](O o) { return !o.annotations.empty(); }, false}, &Checker::body_metadata},
+    {{"labels", [](O o) { return !o.labels.empty(); }, false, kLocalPod}, &Checker::body_metadata},
+    {{"annotations", [](O o) { return !o.annotations.empty(); }, false, kLocalPod}, &Checker::body_metadata},
     {{"cache", [](O o) { return o.cache.has_value() || o.cache_staleness_seconds.has_value(); }, false},
      &Checker::body_cache},
     {{"volumes", [](O o) { return !o.volumes.empty(); }, false}, &Checker::body_volumes},
@@ -94,7 +95,7 @@ const BodyRow kBodyRows[] = {
      &ir::ContainerOp::priority_class},
     {{"scheduler", [](O o) { return !o.scheduler.empty(); }, false, kLocalScheduling}, &Checker::body_text,
      is_name, "a scheduler name (lower-case letters, digits, '-' and '.')", &ir::ContainerOp::scheduler},
-    {{"shm_size", [](O o) { return !o.shm_size.empty(); }, false, "/dev/shm is this machine's in a local run"},
+    {{"shm_size", [](O o) { return !o.shm_size.empty(); }, false, "/dev/shm is this machine's"},
      &Checker::body_text, is_size, "a Kubernetes quantity such as \"8Gi\" (the size of /dev/shm)",
      &ir::ContainerOp::shm_size},
 };

@@ -43,6 +43,7 @@ std::optional<ir::ContainerOp::Volume> volume_source(std::string source) {
     }
     return rules::is_dns1123_subdomain(vol.name) ? std::optional(vol) : std::nullopt;
   }
+  if (vol.kind == "workspace") return colon == std::string::npos ? std::optional(vol) : std::nullopt;
   if (vol.kind == "configmap" || vol.kind == "secret") {
     vol.name = rest;
     return rules::is_dns1123_subdomain(vol.name) ? std::optional(vol) : std::nullopt;
@@ -174,8 +175,9 @@ void Checker::body_volumes(const BodyRow&, const ast::BodyField& field, BodyStat
     auto vol = v.is_literal() ? volume_source(source) : std::nullopt;
     if (!vol) {
       diags_.error(v.range, fmt::format("a volume is a literal \"pvc:CLAIM[/SUB/PATH]\", \"empty[:SIZE]\", "
-                                        "\"memory[:SIZE]\", \"ephemeral:SIZE\", \"configmap:NAME\" or "
-                                        "\"secret:NAME\" (Kubernetes names and quantities), each with an "
+                                        "\"memory[:SIZE]\", \"ephemeral:SIZE\", \"configmap:NAME\", "
+                                        "\"secret:NAME\" (Kubernetes names and quantities) or \"workspace\" "
+                                        "(the run's, settings {{ workspace ... }}), each with an "
                                         "optional \":ro\" (read-only), got {}",
                                         v.is_literal() ? "'" + source + "'" : std::string("a value known only at run time")));
       continue;

@@ -136,7 +136,7 @@ std::string Checker::bound(double b, const Type& type) {
 // `settings { ... }`: literals, since they are fields of the workflow itself.
 void Checker::check_settings(const ast::SettingsStmt& s) {
   static const char* const kSettings[] = {"timeout", "ttl", "pod_gc", "parallelism",
-                                          "service_account", "image_pull_secrets", "fail_fast"};
+                                          "service_account", "image_pull_secrets", "fail_fast", "workspace"};
   ir::Settings& out = program_.settings;
   std::set<std::string> seen;
   for (const auto& field : s.body.fields) {
@@ -145,7 +145,7 @@ void Checker::check_settings(const ast::SettingsStmt& s) {
       diags_.error(field.name.range, fmt::format("unknown setting '{}'", name));
       if (!suggest(field.name.range, name, {std::begin(kSettings), std::end(kSettings)}))
         diags_.note(field.name.range, "settings are timeout, ttl, pod_gc, parallelism, "
-                                      "service_account, image_pull_secrets and fail_fast");
+                                      "service_account, image_pull_secrets, fail_fast and workspace");
       continue;
     }
     if (!seen.insert(name).second) {
@@ -161,6 +161,10 @@ void Checker::check_settings(const ast::SettingsStmt& s) {
       diags_.error(range_of(e), fmt::format("'{}' must be a literal: settings are read when the "
                                             "run is created, before any parameter has a value",
                                             name));
+      continue;
+    }
+    if (name == "workspace") {
+      workspace_setting(field.value);
       continue;
     }
     if (name == "image_pull_secrets") {
@@ -221,6 +225,61 @@ void Checker::check_settings(const ast::SettingsStmt& s) {
       else diags_.error(v->range, "'service_account' must be a literal ServiceAccount name");
     }
   }
+}
+
+// `workspace "10Gi"` or `workspace {size: "10Gi", storage_class: "nfs", access_mode:
+// "ReadWriteMany"}`: the run's claim (ir::Workspace), literals.
+void Checker::workspace_setting(const ast::Expression& e) {
+  static const char* const kKeys[] = {"size", "storage_class", "access_mode"};
+  ir::Workspace ws;
+  std::map<std::string, Value> given;
+  if (const auto* map = node<ast::MapExpr>(strip(e))) {
+    for (const auto& entry : map->entries) {
+      std::string key = map_key(entry.key);
+      if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
+        diags_.error(entry.range, fmt::format("unknown 'workspace' field '{}' (size, storage_class, access_mode)", key));
+        suggest(entry.range, key, {std::begin(kKeys), std::end(kKeys)});
+        continue;
+      }
+      if (given.count(key)) {
+        diags_.error(entry.range, fmt::format("duplicate key '{}'", key));
+        continue;
+      }
+      if (auto v = value(entry.value, Context::Default)) given.emplace(key, std::move(*v));
+    }
+  } else if (auto v = value(e, Context::Default)) {
+    given.emplace("size", std::move(*v));
+  } else {
+    return;
+  }
+  bool ok = true;
+  auto text = [&](const std::string& key, bool (*rule)(const std::string&), const char* want) -> std::string {
+    auto it = given.find(key);
+    if (it == given.end()) return "";
+    const Value& v = it->second;
+    std::string t = v.is_literal() && v.type.kind == TypeKind::String ? ir::literal_text(v.literal) : "";
+    if (t.empty() || !rule(t)) {
+      diags_.error(v.range, fmt::format("'workspace' {} must be a literal string: {}", key, want));
+      ok = false;
+    }
+    return t;
+  };
+  ws.size = text("size", [](const std::string& t) {
+    std::string number = t.substr(0, t.find_first_not_of("0123456789."));
+    return rules::is_quantity(t) && number.find_first_of("123456789") != std::string::npos;
+  },
+                 "a Kubernetes quantity above 0 such as \"10Gi\" (the claim's storage)");
+  ws.storage_class = text("storage_class", [](const std::string& t) { return rules::is_dns1123_subdomain(t); },
+                          "a StorageClass name (lower-case letters, digits, '-' and '.')");
+  if (given.count("access_mode"))
+    ws.access_mode = text("access_mode", [](const std::string& t) {
+      return t == "ReadWriteOnce" || t == "ReadWriteMany" || t == "ReadWriteOncePod";
+    }, "\"ReadWriteOnce\" (the default), \"ReadWriteMany\" (pods on several nodes at once) or \"ReadWriteOncePod\"");
+  if (!given.count("size")) {
+    diags_.error(range_of(e), "'workspace' needs a size (e.g. workspace {size: \"10Gi\"})");
+    ok = false;
+  }
+  if (ok) program_.settings.workspace = std::move(ws);
 }
 
 }  // namespace pipec::sema::detail

@@ -154,6 +154,7 @@ class Checker {
   void note_op_place(const LoadedModule& m, SourceRange op_range, bool error, const std::string& message);
   OpInfo check_op(const ast::OpDecl& op, const LoadedModule& m);
   void check_pipeline(const ast::PipelineDecl& p);
+  void check_workspace_users();
 
   // check_calls.cpp
   const ast::PipelineDecl* check_pipelines(FileId main);
@@ -186,6 +187,7 @@ class Checker {
   void check_against(const ir::Param& p, const ir::Literal& v, SourceRange at, const char* what);
   static std::string bound(double b, const Type& type);
   void check_settings(const ast::SettingsStmt& s);
+  void workspace_setting(const ast::Expression& e);
 
   // check_steps.cpp
   void collect_steps(const std::vector<ast::Statement>& body, std::vector<int> scopes, bool top);

@@ -293,6 +293,39 @@ bool Builder::read_data() {
   return true;
 }
 
+// `workspace: "/ws"`: the run's claim as one more data entry, the value kWorkspaceValue
+// that each target fills with its run's claim name; so the data are always bound, a
+// literal entry as a value of its own (sema: a literal path, and a pipeline that has one).
+bool Builder::read_workspace() {
+  const ir::Value* v = arg("workspace");
+  if (!v || !v->is_literal() || ir::literal_text(v->literal).empty()) return ok_;
+  std::string path = ir::literal_text(v->literal);
+  auto parsed = rules::parse_data_entry(std::string(ir::kWorkspaceVolume) + ":" + path);
+  if (!parsed || path.find("{{") != std::string::npos) {  // a target's tag beside the claim's
+    error(*v, "workspace path '" + path + "' of " + step_.op +
+                  " must be an absolute path without ':', '..', '{{' or control characters");
+    return false;
+  }
+  for (const auto& d : data_)
+    if (d.path == parsed->path) {
+      error(*v, "workspace path '" + path + "' of " + step_.op + " is a data entry's mount path too");
+      return false;
+    }
+  if (data_input.empty()) {
+    for (const auto& d : data_) {  // literal entries: each a value of its own
+      std::string name = "data_entry";
+      for (int n = 2; used_inputs_.count(name); ++n) name = "data_entry_" + std::to_string(n);
+      used_inputs_.insert(name);
+      literal_values_.emplace_back(name, d.claim + ":" + d.path);
+      data_input += (data_input.empty() ? "" : ",") + name;
+    }
+  }
+  data_input += (data_input.empty() ? "" : ",") + std::string(kWorkspaceValue);
+  data_.push_back({ir::kWorkspaceVolume, parsed->path});
+  workspace_path_ = parsed->path;
+  return ok_;
+}
+
 bool Builder::read_env() {
   const ir::Value* v = arg("env");
   if (!v) return true;

@@ -193,6 +193,7 @@ class Builder {
   // --- pieces of the job ---------------------------------------------------------------
   bool read_arguments();
   bool read_data();
+  bool read_workspace();
   bool read_env();
   bool read_metrics();
   bool read_command();
@@ -237,6 +238,7 @@ class Builder {
   };
   std::vector<DataEntry> data_;  // the manifest's data volumes
   std::string data_input;        // non-empty: the data list is bound (names, comma-separated)
+  std::string workspace_path_;   // non-empty: the run's workspace is mounted there
   std::vector<std::pair<std::string, std::string>> literal_values_;  // `--value NAME=TEXT` of literals
   std::string env_map_input_, node_selector_input_, tolerations_input_, gpu_resource_input_;
   std::string metric_list_input_;

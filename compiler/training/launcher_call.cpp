@@ -282,6 +282,8 @@ bool Builder::run() {
   if (step_.kind == ir::OpKind::TrainJob) return run_trainjob();
   if (!read_arguments()) return false;
   read_data();
+  const bool data_from_values = !data_input.empty();
+  read_workspace();
   read_env();
   read_command();
   read_sync();
@@ -294,7 +296,7 @@ bool Builder::run() {
   } else if (v && v->is_literal()) {
     std::string path = ir::literal_text(v->literal);
     if (!path.empty()) {
-      bool inside = data_input.empty() ? false : true;  // bound data: the launcher checks
+      bool inside = data_from_values;  // the launcher checks a path in run-time entries
       for (const auto& d : data_)
         if (rules::is_inside_mount(path, d.path)) inside = true;
       if (path[0] != '/' || !inside)
@@ -423,6 +425,7 @@ bool Builder::run() {
   for (const auto& b : binds_) add_arg(a, Option::Bind, b);
   for (const auto& [input, value] : call_.inputs) add_arg(a, Option::Value, {LauncherWord::Kind::Binding, input});
   for (const auto& [name, text] : literal_values_) add_arg(a, Option::Value, rules::value_arg(name, text));
+  if (!workspace_path_.empty()) add_arg(a, Option::Value, {LauncherWord::Kind::Workspace, workspace_path_});
   a.insert(a.end(), metric_args_.begin(), metric_args_.end());
   if (!tensorboard_.empty()) add_arg(a, Option::Tensorboard, tensorboard_);
   // Launcher options from run-time values: one whole argv word each, checked by the

@@ -33,6 +33,8 @@ struct LauncherWord {
     Binding,       // `text=` and the value of input `text`, after `--value`
     WorkflowName,  // the run's name (Argo `{{workflow.name}}`)
     PodName,       // the pod's name (Argo `{{pod.name}}`)
+    Workspace,     // after `--value`: kWorkspaceValue=, the run's workspace claim, `:` and
+                   // `text` (a mount path): a data entry (workspace_entry())
   };
   Kind kind = Kind::Text;
   std::string text;
@@ -42,6 +44,19 @@ struct LauncherWord {
   LauncherWord(Kind k, std::string t) : kind(k), text(std::move(t)) {}
   friend bool operator==(const LauncherWord&, const LauncherWord&) = default;
 };
+
+/// The value that carries a step's workspace entry (`--value workspace=CLAIM:PATH`, bound
+/// with the `data` entries): the claim is the run's, known only when it runs, so it
+/// reaches the launcher as data, never as part of the manifest.
+inline constexpr const char* kWorkspaceValue = "workspace";
+
+/// The workspace claim of a workflow named `run`, made from its template `kfp-workspace`
+/// (Argo names it `RUN-kfp-workspace`, and KFP v2's backend the same), and its data entry
+/// at `path`.
+inline std::string workspace_claim(std::string_view run) { return std::string(run) + "-" + ir::kWorkspaceVolume; }
+inline std::string workspace_entry(std::string_view run, std::string_view path) {
+  return workspace_claim(run) + ":" + std::string(path);
+}
 
 /// What the writers need to emit a training step's container: the launcher's argv (see
 /// docs/runtime.md) and the inputs it refers to. The local run reads the same call.

@@ -4,7 +4,8 @@
 emptyDirs, a generic ephemeral volume. Argo: each in the pod, valid against Argo's schema;
 KFP v2: each in the kfp-kubernetes platform spec, loaded by kfp 2.17, and a read-only claim
 a located error naming the target; run --local: the sub-path is that directory of the
-mapped one, and the read-only mount refuses a write."""
+mapped one, the read-only mount refuses a write, and a note says once that the memory
+volume's size and medium are not applied."""
 import os
 import subprocess
 import sys
@@ -70,6 +71,9 @@ def main():
         r = run(pipec, "run", "--local", full, "--volume", "shared=" + host, "--run-dir", os.path.join(tmp, "run"), "-q")
         if r.returncode != 0:
             failures.append("run --local: " + r.stdout + r.stderr)
+        # What it does not apply is said once a run (docs/local.md): the memory volume's size and medium.
+        if (r.stdout + r.stderr).count("its size and its medium (a tmpfs) are not applied") != 1:
+            failures.append("run --local: no single note that a memory volume's size and medium are not applied")
         if not os.path.exists(os.path.join(host, "runs", "a", "out.txt")):
             failures.append("run --local: the sub-path is not the mapped directory's runs/a")
         if os.path.exists(os.path.join(host, "y")):

@@ -160,7 +160,8 @@ def kfpv2_steps(label, spec):
         # Twice: a task input may be a string built from the task's other inputs.
         for _ in range(2):
             words = [re.sub(r"\{\{\$\.inputs\.parameters\['([A-Za-z0-9_-]+)'\]\}\}", value, w) for w in words]
-        words = [w.replace("{{$.pipeline_job_name}}", "run-1")
+        # KFP's driver resolves the run's resource name in a task input (the workspace's claim).
+        words = [w.replace("{{$.pipeline_job_name}}", "run-1").replace("{{$.pipeline_job_resource_name}}", "run-1-x7k2p")
                   .replace("{{$.outputs.artifacts['metrics'].path}}", "/tmp/pipec-words-test/metrics.json")
                   .replace("{{$}}", EXECUTOR_INPUT) for w in words]
         run_words(f"{label} executor {name}", words)

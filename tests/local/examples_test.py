@@ -30,6 +30,10 @@ EXPECT = {
                 "50 rows written, 50 lines read"),
     # Run; their commands need programs only their images have (python -m trainer,
     # train.py): images are not pulled, so the step fails with the shell's message.
+    # Runs: the run's workspace is RUN_DIR/workspace, mounted by both container steps and the
+    # MPI job's launcher (mpirun starts the ranks locally); summarize reads what both wrote.
+    "workspace": ([], 0, {"prepare": "succeeded", "train": "succeeded", "summarize": "succeeded"},
+                  "rank 1 read 100 rows"),
     "container_op": ([], 1, {"train": "failed", "publish": "not run"},
                      "'python' is not installed on this host (it would come from the image python:3.11-slim"),
     "constraints": ([], 1, {"train": "failed"}),

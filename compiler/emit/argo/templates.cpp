@@ -113,7 +113,10 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   if (!op.volumes.empty() || !op.metrics.empty() || !op.shm_size.empty()) {
     Json mounts = Json::array();
     for (std::size_t i = 0; i < op.volumes.size(); ++i) {
-      Json mount = {{"name", "vol-" + std::to_string(i)}, {"mountPath", op.volumes[i].path}};
+      // The run's workspace is the workflow's claim (volumeClaimTemplates), mounted by name.
+      Json mount = {{"name", op.volumes[i].kind == "workspace" ? std::string(ir::kWorkspaceVolume)
+                                                               : "vol-" + std::to_string(i)},
+                    {"mountPath", op.volumes[i].path}};
       if (!op.volumes[i].sub_path.empty()) mount["subPath"] = op.volumes[i].sub_path;
       if (op.volumes[i].read_only) mount["readOnly"] = true;
       mounts.push_back(std::move(mount));
@@ -323,6 +326,7 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
       Json volumes = Json::array();
       for (std::size_t i = 0; i < op->volumes.size(); ++i) {
         const auto& v = op->volumes[i];
+        if (v.kind == "workspace") continue;  // the workflow's volumeClaimTemplates has it
         Json vol = {{"name", "vol-" + std::to_string(i)}};
         if (v.kind == "pvc") vol["persistentVolumeClaim"] = {{"claimName", v.name}};
         if (v.kind == "empty") {
@@ -342,7 +346,7 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
       if (!op->shm_size.empty())
         volumes.push_back({{"name", std::string(rules::kShmVolume)},
                            {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", op->shm_size}}}});
-      t["volumes"] = std::move(volumes);
+      if (!volumes.empty()) t["volumes"] = std::move(volumes);
     }
     // Scheduling (docs/language.md, "Scheduling"): the pod's own fields, and Kueue's label.
     if (!op->priority_class.empty()) t["priorityClassName"] = op->priority_class;
@@ -404,6 +408,9 @@ std::string WorkflowWriter::launcher_template(const ir::Step& step, training::La
         break;
       case training::LauncherWord::Kind::WorkflowName: args.push_back("{{workflow.name}}"); break;
       case training::LauncherWord::Kind::PodName: args.push_back("{{pod.name}}"); break;
+      case training::LauncherWord::Kind::Workspace:
+        args.push_back(rules::value_arg(training::kWorkspaceValue, training::workspace_entry("{{workflow.name}}", w.text)));
+        break;
     }
   }
   t["container"] = {

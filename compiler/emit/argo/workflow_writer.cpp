@@ -246,6 +246,16 @@ bool WorkflowWriter::run(std::string& out, const TextSink& sink) {
   }
   if (set.timeout_seconds) append_entry(text, "activeDeadlineSeconds", Json(*set.timeout_seconds), 2);
   if (!set.pod_gc.empty()) append_entry(text, "podGC", Json{{"strategy", set.pod_gc}}, 2);
+  if (set.workspace) {
+    // The run's workspace: one claim Argo makes when the run starts (`{{workflow.name}}-`
+    // and the template's name) and deletes when it ends, whatever the outcome.
+    Json claim = {{"accessModes", Json::array({set.workspace->access_mode})},
+                  {"resources", {{"requests", {{"storage", set.workspace->size}}}}}};
+    if (!set.workspace->storage_class.empty()) claim["storageClassName"] = set.workspace->storage_class;
+    append_entry(text, "volumeClaimTemplates",
+                 Json::array({Json{{"metadata", {{"name", ir::kWorkspaceVolume}}}, {"spec", std::move(claim)}}}), 2);
+    append_entry(text, "volumeClaimGC", Json{{"strategy", "OnWorkflowCompletion"}}, 2);
+  }
   if (!exit_name.empty()) append_scalar_entry(text, "onExit", exit_name, 2);
   new_line(text, 2);
   text += "templates:";

@@ -291,6 +291,8 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     }
   }
   if (!resources.empty()) container["resources"] = std::move(resources);
+  if (std::any_of(op.volumes.begin(), op.volumes.end(), [](const auto& v) { return v.kind == "workspace"; }))
+    comp_inputs[kWorkspaceInput] = {{"parameterType", "STRING"}};
   executors_[executor] = {{"container", std::move(container)}};
   J comp = {{"executorLabel", executor}};
   if (!comp_inputs.empty()) comp["inputDefinitions"] = {{"parameters", std::move(comp_inputs)}};
@@ -319,14 +321,21 @@ void SpecWriter::pod_platform(const ir::ContainerOp& op, const std::string& exec
   // Volumes and secrets, as kfp-kubernetes writes them (names only, never a secret's value).
   for (std::size_t i = 0; i < op.volumes.size(); ++i) {
     const auto& v = op.volumes[i];
-    J& p = platform_[executor];
-    J name = {{"runtimeValue", {{"constant", v.name}}}};
     // ConfigMaps and Secrets are mounted read-only by Kubernetes itself; the platform spec
     // has no read-only mount of a claim or a scratch volume.
     if (v.read_only && v.kind != "configmap" && v.kind != "secret")
       error(op.range, fmt::format("on the kfp-v2 target op '{}' cannot mount '{}' read-only (\":ro\"): KFP v2's "
                                   "Kubernetes platform spec (kfp-kubernetes) has no read-only mount; use the kfp-v1 target",
                                   op.name, v.path));
+    // The run's workspace: KFP's driver mounts it at /kfp-workspace, and only there, in a
+    // pod whose task has the input kWorkspaceInput (step_task).
+    if (v.kind == "workspace" && v.path != ir::kWorkspaceMountPath)
+      error(op.range, fmt::format("on the kfp-v2 target op '{}' cannot mount the run's workspace at '{}': KFP v2 "
+                                  "mounts it at {} and nowhere else; mount it there (or use the kfp-v1 target)",
+                                  op.name, v.path, ir::kWorkspaceMountPath));
+    if (v.kind == "workspace") continue;  // no platform entry: the task's input asks for it
+    J& p = platform_[executor];
+    J name = {{"runtimeValue", {{"constant", v.name}}}};
     if (v.kind == "pvc") {
       p["pvcMount"].push_back({{"constant", v.name}, {"mountPath", v.path}, {"pvcNameParameter", name}});
       if (!v.sub_path.empty()) p["pvcMount"].back()["subPath"] = v.sub_path;
@@ -416,6 +425,11 @@ std::string SpecWriter::training_component(const ir::Step& step, training::Launc
       case Word::Kind::Binding: args.push_back(rules::value_arg(w.text, input_placeholder(w.text))); break;
       case Word::Kind::WorkflowName: args.push_back("{{$.pipeline_job_name}}"); break;
       case Word::Kind::PodName: args.push_back("{{pod.name}}"); break;
+      case Word::Kind::Workspace:
+        inputs[kRunNameInput] = {{"parameterType", "STRING"}};
+        args.push_back(rules::value_arg(training::kWorkspaceValue,
+                                        training::workspace_entry(input_placeholder(kRunNameInput), w.text)));
+        break;
     }
   }
   J comp = {{"executorLabel", executor}};

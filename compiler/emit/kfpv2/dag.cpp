@@ -135,11 +135,16 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
       for (const auto& [key, value] : op->second->resources)
         if (value.kind == ir::Value::Kind::Interpolation && !ir::whole_ref(value))
           task_input(inputs, resource_input(key), at_call_site(value, step), s, deps);
+      for (const auto& v : op->second->volumes)
+        if (v.kind == "workspace") inputs[kWorkspaceInput] = {{"runtimeValue", {{"constant", "{{$.workspace_path}}"}}}};
     }
   } else if (step.kind != ir::OpKind::Pipeline) {  // a training step
     training::LauncherCall call;
     component = training_component(step, call);
     for (const auto& [name, value] : call.inputs) task_input(inputs, name, value, s, deps);
+    for (const auto& w : call.args)
+      if (w.kind == training::LauncherWord::Kind::Workspace)
+        inputs[kRunNameInput] = {{"runtimeValue", {{"constant", "{{$.pipeline_job_resource_name}}"}}}};
   }
   task["componentRef"] = {{"name", component}};
   // `cache false` turns KFP v2's caching off; v2 has no staleness bound (kfp's

@@ -132,6 +132,14 @@ bool SpecWriter::run(std::string& out) {
   J pipeline_config = J::object();
   if (set.ttl_seconds) pipeline_config["resourceTtlOnCompletion"] = *set.ttl_seconds;
   if (set.timeout_seconds) pipeline_config["activeDeadlineSeconds"] = *set.timeout_seconds;
+  if (set.workspace) {
+    // kfp's WorkspaceConfig (size, kubernetes.pvcSpecPatch), as kfp 2.17 compiles
+    // PipelineConfig(workspace=...); KFP's backend makes the claim only with `kubernetes`
+    // and needs its access modes.
+    J patch = {{"accessModes", J::array({set.workspace->access_mode})}};
+    if (!set.workspace->storage_class.empty()) patch["storageClassName"] = set.workspace->storage_class;
+    pipeline_config["workspace"] = {{"size", set.workspace->size}, {"kubernetes", {{"pvcSpecPatch", std::move(patch)}}}};
+  }
   if (!set.pod_gc.empty())
     diags_.warning(set.ranges.at("pod_gc"), "'pod_gc' has no KFP v2 form (the KFP v2 backend sets the pod GC "
                               "strategy of its runs); it is not applied");

@@ -44,6 +44,13 @@ inline J literal_json(const ir::Literal& l) { return J::parse(l.dump()); }
 /// The component input that carries a resource an op builds from text around values.
 inline std::string resource_input(std::string_view key) { return fmt::format("pipec-resource-{}", key); }
 
+/// The run's workspace on KFP v2: a container task is given kWorkspaceInput =
+/// `{{$.workspace_path}}` (KFP's driver then mounts the claim at /kfp-workspace in its pod,
+/// as kfp compiles dsl.WORKSPACE_PATH_PLACEHOLDER); a training task kRunNameInput =
+/// `{{$.pipeline_job_resource_name}}`, the workflow's name, of which the claim is named.
+inline constexpr const char* kWorkspaceInput = "pipec-workspace";
+inline constexpr const char* kRunNameInput = "pipec-run-name";
+
 inline std::string input_placeholder(std::string_view name) {
   return fmt::format("{{{{$.inputs.parameters['{}']}}}}", name);
 }

@@ -92,6 +92,8 @@ inline std::vector<std::string> args_of(const training::LauncherCall& call) {
       case Kind::Binding: out.push_back(w.text + "={{inputs.parameters." + w.text + "}}"); break;
       case Kind::WorkflowName: out.push_back("{{workflow.name}}"); break;
       case Kind::PodName: out.push_back("{{pod.name}}"); break;
+      case Kind::Workspace: out.push_back(std::string(training::kWorkspaceValue) + "=" +
+                                          training::workspace_entry("{{workflow.name}}", w.text)); break;
     }
   }
   return out;
