@@ -169,6 +169,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
         continue;
       }
       c.*(ir::kSchedulingFields[text_row - kTextFields].member) = std::move(text);
+      c.scheduling_ranges[name] = v->range;
     } else if (name == "image") {
       has_image = true;
       if (auto v = value(field.value, Context::Body);
@@ -283,6 +284,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
           continue;
         }
         vol->path = entry->path;
+        vol->range = v.range;
         c.volumes.push_back(std::move(*vol));
       }
     } else if (name == "secret_env") {
@@ -309,7 +311,7 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
                                             v.is_literal() ? "'" + text + "'" : std::string("a value known only at run time")));
           continue;
         }
-        c.secret_env.push_back({var, secret, key});
+        c.secret_env.push_back({var, secret, key, v.range});
       }
     } else if (name == "image_pull_policy") {
       auto v = value(field.value, Context::Body);
