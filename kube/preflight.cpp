@@ -52,6 +52,7 @@ std::vector<pf::Finding> ask_named(KubeClient& client, const std::string& ns, co
       {Q::What::pull_secret, pf::Kind::secret, "pullsecret.exists"},
       {Q::What::service_account, pf::Kind::service_account, "serviceaccount.exists"},
       {Q::What::priority_class, pf::Kind::priority_class, "priorityclass.exists"},
+      {Q::What::local_queue, pf::Kind::local_queue, "localqueue.exists"},
   };
   for (const auto& named : kNamed) {
     if (named.what != q.what) continue;
@@ -90,11 +91,12 @@ std::vector<pf::Finding> ask(KubeClient& client, const std::string& ns, const Q&
       return pf::judge_keys(kind, ns, q.name, send(client, "GET", *path, {}, t).answer(), q.keys);
     }
     case Q::What::runtime: {
-      auto path = path_of(pf::Kind::cluster_training_runtime, ns, q.name);
+      const auto kind =
+          q.namespaced ? pf::Kind::training_runtime : pf::Kind::cluster_training_runtime;
+      auto path = path_of(kind, ns, q.name);
       if (!path) return {unaskable(q, not_a_name)};
       auto read = send(client, "GET", *path, {}, t);
-      return pf::judge_runtime(pf::Kind::cluster_training_runtime, ns, q.name, read.answer(),
-                               q.policy);
+      return pf::judge_runtime(kind, ns, q.name, read.answer(), q.policy);
     }
     case Q::What::served:
     case Q::What::access:

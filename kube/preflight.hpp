@@ -23,11 +23,13 @@ struct PreflightQuestion {
     pull_secret,      ///< an image pull Secret `name`
     service_account,  ///< a ServiceAccount `name`
     priority_class,   ///< a PriorityClass `name`
-    runtime,          ///< a ClusterTrainingRuntime `name` whose ML policy is `policy`
+    runtime,          ///< a ClusterTrainingRuntime `name` (`namespaced`: a TrainingRuntime)
+                      ///< whose ML policy is `policy`
     served,           ///< the API kind `name` (MPIJob, TrainJob, ...) is served
     access,           ///< `subject` (a service account, "" the caller) may `verb` `name`'s kind
     quota,            ///< ResourceQuota headroom for `needs`
     dry_run,          ///< creating `manifest` (of kind `name`) passes admission
+    local_queue,      ///< a Kueue LocalQueue `name`
   };
   What what = What::claim;
   std::string name;
@@ -38,6 +40,7 @@ struct PreflightQuestion {
   std::string verb = "create";
   std::map<std::string, double> needs;
   std::string manifest;
+  bool namespaced = false;
 };
 
 struct PreflightLimits {

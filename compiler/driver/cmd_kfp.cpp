@@ -22,6 +22,7 @@
 #include "compiler/client/kfp/operate.hpp"
 #include "compiler/compile/compile.hpp"
 #include "compiler/driver/cmd_local.hpp"
+#include "compiler/driver/cmd_preflight.hpp"
 #include "compiler/driver/commands.hpp"
 #include "compiler/driver/options.hpp"
 #include "compiler/package/package.hpp"
@@ -46,6 +47,8 @@ struct KfpOptions {
   std::string timeout;
   std::string poll = "5s";
   bool quiet = false;  // run --wait -q
+  bool preflight = false;  // run --preflight
+  PreflightOptions checks;  // its --kubeconfig, --strict, --registry
 };
 
 bool ends_with(const std::string& text, std::string_view suffix) {
@@ -221,6 +224,20 @@ int run_run(KfpOptions options) {
   }
   if (!options.quiet && progress_wanted(STDOUT_FILENO)) options.run.progress_fd = STDOUT_FILENO;
   const bool is_package = looks_like_file(options.target);
+  if (options.preflight) {
+    // Before anything is uploaded: the same checks as `pipec preflight`, stopping on errors.
+    PreflightOptions checks = options.checks;
+    checks.file = options.target;
+    checks.target = options.build_target;
+    checks.params = options.run.params;
+    checks.params_file = options.run.params_file;
+    checks.namespace_name = options.connection.namespace_name;
+    checks.common = options.common;
+    if (int code = run_preflight(checks); code != kExitOk) {
+      if (code == kExitErrors) std::cerr << "pipec: nothing was uploaded: preflight found errors\n";
+      return code;
+    }
+  }
   std::optional<kfp::LocalPackage> package;
   if (is_package) {
     int exit_code = kExitOk;
@@ -636,6 +653,11 @@ void add_kfp_commands(CLI::App& app, int& exit_code) {
   rn->add_option("--timeout", run->timeout, "With --wait: give up waiting after this long (e.g. 30m)")
       ->group(remote);
   rn->add_option("--poll", run->poll, "With --wait: time between status checks")->default_str("5s")->group(remote);
+  rn->add_flag("--preflight", run->preflight,
+               "Before uploading a .pipe file, ask the Kubernetes API about what it needs as `pipec "
+               "preflight` does; stop on errors")
+      ->group(remote);
+  add_preflight_options(*rn, run->checks, remote);
   add_connection_options(*rn, run->connection, remote);
   rn->callback([run, rn, &exit_code] {
     if (std::string problem = mode_problem(*rn); !problem.empty()) {

@@ -499,6 +499,27 @@ void add_lsp_command(CLI::App& app, int& exit_code) {
   cmd->callback([&exit_code] { exit_code = run_lsp(std::cin, std::cout); });
 }
 
+void add_training_runtime_option(CLI::App& cmd, std::string& runtime) {
+  cmd.add_option("--training-runtime", runtime,
+                  "Where training steps that name no runtime run, a comma-separated list: "
+                  "operator (the training operator's CRDs, default), trainer-v2 (a pytorch_job "
+                  "as a Kubeflow Trainer v2 TrainJob), pods (a tf_job as plain Pods); each step "
+                  "takes the first that fits its op")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            std::string_view list = value;
+            while (true) {
+              std::string_view one = list.substr(0, list.find(','));
+              if (one != "operator" && one != "trainer-v2" && one != "pods")
+                return "expected operator, trainer-v2 or pods (comma-separated), got '" + std::string(one) + "'";
+              if (one.size() == list.size()) return {};
+              list.remove_prefix(one.size() + 1);
+            }
+          },
+          "{operator,trainer-v2,pods}[,...]"))
+      ->default_str("operator");
+}
+
 void add_check_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<CheckOptions>();
   CLI::App* cmd = app.add_subcommand("check", "Parse and check a .pipe file; report every error");
@@ -526,24 +547,7 @@ void add_build_command(CLI::App& app, int& exit_code) {
       ->default_str(options->target.launcher_image);
   cmd->add_flag("--mpi-v1", options->target.mpi_v1,
                 "Emit kubeflow.org/v1 MPIJobs (training-operator) instead of v2beta1 (mpi-operator)");
-  cmd->add_option("--training-runtime", options->target.training_runtime,
-                  "Where training steps that name no runtime run, a comma-separated list: "
-                  "operator (the training operator's CRDs, default), trainer-v2 (a pytorch_job "
-                  "as a Kubeflow Trainer v2 TrainJob), pods (a tf_job as plain Pods); each step "
-                  "takes the first that fits its op")
-      ->check(CLI::Validator(
-          [](std::string& value) -> std::string {
-            std::string_view list = value;
-            while (true) {
-              std::string_view one = list.substr(0, list.find(','));
-              if (one != "operator" && one != "trainer-v2" && one != "pods")
-                return "expected operator, trainer-v2 or pods (comma-separated), got '" + std::string(one) + "'";
-              if (one.size() == list.size()) return {};
-              list.remove_prefix(one.size() + 1);
-            }
-          },
-          "{operator,trainer-v2,pods}[,...]"))
-      ->default_str("operator");
+  add_training_runtime_option(*cmd, options->target.training_runtime);
   cmd->add_option("--target", options->target.target,
                   "kfp-v1: Argo Workflow for KFP v1 (default); kfp-v2: KFP v2 pipeline spec")
       ->check(CLI::IsMember({"kfp-v1", "kfp-v2"}))

@@ -14,6 +14,10 @@ namespace pipec::driver {
 /// Registers `pipec check FILE`: parse and check, exit 0 / 1 (errors) / 2 (usage).
 void add_check_command(CLI::App& app, int& exit_code);
 
+/// `--training-runtime LIST`: where training steps that name no runtime run (`build`,
+/// `preflight`), checked as a comma-separated list of operator, trainer-v2, pods.
+void add_training_runtime_option(CLI::App& command, std::string& runtime);
+
 /// Registers `pipec build FILE [-o OUT]`: compile to a KFP package or YAML.
 void add_build_command(CLI::App& app, int& exit_code);
 

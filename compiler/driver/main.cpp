@@ -29,6 +29,7 @@
 #include "pipec_version.hpp"
 #ifdef PIPEC_HAVE_KFP_COMMANDS
 #include "compiler/driver/cmd_kfp.hpp"
+#include "compiler/driver/cmd_preflight.hpp"
 #endif
 
 namespace {
@@ -113,6 +114,7 @@ int program_main(int argc, char** argv) {
   add_component_command(app, exit_code);
 #ifdef PIPEC_HAVE_KFP_COMMANDS
   add_kfp_commands(app, exit_code);
+  add_preflight_command(app, exit_code);
   add_registry_command(app, exit_code);
   add_completion_command(app, exit_code);  // last: it lists the commands registered before it
 #else

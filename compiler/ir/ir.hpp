@@ -243,6 +243,8 @@ struct ContainerOp {
   /// PriorityClass, a scheduler (schedulerName), the size of /dev/shm (a memory-backed
   /// emptyDir).
   std::string queue, priority_class, scheduler, shm_size;
+  /// Where each of those four is written (its value), by field name.
+  std::map<std::string, SourceRange> scheduling_ranges;
   /// `cache false`: results are never reused; `cache "7d"`: reused while at most that
   /// old (seconds; KFP v1's max_cache_staleness). Unset: KFP's default (reuse).
   std::optional<bool> cache;
@@ -258,11 +260,13 @@ struct ContainerOp {
     std::string size;       // empty: sizeLimit ("" = none); ephemeral: the claim's storage
     bool memory = false;    // empty: medium Memory (tmpfs)
     bool read_only = false; // the mount is read-only
+    SourceRange range;      // the source text that names it (preflight reports there)
   };
   std::vector<Volume> volumes;
   /// `secret_env {VAR: "secret:key"}`: VAR from a Secret's key (only names in the workflow).
   struct SecretEnv {
     std::string var, secret, key;
+    SourceRange range;  // the "SECRET:KEY" text (preflight reports there)
   };
   std::vector<SecretEnv> secret_env;
   std::string image_pull_policy;  // Always, IfNotPresent, Never; "" = Kubernetes' default

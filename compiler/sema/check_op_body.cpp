@@ -153,6 +153,7 @@ void Checker::body_text(const BodyRow& row, const ast::BodyField& field, BodySta
     return;
   }
   b.c.*row.text = std::move(text);
+  b.c.scheduling_ranges[std::string(row.field.name)] = v->range;
 }
 
 ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {

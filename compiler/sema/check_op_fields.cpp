@@ -193,6 +193,7 @@ void Checker::body_volumes(const BodyRow&, const ast::BodyField& field, BodyStat
       continue;
     }
     vol->path = entry->path;
+    vol->range = v.range;
     b.c.volumes.push_back(std::move(*vol));
   }
 }
@@ -221,7 +222,7 @@ void Checker::body_secret_env(const BodyRow&, const ast::BodyField& field, BodyS
                                         v.is_literal() ? "'" + text + "'" : std::string("a value known only at run time")));
       continue;
     }
-    b.c.secret_env.push_back({var, secret, key});
+    b.c.secret_env.push_back({var, secret, key, v.range});
   }
 }
 

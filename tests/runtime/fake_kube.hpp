@@ -136,6 +136,10 @@ class FakeKube {
   void add_role(const std::string& subject, const std::string& group,
                 std::vector<std::string> resources, std::vector<std::string> verbs);
   std::atomic<int> reads_403{0};  ///< preflight's object GETs and reviews answer 403 (N times)
+  /// The image registry on the same port (`HEAD /v2/NAME/manifests/REF`, which a GET of it
+  /// answers too): every manifest exists but those of `repository_reference`
+  /// ("library/python:3.11", "team/train@sha256:...") made absent here (404).
+  void image_absent(const std::string& repository_reference);
 
   // --- faults ----------------------------------------------------------------------------
   std::atomic<int> create_status{0};     ///< answer POSTs with this Status code (0: normal)
@@ -221,6 +225,7 @@ class FakeKube {
   std::map<std::string, nlohmann::json> objects_;                // by API path
   std::map<std::string, std::vector<std::string>> served_;       // group/version -> plurals
   std::vector<Role> roles_;
+  std::vector<std::string> absent_images_;
   std::map<std::string, std::vector<std::string>> jobset_pods_;  // in creation order
 };
 

@@ -45,6 +45,11 @@ void FakeKube::add_role(const std::string& subject, const std::string& group,
   roles_.push_back({subject, group, std::move(resources), std::move(verbs)});
 }
 
+void FakeKube::image_absent(const std::string& repository_reference) {
+  std::lock_guard lock(mutex_);
+  absent_images_.push_back(repository_reference);
+}
+
 void FakeKube::object_routes() {
   auto& s = *server_;
   // A named object, or its collection (a List of the objects under it).
@@ -125,6 +130,19 @@ void FakeKube::object_routes() {
     res.set_content(body.dump(), "application/json");
   };
   s.Post(R"(/apis/authorization\.k8s\.io/v1/namespaces/[^/]+/localsubjectaccessreviews)", review);
+
+  // The registry's manifests (distribution spec: HEAD, answered by the GET handler).
+  s.Get(R"(/v2/(.+)/manifests/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    const std::string ref = req.matches[2].str();
+    const std::string image = req.matches[1].str() + (ref.rfind("sha256:", 0) == 0 ? "@" : ":") + ref;
+    std::lock_guard lock(mutex_);
+    if (std::find(absent_images_.begin(), absent_images_.end(), image) != absent_images_.end()) {
+      res.status = 404;
+      return res.set_content(R"({"errors":[{"code":"MANIFEST_UNKNOWN"}]})", "application/json");
+    }
+    res.set_header("Docker-Content-Digest", "sha256:" + std::string(64, '0'));
+    res.set_content("{}", "application/vnd.oci.image.manifest.v1+json");
+  });
   s.Post(R"(/apis/authorization\.k8s\.io/v1/selfsubjectaccessreviews)", review);
 }
 
