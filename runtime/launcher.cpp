@@ -374,7 +374,7 @@ int Launcher::run() {
     return kExitBadArguments;
   }
   job_["metadata"]["namespace"] = ns_;
-  if (auto code = create_or_adopt()) {
+  if (auto code = precheck(); code || (code = create_or_adopt())) {
     write_metrics();
     return *code;
   }

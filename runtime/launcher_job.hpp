@@ -113,6 +113,7 @@ class Launcher {
 
   bool prepare();
   bool write_ui_metadata();
+  std::optional<int> precheck();  // launcher_precheck.cpp
   std::optional<int> create_or_adopt();
   std::optional<int> create_pods();
   Outcome follow();
