@@ -271,7 +271,9 @@ HttpResponse KubeClient::perform(std::string_view method, const std::string& pat
   std::string method_text(method);
   curl_slist* raw = nullptr;
   raw = curl_slist_append(raw, "Accept: application/json");
-  if (!body.empty()) raw = curl_slist_append(raw, "Content-Type: application/json");
+  // No "Expect: 100-continue": a body is sent at once, not after a wait for the server's
+  // interim answer (up to 1 s with a server that gives none).
+  if (!body.empty()) raw = curl_slist_append(curl_slist_append(raw, "Content-Type: application/json"), "Expect:");
   auto token = bearer_token();
   if (!token.empty()) raw = curl_slist_append(raw, ("Authorization: Bearer " + token).c_str());
   std::unique_ptr<curl_slist, SlistDeleter> headers(raw);

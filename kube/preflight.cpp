@@ -64,6 +64,16 @@ std::vector<pf::Finding> ask_named(KubeClient& client, const std::string& ns, co
   return {};
 }
 
+pf::Finding ask_access(KubeClient& client, const std::string& ns, const Q& q, std::string_view group,
+                       std::string_view resource, long t) {
+  auto review = pf::access_review(ns, q.subject, q.verb, group, resource);
+  if (!review) return unaskable(q, "'" + q.subject + "' is not a Kubernetes name");
+  auto read = send(client, "POST", review->path, review->body, t);
+  const std::string who =
+      q.subject.empty() ? std::string("this user") : "service account " + ns + "/" + q.subject;
+  return pf::judge_access(who, q.verb, resource, ns, read.answer());
+}
+
 std::vector<pf::Finding> ask(KubeClient& client, const std::string& ns, const Q& q, long t) {
   const std::string not_a_name = "'" + q.name + "' is not a Kubernetes name";
   switch (q.what) {
@@ -91,15 +101,18 @@ std::vector<pf::Finding> ask(KubeClient& client, const std::string& ns, const Q&
       return pf::judge_keys(kind, ns, q.name, send(client, "GET", *path, {}, t).answer(), q.keys);
     }
     case Q::What::runtime: {
-      const auto kind =
-          q.namespaced ? pf::Kind::training_runtime : pf::Kind::cluster_training_runtime;
+      const auto kind = q.runtime_kind == pf::Kind::training_runtime
+                            ? pf::Kind::training_runtime
+                            : pf::Kind::cluster_training_runtime;
       auto path = path_of(kind, ns, q.name);
       if (!path) return {unaskable(q, not_a_name)};
       auto read = send(client, "GET", *path, {}, t);
       return pf::judge_runtime(kind, ns, q.name, read.answer(), q.policy);
     }
-    case Q::What::served:
     case Q::What::access:
+      if (!q.resource.empty()) return {ask_access(client, ns, q, q.group, q.resource, t)};
+      [[fallthrough]];
+    case Q::What::served:
     case Q::What::dry_run: {
       const auto* kind = pf::served_kind(q.name);
       if (kind == nullptr) return {unaskable(q, "'" + q.name + "' is no kind pipec creates")};
@@ -110,12 +123,7 @@ std::vector<pf::Finding> ask(KubeClient& client, const std::string& ns, const Q&
         auto read = send(client, "POST", pf::dry_run_path(collection(*kind, ns)), q.manifest, t);
         return {pf::judge_dry_run(std::string(kind->kind) + " in namespace " + ns, read.answer())};
       }
-      auto review = pf::access_review(ns, q.subject, q.verb, kind->group, kind->plural);
-      if (!review) return {unaskable(q, "'" + q.subject + "' is not a Kubernetes name")};
-      auto read = send(client, "POST", review->path, review->body, t);
-      const std::string who =
-          q.subject.empty() ? std::string("this user") : "service account " + ns + "/" + q.subject;
-      return {pf::judge_access(who, q.verb, kind->plural, ns, read.answer())};
+      return {ask_access(client, ns, q, kind->group, kind->plural, t)};
     }
     case Q::What::quota: {
       if (!rules::is_dns1123_label(ns))

@@ -23,10 +23,10 @@ struct PreflightQuestion {
     pull_secret,      ///< an image pull Secret `name`
     service_account,  ///< a ServiceAccount `name`
     priority_class,   ///< a PriorityClass `name`
-    runtime,          ///< a ClusterTrainingRuntime `name` (`namespaced`: a TrainingRuntime)
-                      ///< whose ML policy is `policy`
+    runtime,          ///< a Trainer runtime `name` (of `runtime_kind`) whose ML policy is `policy`
     served,           ///< the API kind `name` (MPIJob, TrainJob, ...) is served
-    access,           ///< `subject` (a service account, "" the caller) may `verb` `name`'s kind
+    access,           ///< `subject` (a service account, "" the caller) may `verb` `name`'s kind,
+                      ///< or with `resource` set, `resource` of API `group` ("" the core API)
     quota,            ///< ResourceQuota headroom for `needs`
     dry_run,          ///< creating `manifest` (of kind `name`) passes admission
     local_queue,      ///< a Kueue LocalQueue `name`
@@ -40,7 +40,8 @@ struct PreflightQuestion {
   std::string verb = "create";
   std::map<std::string, double> needs;
   std::string manifest;
-  bool namespaced = false;
+  rules::preflight::Kind runtime_kind = rules::preflight::Kind::cluster_training_runtime;
+  std::string group, resource;
 };
 
 struct PreflightLimits {

@@ -442,7 +442,10 @@ Finding judge_nodes(const Answer& answer, std::string_view gpu_resource, double 
 }
 
 Finding judge_dry_run(std::string_view object, const Answer& answer) {
-  if (is_2xx(answer.status)) return ok("dryrun.admitted", std::string(object), answer.status);
+  // 409 AlreadyExists comes from storage, after admission passed: an object of that name
+  // is there already (a restarted launcher adopts its job).
+  if (is_2xx(answer.status) || answer.status == 409)
+    return ok("dryrun.admitted", std::string(object), answer.status);
   const auto why = status_message(answer);
   const bool webhook = why.find("admission webhook") != std::string::npos;
   if (answer.status == 0 || answer.status == 401 || (answer.status == 403 && !webhook) ||

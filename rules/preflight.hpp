@@ -125,7 +125,8 @@ struct ImageRef {
 [[nodiscard]] Finding judge_nodes(const Answer& answer, std::string_view gpu_resource, double gpus,
                                   const std::map<std::string, std::string>& node_selector,
                                   const nlohmann::json& tolerations);
-/// A dryRun=All create: 2xx ok; a refusal by admission (a webhook) or validation is an
+/// A dryRun=All create: 2xx ok, and 409 (the name is taken: admission passed before
+/// storage refused it); a refusal by admission (a webhook) or validation is an
 /// error with the server's message; a 401 or an RBAC 403 is unknown.
 [[nodiscard]] Finding judge_dry_run(std::string_view object, const Answer& answer);
 /// A registry's answer to HEAD /v2/NAME/manifests/REF.

@@ -104,6 +104,8 @@ bool Launcher::prepare() {
     return false;
   }
   job_ = json::parse(rendered.job);
+  if (!check_retries()) return false;
+  grow_memory(job_);
   source_job_ = job_;
   // Where it runs: the operator's CRD as rendered, or Trainer v2's TrainJob made from it.
   const std::string source_kind = member_text(job_, "kind");
@@ -131,7 +133,7 @@ bool Launcher::prepare() {
       if (!o_.trainer_runtime_kind.empty()) ref["kind"] = o_.trainer_runtime_kind;
       if (std::string problem = trainjob_problem(job_.dump()); !problem.empty()) return error(problem), false;
     } else {
-      auto train_job = to_trainjob(rendered.job, o_.trainer_runtime, o_.trainer_runtime_kind);
+      auto train_job = to_trainjob(source_job_.dump(), o_.trainer_runtime, o_.trainer_runtime_kind);
       if (!train_job.ok) return error(train_job.error), false;
       job_ = json::parse(train_job.job);
     }
@@ -386,7 +388,7 @@ int Launcher::run() {
     return kExitBadArguments;
   }
   job_["metadata"]["namespace"] = ns_;
-  if (auto code = create_or_adopt()) {
+  if (auto code = precheck(); code || (code = create_or_adopt())) {
     write_metrics();
     return *code;
   }
@@ -456,6 +458,8 @@ int Launcher::run() {
 
   if (outcome == Outcome::Succeeded) say(fmt::format("job {} succeeded", name_));
   if (outcome == Outcome::Failed && !reported) report_failure();
+  if (outcome == Outcome::Failed) decide_retry();
+  remove = remove || retrying_;  // a job to be created again goes, even with --keep-job
   // The log could not be read for lack of permission: the job's outcome stands, but the
   // step's log and metrics are missing, which a success must not hide.
   if ((log_forbidden_ || pods_forbidden_) && code == kExitSucceeded) {
@@ -467,6 +471,11 @@ int Launcher::run() {
   if (!write_metrics() && code == kExitSucceeded) code = kExitFailed;
   if (remove && !deleted.has_value()) deleted = delete_job();
   if (remove && !*deleted && code == kExitSucceeded) code = kExitApiError;
+  retrying_ = retrying_ && *deleted && wait_gone();
+  outcome_text_ = code == kExitSucceeded ? "succeeded"
+                  : outcome == Outcome::Failed
+                      ? "failed" + (failure_texts_.empty() ? "" : ": " + failure_texts_.front())
+                      : fmt::format("ended with exit code {}", code);
   if (outcome == Outcome::PendingTimeout)
     error(fmt::format("job {} did not start running within {} (--pending-timeout){}", name_,
                       format_duration(o_.pending_timeout), why_pending.empty() ? "" : ": " + why_pending));
@@ -475,11 +484,6 @@ int Launcher::run() {
 
 }  // namespace launcher_detail
 
-int run_launcher(const LauncherOptions& options, const ConnectFn& connect, std::ostream& out,
-                 std::ostream& err, const std::atomic<bool>& stop) {
-  launcher_detail::Launcher launcher(options, connect, out, err, stop);
-  return launcher.run();
-}
 
 int run_launcher(const LauncherOptions& options, KubeClient& client, std::ostream& out,
                  std::ostream& err, const std::atomic<bool>& stop) {

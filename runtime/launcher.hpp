@@ -46,6 +46,10 @@ struct LauncherOptions {
   std::string workflow_name, step_name;
   std::string pod_uid;  ///< from $POD_UID
   std::chrono::milliseconds pending_timeout{0}, running_timeout{0};
+  // Re-creating a failed job (docs/runtime.md "Retries"): --retry-limit, --retry-on,
+  // --memory-factor, --memory-max, checked by the launcher (exit 2).
+  std::string retry_limit, retry_on, memory_factor, memory_max;
+  int attempt = 0;  ///< which attempt this run is (0: the first); set by run_launcher
   bool keep_job = false;
   bool dry_run = false;  ///< `--dry-run`: check, print the job to `out`, create nothing
   bool print_version = false;  ///< `--version`, answered by main() when given alone

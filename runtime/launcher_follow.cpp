@@ -342,8 +342,8 @@ void Launcher::report_failure() {
   error(fmt::format("job {} failed{}", name_, failure_reason_.empty() ? "" : ": " + failure_reason_));
   auto r = client_->request("GET", fmt::format("/api/v1/namespaces/{}/pods?labelSelector={}", ns_,
                                               url_encode(kind_.job_label + "=" + name_)));
-  if (!r.ok()) return;
-  json list = input::parse_json(r.body);
+  json list = r.ok() ? input::parse_json(r.body) : json();
+  keep_failures(list);
   if (!member(list, "items").is_array()) return;
   print_failure_log(list);
   // After the log tail: each replica whose container ended badly (OOMKilled first), with

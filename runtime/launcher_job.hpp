@@ -22,6 +22,7 @@
 
 #include "input/json.hpp"
 #include "kube/client.hpp"
+#include "rules/retry.hpp"
 #include "runtime/job_reasons.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/log_cursor.hpp"
@@ -103,6 +104,14 @@ class Launcher {
       : o_(o), connect_(connect), out_(out), err_(err), stop_(stop) {}
 
   int run();
+  /// After run(): the job failed for a reason --retry-on names, attempts are left, and it
+  /// was deleted and is gone: run_launcher creates it again (launcher_retry.cpp).
+  bool retrying() const { return retrying_; }
+  /// This attempt, for the list of attempts: "failed: replica worker 1: OOMKilled (exit
+  /// code 137) (memory 12Gi)".
+  std::string attempt_summary() const;
+  /// The line that says the job is created again, and with what memory.
+  std::string retry_line() const;
 
  private:
   enum class Outcome { Succeeded, Failed, PendingTimeout, RunningTimeout, Stopped, Deleted, ApiError };
@@ -115,7 +124,15 @@ class Launcher {
   void warning(const std::string& line) { say("warning: " + line); }
 
   bool prepare();
+  // Retries (launcher_retry.cpp): the options checked, the rendered job's memory grown for
+  // this attempt, the failures of the job's pods kept, the decision.
+  bool check_retries();
+  void grow_memory(json& rendered);
+  void keep_failures(const json& pods);
+  void decide_retry();
+  bool wait_gone();
   bool write_ui_metadata();
+  std::optional<int> precheck();  // launcher_precheck.cpp
   std::optional<int> create_or_adopt();
   std::optional<int> create_pods();
   Outcome follow();
@@ -177,6 +194,16 @@ class Launcher {
   std::optional<MetricScraper> scraper_;
   std::string failure_reason_;
   std::optional<TrainerProgress> progress_;  // a TrainJob's trainerStatus, last seen
+
+  long long retry_limit_ = 0;
+  std::vector<rules::RetryOn> retry_on_;
+  double memory_factor_ = 0;                 // 0: the memory does not grow
+  std::string memory_base_, memory_max_;     // the first container's memory as rendered
+  std::string memory_;                       // this attempt's memory (the first container's)
+  std::vector<rules::Failure> failures_;     // how the failed job's replicas ended
+  std::vector<std::string> failure_texts_;   // each said as the list of attempts says it
+  std::string outcome_text_;                 // "succeeded", "failed: ...", ...
+  bool retrying_ = false;
 
   std::atomic<bool> started_{false};       // the job has run (or its pods, runtime "pods")
   std::atomic<bool> waiting_over_{false};  // the reasons thread stops

@@ -84,7 +84,8 @@ std::optional<Q> question_of(const Need& need) {
     case Need::What::runtime:
       q.what = Q::What::runtime;
       q.policy = need.policy;
-      q.namespaced = need.namespaced;
+      q.runtime_kind = need.namespaced ? rules::preflight::Kind::training_runtime
+                                       : rules::preflight::Kind::cluster_training_runtime;
       break;
     case Need::What::served: q.what = Q::What::served; break;
     case Need::What::access: q.what = Q::What::access; q.subject = need.subject; break;

@@ -129,7 +129,8 @@ void FakeKube::routes() {
     std::string plural = req.matches[3], ns = req.matches[2];
     json job = json::parse(req.body, nullptr, false);
     std::string name = job.is_object() ? job["metadata"].value("name", std::string()) : "";
-    int forced = create_status.load();
+    const bool dry_run = req.get_param_value("dryRun") == "All";
+    int forced = dry_run ? 0 : create_status.load();
     if (forced == 403) {  // the authorizer (RBAC)
       std::string group = plural == "trainjobs" ? "trainer.kubeflow.org" : "kubeflow.org";
       return send_status(res, 403, "Forbidden",
@@ -140,10 +141,9 @@ void FakeKube::routes() {
                                      plural, group, ns, plural, group, ns));
     }
     if (forced) return send_status(res, forced, "InternalError", "forced failure");
-    if (create_500s.fetch_sub(1) > 0)
+    if (!dry_run && create_500s.fetch_sub(1) > 0)
       return send_status(res, 500, "InternalError", "etcdserver: leader changed");
     std::lock_guard lock(mutex_);
-    const bool dry_run = req.get_param_value("dryRun") == "All";
     if (dry_run && !serves_locked(req.matches[1], plural))
       return send_status(res, 404, "NotFound", "the server could not find the requested resource");
     if (plural == "trainjobs" && !trainer_runtimes_.empty()) {
@@ -160,11 +160,11 @@ void FakeKube::routes() {
                         "clusterTrainingRuntime must be created before the TrainJob is created",
                         runtime));
     }
-    if (dry_run) {  // admitted, and nothing is stored
+    if (dry_run && !jobs_.count(name)) {  // admitted, and nothing is stored
       res.status = 201;
       return res.set_content(job.dump(), "application/json");
     }
-    if (jobs_.count(name))
+    if (jobs_.count(name))  // a dry run too: storage refuses it after admission passed
       return send_status(res, 409, "AlreadyExists",
                          fmt::format("{}.kubeflow.org \"{}\" already exists", plural, name));
     job["metadata"]["uid"] = fmt::format("uid-{}", name);

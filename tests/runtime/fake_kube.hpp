@@ -129,10 +129,12 @@ class FakeKube {
   void put_object(const std::string& path, nlohmann::json object);
   /// Discovery serves `group_version` (kubeflow.org/v1) with these resources' plurals; once
   /// any is set, the others are 404 and a dryRun=All create of a kind not served is a 404.
+  /// Until then, the training operator's kinds and Trainer's are served.
   void serve_api(const std::string& group_version, std::vector<std::string> plurals);
   /// A Role bound to `subject` (system:serviceaccount:team:runner; "" for the caller of a
   /// SelfSubjectAccessReview): `verbs` on `resources` of API `group` ("*" for any).
-  /// Local/SelfSubjectAccessReviews are answered from these.
+  /// Local/SelfSubjectAccessReviews are answered from these; until the first, every review
+  /// is allowed (a cluster without RBAC).
   void add_role(const std::string& subject, const std::string& group,
                 std::vector<std::string> resources, std::vector<std::string> verbs);
   std::atomic<int> reads_403{0};  ///< preflight's object GETs and reviews answer 403 (N times)
@@ -142,6 +144,7 @@ class FakeKube {
   void image_absent(const std::string& repository_reference);
 
   // --- faults ----------------------------------------------------------------------------
+  // (create_status and create_500s fail creates; a dryRun=All create is answered as usual.)
   std::atomic<int> create_status{0};     ///< answer POSTs with this Status code (0: normal)
   std::atomic<int> create_500s{0};       ///< the next N POSTs get a 500
   std::atomic<int> watch_500s{0};        ///< the next N watch requests get a 500
@@ -162,6 +165,8 @@ class FakeKube {
 
   // --- what the launcher did -------------------------------------------------------------
   std::vector<std::string> requests();   ///< "METHOD /path?query"
+  /// Creates that were not dry runs: POSTs of jobs, pods and services without dryRun.
+  int creates();
   int count(const std::string& prefix);  ///< requests that start with prefix
   std::vector<std::string> tokens_seen();  ///< the Authorization header of each request
 

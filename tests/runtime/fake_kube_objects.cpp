@@ -6,6 +6,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "tests/runtime/fake_kube.hpp"
@@ -21,6 +22,15 @@ bool listed(const std::vector<std::string>& names, const std::string& name) {
 }
 
 }  // namespace
+
+int FakeKube::creates() {
+  std::lock_guard lock(mutex_);
+  int n = 0;
+  for (const auto& r : requests_)
+    n += r.rfind("POST ", 0) == 0 && r.find("accessreviews") == std::string::npos &&
+         r.find("dryRun=") == std::string::npos;
+  return n;
+}
 
 void FakeKube::put_object(const std::string& path, json object) {
   std::lock_guard lock(mutex_);
@@ -95,8 +105,15 @@ void FakeKube::object_routes() {
   s.Get(R"(/apis/([^/]+)/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     std::lock_guard lock(mutex_);
     const std::string group_version = req.matches[1].str() + "/" + req.matches[2].str();
-    auto it = served_.find(group_version);
-    if (it == served_.end())
+    // Until serve_api is called, the operators and Trainer are installed.
+    static const std::map<std::string, std::vector<std::string>> kInstalled = {
+        {"kubeflow.org/v1", {"tfjobs", "pytorchjobs"}},
+        {"kubeflow.org/v2beta1", {"mpijobs"}},
+        {"trainer.kubeflow.org/v1alpha1",
+         {"trainjobs", "clustertrainingruntimes", "trainingruntimes"}}};
+    const auto& served = served_.empty() ? kInstalled : served_;
+    auto it = served.find(group_version);
+    if (it == served.end())
       return send_status(res, 404, "NotFound", "the server could not find the requested resource");
     json list = {
         {"kind", "APIResourceList"}, {"groupVersion", group_version}, {"resources", json::array()}};
@@ -118,6 +135,7 @@ void FakeKube::object_routes() {
     bool allowed = false;
     {
       std::lock_guard lock(mutex_);
+      allowed = roles_.empty();  // until add_role is called, RBAC is off
       for (const auto& role : roles_)
         allowed = allowed || (role.subject == subject &&
                               (role.group == "*" || role.group == attributes.value("group", "")) &&

@@ -70,9 +70,10 @@ TEST_F(RuntimeLauncher, RetriesCreateAfterServerErrors) {
     kube_.set_condition(job, "Succeeded");
   });
   EXPECT_EQ(r.code, kExitSucceeded) << r.err;
-  EXPECT_EQ(kube_.count("POST "), 3);
+  EXPECT_EQ(kube_.creates(), 3);
   // Five attempts in all, then exit 4 with the server's message.
   FakeKube down;
+  put_needs(down);
   down.create_500s = 100;
   KubeConfig config;
   config.server = down.url();
@@ -80,7 +81,7 @@ TEST_F(RuntimeLauncher, RetriesCreateAfterServerErrors) {
   std::ostringstream out, err;
   std::atomic<bool> never{false};
   EXPECT_EQ(run_launcher(options(kMpiJob), client, out, err, never), kExitApiError);
-  EXPECT_EQ(down.count("POST "), 5);
+  EXPECT_EQ(down.creates(), 5);
   EXPECT_NE(err.str().find("error: cannot create mpijobs.kubeflow.org in namespace 'team': "
                            "etcdserver: leader changed (500)"),
             std::string::npos)

@@ -15,7 +15,22 @@ using kube::KubeConfig;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
+void put_needs(FakeKube& kube) {
+  for (const char* claim : {"user-susan", "runs", "ds"})
+    kube.put_object(std::string("/api/v1/namespaces/team/persistentvolumeclaims/") + claim,
+                    {{"metadata", {{"name", claim}, {"namespace", "team"}}},
+                     {"spec", {{"accessModes", {"ReadWriteMany"}}}},
+                     {"status", {{"phase", "Bound"}}}});
+  for (auto [runtime, policy] : {std::pair{"torch-distributed", "torch"}, std::pair{"my-torch", "torch"},
+                                 std::pair{"deepspeed-distributed", "mpi"}})
+    kube.put_object(std::string("/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes/") + runtime,
+                    {{"kind", "ClusterTrainingRuntime"},
+                     {"metadata", {{"name", runtime}}},
+                     {"spec", {{"mlPolicy", {{"numNodes", 1}, {policy, nlohmann::json::object()}}}}}});
+}
+
 void RuntimeLauncher::SetUp() {
+  put_needs(kube_);
   dir_ = fs::temp_directory_path() /
          ("pipec-launcher-test-" + std::to_string(::getpid()) + "-" +
           ::testing::UnitTest::GetInstance()->current_test_info()->name());

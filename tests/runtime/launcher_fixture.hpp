@@ -39,13 +39,19 @@ inline constexpr char kPyTorchJob[] = R"({"apiVersion": "kubeflow.org/v1", "kind
   "metadata": {"name": "x"}, "spec": {"pytorchReplicaSpecs": {
     "Master": {"replicas": 1, "template": {"spec": {"containers": [{"name": "pytorch", "image": "i"}]}}},
     "Worker": {"replicas": 3, "template": {"spec": {"containers": [{"name": "pytorch", "image": "i"}]}}}}}})";
+/// What the manifests above and the tests need in namespace team, present and well (the
+/// launcher's pre-check asks for them): the claims user-susan, runs and ds (Bound,
+/// ReadWriteMany) and the ClusterTrainingRuntimes torch-distributed, my-torch (torch) and
+/// deepspeed-distributed (mpi).
+void put_needs(FakeKube& kube);
+
 struct Result {
   int code = -1;
   std::string out, err;
   std::chrono::milliseconds took{0};
 };
 
-/// A temporary directory per test (dir_) and a fresh FakeKube (kube_).
+/// A temporary directory per test (dir_) and a fresh FakeKube (kube_) with put_needs.
 class RuntimeLauncher : public ::testing::Test {
  protected:
   void SetUp() override;

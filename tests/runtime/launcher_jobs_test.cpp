@@ -217,7 +217,7 @@ TEST_F(RuntimeLauncher, AdoptsTheJobOfARestartedStep) {
   EXPECT_NE(r.err.find("adopted the existing MPIJob team/wf-train-123 (the step was restarted)"),
             std::string::npos)
       << r.err;
-  EXPECT_EQ(kube_.count("POST "), 1);
+  EXPECT_EQ(kube_.creates(), 1);
   EXPECT_EQ(kube_.count("GET /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs/wf-train-123"), 2);
 }
 

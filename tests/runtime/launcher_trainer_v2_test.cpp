@@ -43,7 +43,8 @@ TEST_F(RuntimeLauncher, TrainerV2RunsAPyTorchJobAsATrainJob) {
   EXPECT_EQ(created["spec"]["trainer"]["numNodes"], 4);
   EXPECT_EQ(created["metadata"]["labels"]["pipelines.kubeflow.org/step"], "wf-train-123");
   EXPECT_EQ(created["metadata"]["ownerReferences"][0]["uid"], "pod-uid-1");
-  EXPECT_EQ(kube_.count("POST /apis/trainer.kubeflow.org/v1alpha1/namespaces/team/trainjobs"), 1);
+  EXPECT_EQ(kube_.creates(), 1);
+  EXPECT_EQ(kube_.count("POST /apis/trainer.kubeflow.org/v1alpha1/namespaces/team/trainjobs?dryRun=All"), 1);
   EXPECT_EQ(kube_.count("DELETE /apis/trainer.kubeflow.org/v1alpha1/namespaces/team/trainjobs/wf-train-123"), 1);
   EXPECT_NE(read(dir_ / "out" / "metrics.json").find(R"("numberValue":0.9)"), std::string::npos);
 }
@@ -307,7 +308,8 @@ TEST_F(RuntimeLauncher, TrainJobFailsWhenANodeOrTheMpiLauncherFails) {
 }
 
 // Trainer's admission webhook refuses a TrainJob whose ClusterTrainingRuntime does not
-// exist (403): its reason, plainly, and no word about RBAC, which it is not.
+// exist (403): the pre-check finds it twice over before any create (the runtime is absent;
+// the dry run is refused, with the webhook's reason), and says no word about RBAC.
 TEST_F(RuntimeLauncher, AnAdmissionWebhookRefusalIsNotCalledAnRbacProblem) {
   kube_.install_trainer();
   auto o = options(kMpiJob);
@@ -315,14 +317,21 @@ TEST_F(RuntimeLauncher, AnAdmissionWebhookRefusalIsNotCalledAnRbacProblem) {
   o.trainer_runtime = "horovod-mpi";
   auto r = run(o);
   EXPECT_EQ(r.code, kExitApiError);
-  EXPECT_EQ(r.err,
-            "pipec-launcher: error: cannot create trainjobs.trainer.kubeflow.org in namespace 'team': the "
-            "admission webhook validator.trainjob.trainer.kubeflow.org refused it: spec.RuntimeRef: Invalid "
-            "value: v1alpha1.RuntimeRef{Name:\"horovod-mpi\", APIGroup:(*string)(0xc000f3a2d0), "
-            "Kind:(*string)(0xc000f3a2e0)}: clustertrainingruntimes.trainer.kubeflow.org \"horovod-mpi\" not "
-            "found: specified clusterTrainingRuntime must be created before the TrainJob is created\n");
+  // The server's message is cut to one line of at most 300 bytes (rules/preflight.hpp).
+  EXPECT_EQ(r.err.substr(0, r.err.find("0xc000f3a2d0")),
+            "pipec-launcher: pre-check: error [runtime.exists]: ClusterTrainingRuntime horovod-mpi does not "
+            "exist (HTTP 404); fix: create it, or name one that exists\n"
+            "pipec-launcher: pre-check: error [dryrun.admitted]: the API server refuses TrainJob in namespace "
+            "team (HTTP 403): admission webhook \"validator.trainjob.trainer.kubeflow.org\" denied the request: "
+            "spec.RuntimeRef: Invalid value: v1alpha1.RuntimeRef{Name:\"horovod-mpi\", APIGroup:(*string)(");
+  EXPECT_NE(r.err.find("; fix: fix what the message names before the run creates it\n"
+                       "pipec-launcher: error: the pre-check found 2 problems with what job wf-train-123 "
+                       "needs; nothing was created\n"),
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(r.err.find("rbac.yaml"), std::string::npos);
   EXPECT_FALSE(kube_.job("wf-train-123"));
+  EXPECT_EQ(kube_.creates(), 0);
 }
 
 // An RBAC denial of the TrainJob (the Role lacks trainer.kubeflow.org) keeps the note.

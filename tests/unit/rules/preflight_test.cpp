@@ -201,6 +201,9 @@ TEST(PreflightDryRun, AdmissionRefusalsAreErrorsRbacIsUnknown) {
   EXPECT_EQ(f.verdict, Verdict::error);
   EXPECT_LT(f.message.size(), kMaxMessage + 80);
   EXPECT_EQ(judge_dry_run("MPIJob a/m", {201, nullptr}).verdict, Verdict::ok);
+  // The name is taken (a restarted step's job): storage answers after admission passed.
+  const json exists = {{"reason", "AlreadyExists"}, {"message", "mpijobs \"m\" already exists"}};
+  EXPECT_EQ(judge_dry_run("MPIJob a/m", {409, &exists}).verdict, Verdict::ok);
 }
 
 TEST(PreflightImages, AManifest404IsAnError) {
