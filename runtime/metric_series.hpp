@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 namespace pipec::runtime {
@@ -13,7 +14,19 @@ namespace pipec::runtime {
 struct SeriesPoint {
   std::uint64_t order = 0;
   double value = 0;
+  std::int64_t step = -1;   // -1: the line said none
+  std::int64_t epoch = -1;
 };
+
+/// The step and the epoch a log line says (-1 where it says none): the first whole token
+/// `global_step`, else `step`, and `epoch` (also capitalised), each followed by optional
+/// blanks, an optional `=` or `:`, optional blanks and an unsigned integer of at most 18
+/// digits not followed by a digit or `.` (`step=12`, `global_step: 12`, `Epoch 3/10`).
+struct LineSteps {
+  std::int64_t step = -1;
+  std::int64_t epoch = -1;
+};
+LineSteps read_line_steps(std::string_view line);
 
 /// Keeps every point while it holds at most `capacity` of them. When a point would make
 /// `capacity + 1`, the stride `k` (first 1) doubles and only the points whose order is a
@@ -25,7 +38,7 @@ class MetricSeries {
   static constexpr std::size_t kDefaultCapacity = 1024;
   explicit MetricSeries(std::size_t capacity = kDefaultCapacity);
 
-  void add(double value);
+  void add(double value, std::int64_t step = -1, std::int64_t epoch = -1);
   /// The kept points, sorted by order, each once.
   std::vector<SeriesPoint> points() const;
   /// How many values were added.

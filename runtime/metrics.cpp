@@ -81,7 +81,8 @@ const char* short_decimal(const char* p, const char* end, double& value) {
 }  // namespace
 
 MetricScraper::MetricScraper(std::vector<MetricSpec> specs)
-    : specs_(std::move(specs)), values_(specs_.size()), warned_(specs_.size(), false) {
+    : specs_(std::move(specs)), values_(specs_.size()), series_(specs_.size()),
+      warned_(specs_.size(), false) {
   // Candidates are looked up by (length, first byte), after a check of the last byte.
   first_.assign(64 * 256, kNone);
   next_.assign(specs_.size(), kNone);
@@ -108,7 +109,20 @@ MetricScraper::MetricScraper(std::vector<MetricSpec> specs)
   }
 }
 
-void MetricScraper::record(std::size_t index, double v) {
+// `at` lies in [begin, end), a run of lines: the steps are read once a line, on the first
+// value recorded from it.
+void MetricScraper::record(std::size_t index, double v, const char* begin, const char* at,
+                           const char* end) {
+  if (!(at >= line_begin_ && at < line_end_)) {
+    const char* b = at;
+    while (b > begin && b[-1] != '\n' && b[-1] != '\r') --b;
+    const char* e = at;
+    while (e < end && *e != '\n' && *e != '\r') ++e;
+    line_begin_ = b;
+    line_end_ = e;
+    line_steps_ = read_line_steps(std::string_view(b, static_cast<std::size_t>(e - b)));
+  }
+  series_[index].add(v, line_steps_.step, line_steps_.epoch);
   auto& slot = values_[index];
   switch (specs_[index].aggregation) {
     case Aggregation::Last: slot = v; break;
@@ -182,7 +196,7 @@ void MetricScraper::candidate(const char* begin, const char* sep, const char* en
     }
     return;
   }
-  record(index, v == 0 ? 0.0 : v);  // -0 and underflows report as 0
+  record(index, v == 0 ? 0.0 : v, begin, sep, end);  // -0 and underflows report as 0
 }
 
 // Most separators (times, "file.py:123", "host:port") fail this without a call: the two
@@ -200,6 +214,7 @@ inline bool MetricScraper::worth_a_look(const char* begin, const char* sep) cons
 
 void MetricScraper::scan(std::string_view region) {
   if (specs_.empty()) return;
+  line_begin_ = line_end_ = nullptr;  // pointers into the last region
   const char* begin = region.data();
   const char* end = begin + region.size();
   const char* p = begin;
@@ -301,6 +316,27 @@ std::string MetricScraper::metrics_json() const {
   for (const auto& [name, value] : reported_)
     if (!scraped(name)) list.push_back({{"name", name}, {"numberValue", value}, {"format", "RAW"}});
   return nlohmann::json{{"metrics", list}}.dump() + "\n";
+}
+
+std::string MetricScraper::series_json() const {
+  nlohmann::json list = nlohmann::json::array();
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    if (!values_[i]) continue;
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : series_[i].points()) {
+      nlohmann::json point{{"order", p.order}, {"value", p.value}};
+      if (p.step >= 0) point["step"] = p.step;
+      if (p.epoch >= 0) point["epoch"] = p.epoch;
+      points.push_back(std::move(point));
+    }
+    list.push_back({{"name", specs_[i].reported},
+                    {"count", series_[i].count()},
+                    {"stride", series_[i].stride()},
+                    {"points", std::move(points)}});
+  }
+  return nlohmann::json{{"format", "pipec-metric-series/1"},
+                        {"bound", MetricSeries::kDefaultCapacity},
+                        {"metrics", std::move(list)}}.dump() + "\n";
 }
 
 bool MetricScraper::executor_output(std::string_view executor_input, std::string& output_file,
