@@ -67,11 +67,11 @@ void MetricSeries::add(double value, std::int64_t step, std::int64_t epoch) {
   if (value < min_.value) min_ = p;
   if (value > max_.value) max_ = p;
   last_ = p;
-  if (p.order % stride_ != 0) return;
+  if ((p.order & (stride_ - 1)) != 0) return;  // the stride is a power of two
   if (grid_.size() == capacity_) {
     stride_ *= 2;
-    std::erase_if(grid_, [&](const SeriesPoint& q) { return q.order % stride_ != 0; });
-    if (p.order % stride_ != 0) return;
+    std::erase_if(grid_, [&](const SeriesPoint& q) { return (q.order & (stride_ - 1)) != 0; });
+    if ((p.order & (stride_ - 1)) != 0) return;
   }
   grid_.push_back(p);
 }

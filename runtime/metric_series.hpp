@@ -39,6 +39,19 @@ class MetricSeries {
   explicit MetricSeries(std::size_t capacity = kDefaultCapacity);
 
   void add(double value, std::int64_t step = -1, std::int64_t epoch = -1);
+  /// Whether add(value) would keep the point beyond it being the last one (the grid, the
+  /// first point, a new least or greatest value): the scraper reads a line's step and epoch
+  /// only for such a point, and for the last point through set_last_steps().
+  bool keeps(double value) const {
+    return count_ == 0 || (count_ & (stride_ - 1)) == 0 || value < min_.value || value > max_.value;
+  }
+  /// add(value) for a value keeps() says false of: it only becomes the last point.
+  void add_last(double value) { last_ = SeriesPoint{count_++, value, -1, -1}; }
+  /// Sets the step and epoch of the last point added (read after add()).
+  void set_last_steps(std::int64_t step, std::int64_t epoch) {
+    last_.step = step;
+    last_.epoch = epoch;
+  }
   /// The kept points, sorted by order, each once.
   std::vector<SeriesPoint> points() const;
   /// How many values were added.

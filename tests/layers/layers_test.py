@@ -28,7 +28,7 @@ FLOOR = {module: i for i, floor in enumerate(FLOORS) for module in floor}
 
 # runtime/ holds two libraries: the rules and renderers that the compiler links too
 # (pipec_jobrender, no I/O) and the launcher's own code (pipec_runtime, curl).
-RUNTIME_RULES = {"job_reasons", "job_render", "metrics", "tf_pods", "trainer_v2"}
+RUNTIME_RULES = {"job_reasons", "job_render", "metric_series", "metrics", "tf_pods", "trainer_v2"}
 
 LIBRARIES = {
     "pipec_rules": "rules", "pipec_input": "input", "pipec_fileio": "fileio", "pipec_input_yaml": "input", "pipec_base": "compiler/base", "pipec_sha256": "compiler/base", "pipec_stdlib": "stdlib", "pipec_jobrender": "runtime/rules",
