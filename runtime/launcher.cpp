@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <ctime>
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <ostream>
@@ -340,6 +341,11 @@ bool Launcher::write_metrics() {
   for (auto& w : scraper_->take_warnings()) warning(w);
   std::string why;
   if (!fileio::write_file_atomically(o_.metrics_file, scraper_->metrics_json(), why, fileio::Folders::Create)) {
+    error(why);
+    return false;
+  }
+  auto series_file = std::filesystem::path(o_.metrics_file).parent_path() / "metric-series.json";
+  if (!fileio::write_file_atomically(series_file.string(), scraper_->series_json(), why, fileio::Folders::Create)) {
     error(why);
     return false;
   }

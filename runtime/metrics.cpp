@@ -81,7 +81,8 @@ const char* short_decimal(const char* p, const char* end, double& value) {
 }  // namespace
 
 MetricScraper::MetricScraper(std::vector<MetricSpec> specs)
-    : specs_(std::move(specs)), values_(specs_.size()), warned_(specs_.size(), false) {
+    : specs_(std::move(specs)), values_(specs_.size()), series_(specs_.size()), last_at_(specs_.size(), nullptr),
+      warned_(specs_.size(), false) {
   // Candidates are looked up by (length, first byte), after a check of the last byte.
   first_.assign(64 * 256, kNone);
   next_.assign(specs_.size(), kNone);
@@ -108,7 +109,21 @@ MetricScraper::MetricScraper(std::vector<MetricSpec> specs)
   }
 }
 
-void MetricScraper::record(std::size_t index, double v) {
+// `at` lies in [begin, end), a run of lines. A line's step and epoch are read only for a
+// value its series keeps beyond being the last one, once a line; for a value that is only
+// the last so far, where it lies is noted and its line read at the end of the scan. Once a
+// series thins few values are kept, so most lines with metrics are never read again.
+void MetricScraper::record(std::size_t index, double v, const char* begin, const char* at,
+                           const char* end) {
+  auto& series = series_[index];
+  if (series.keeps(v)) {
+    auto steps = line_steps(begin, at, end);
+    series.add(v, steps.step, steps.epoch);
+    last_at_[index] = nullptr;
+  } else {
+    series.add_last(v);
+    last_at_[index] = at;
+  }
   auto& slot = values_[index];
   switch (specs_[index].aggregation) {
     case Aggregation::Last: slot = v; break;
@@ -182,7 +197,7 @@ void MetricScraper::candidate(const char* begin, const char* sep, const char* en
     }
     return;
   }
-  record(index, v == 0 ? 0.0 : v);  // -0 and underflows report as 0
+  record(index, v == 0 ? 0.0 : v, begin, sep, end);  // -0 and underflows report as 0
 }
 
 // Most separators (times, "file.py:123", "host:port") fail this without a call: the two
@@ -200,6 +215,7 @@ inline bool MetricScraper::worth_a_look(const char* begin, const char* sep) cons
 
 void MetricScraper::scan(std::string_view region) {
   if (specs_.empty()) return;
+  line_begin_ = line_end_ = nullptr;  // pointers into the last region
   const char* begin = region.data();
   const char* end = begin + region.size();
   const char* p = begin;
@@ -234,6 +250,27 @@ void MetricScraper::scan(std::string_view region) {
 #endif
   for (; p < end; ++p)
     if ((*p == '=' || *p == ':') && worth_a_look(begin, p)) candidate(begin, p, end);
+  for (std::size_t i = 0; i < specs_.size(); ++i)
+    if (last_at_[i]) {
+      auto steps = line_steps(begin, last_at_[i], end);
+      series_[i].set_last_steps(steps.step, steps.epoch);
+      last_at_[i] = nullptr;
+    }
+}
+
+// The step and epoch of the line around `at` in [begin, end), read once a line however
+// many values it holds.
+LineSteps MetricScraper::line_steps(const char* begin, const char* at, const char* end) {
+  if (!(at >= line_begin_ && at < line_end_)) {
+    const char* b = at;
+    while (b > begin && b[-1] != '\n' && b[-1] != '\r') --b;
+    const char* e = at;
+    while (e < end && *e != '\n' && *e != '\r') ++e;
+    line_begin_ = b;
+    line_end_ = e;
+    line_steps_ = read_line_steps(std::string_view(b, static_cast<std::size_t>(e - b)));
+  }
+  return line_steps_;
 }
 
 void MetricScraper::feed(std::string_view bytes) {
@@ -301,6 +338,46 @@ std::string MetricScraper::metrics_json() const {
   for (const auto& [name, value] : reported_)
     if (!scraped(name)) list.push_back({{"name", name}, {"numberValue", value}, {"format", "RAW"}});
   return nlohmann::json{{"metrics", list}}.dump() + "\n";
+}
+
+void MetricScraper::set_reported(std::vector<std::pair<std::string, double>> metrics) {
+  for (const auto& [name, value] : metrics) {
+    auto it = std::find_if(reported_series_.begin(), reported_series_.end(),
+                           [&](const auto& entry) { return entry.first == name; });
+    if (it == reported_series_.end()) it = reported_series_.insert(it, {name, MetricSeries()});
+    it->second.add(value);
+  }
+  reported_ = std::move(metrics);
+}
+
+namespace {
+
+nlohmann::json series_entry(const std::string& name, const MetricSeries& series) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : series.points()) {
+    nlohmann::json point{{"order", p.order}, {"value", p.value}};
+    if (p.step >= 0) point["step"] = p.step;
+    if (p.epoch >= 0) point["epoch"] = p.epoch;
+    points.push_back(std::move(point));
+  }
+  return {{"name", name}, {"count", series.count()}, {"stride", series.stride()}, {"points", std::move(points)}};
+}
+
+}  // namespace
+
+std::string MetricScraper::series_json() const {
+  nlohmann::json list = nlohmann::json::array();
+  for (std::size_t i = 0; i < specs_.size(); ++i)
+    if (values_[i]) list.push_back(series_entry(specs_[i].reported, series_[i]));
+  // A TrainJob's own reports, where no scraped metric has the name (as in metrics_json()).
+  for (const auto& [name, series] : reported_series_)
+    if (!scraped(name)) {
+      list.push_back(series_entry(name, series));
+      list.back()["source"] = "trainerStatus";
+    }
+  return nlohmann::json{{"format", "pipec-metric-series/1"},
+                        {"bound", MetricSeries::kDefaultCapacity},
+                        {"metrics", std::move(list)}}.dump() + "\n";
 }
 
 bool MetricScraper::executor_output(std::string_view executor_input, std::string& output_file,

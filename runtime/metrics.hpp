@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rules/metrics.hpp"
+#include "runtime/metric_series.hpp"
 
 namespace pipec::runtime {
 
@@ -49,8 +50,15 @@ class MetricScraper {
   /// Metrics the job reports itself (a TrainJob's status.trainerStatus, named by the
   /// metric rules): metrics_json() and executor_output() hold them after the scraped ones,
   /// format RAW; where a spec reports the same name and has a value, the scraped value wins.
-  /// Each call replaces the previous set.
-  void set_reported(std::vector<std::pair<std::string, double>> metrics) { reported_ = std::move(metrics); }
+  /// Each call replaces the previous set, and adds each of its values as a point of that
+  /// name's reported series (series_json()). Not to be called while another thread feeds.
+  void set_reported(std::vector<std::pair<std::string, double>> metrics);
+
+  /// Every value read of specs()[i], bounded (docs/runtime.md "Metric series").
+  const MetricSeries& series(std::size_t i) const { return series_[i]; }
+  /// The series file `metric-series.json` (format `pipec-metric-series/1`): the series of
+  /// the metrics that have a value, in spec order, under their reported names.
+  std::string series_json() const;
 
   /// KFP v2: the ExecutorOutput JSON for `executor_input` (the task's `{{$}}`): its output
   /// artifact `metrics` (system.Metrics) with the collected values as its metadata,
@@ -64,13 +72,22 @@ class MetricScraper {
   void scan(std::string_view region);
   bool worth_a_look(const char* begin, const char* sep) const;
   void candidate(const char* begin, const char* sep, const char* end);
-  void record(std::size_t index, double v);
+  void record(std::size_t index, double v, const char* begin, const char* at, const char* end);
+  LineSteps line_steps(const char* begin, const char* at, const char* end);
 
   bool scraped(const std::string& reported_name) const;
 
   std::vector<rules::MetricSpec> specs_;
   std::vector<std::optional<double>> values_;
   std::vector<std::pair<std::string, double>> reported_;
+  std::vector<std::pair<std::string, MetricSeries>> reported_series_;  // in the order first met
+  std::vector<MetricSeries> series_;
+  // The line of the last value recorded in the current scan and the steps it says.
+  const char* line_begin_ = nullptr;
+  const char* line_end_ = nullptr;
+  LineSteps line_steps_;
+  // Per metric: where its last value lies when its line's steps are still to be read.
+  std::vector<const char*> last_at_;
   std::vector<bool> warned_;
   std::vector<std::string> warnings_;
   std::uint64_t length_mask_ = 0;  // bit n set: some name has length n (n < 64)

@@ -24,6 +24,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -150,6 +151,11 @@ int main(int argc, char** argv) {
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (!pipec::fileio::write_file_atomically(metrics_file, scraper.metrics_json(), why, pipec::fileio::Folders::Create)) {
     std::cerr << "pipec-metrics: cannot write " << metrics_file << ": " << why << "\n";
+    if (code == 0) code = 1;
+  }
+  auto series_file = (std::filesystem::path(metrics_file).parent_path() / "metric-series.json").string();
+  if (!pipec::fileio::write_file_atomically(series_file, scraper.series_json(), why, pipec::fileio::Folders::Create)) {
+    std::cerr << "pipec-metrics: cannot write " << series_file << ": " << why << "\n";
     if (code == 0) code = 1;
   }
   if (!executor_input.empty() &&

@@ -147,6 +147,13 @@ int scan(const char* path) {
   ::close(fd);
   report(stdout, bytes, std::chrono::duration<double>(in_scraper).count(), total_s, "scraper",
          scraper.metrics_json());
+  // The series the scan recorded (metric-series.json): values read, points kept, stride.
+  std::string series;
+  for (std::size_t i = 0; i < scraper.specs().size(); ++i) {
+    const auto& s = scraper.series(i);
+    series += fmt::format(" {}={}/{}/{}", scraper.specs()[i].reported, s.count(), s.points().size(), s.stride());
+  }
+  std::printf("series (values/points/stride):%s\n", series.c_str());
   return 0;
 }
 

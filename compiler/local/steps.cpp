@@ -264,6 +264,7 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
     }
     std::lock_guard lock(mu_);
     std::ofstream(proc->dir + "/mlpipeline-metrics.json") << scraper->metrics_json() << '\n';
+    std::ofstream(proc->dir + "/metric-series.json") << scraper->series_json();
     for (std::size_t i = 0; i < specs.size(); ++i)
       if (auto v = scraper->value(i)) {
         if (!rec.metrics.empty()) rec.metrics += ' ';
@@ -446,6 +447,7 @@ Outcome Runner::run_training(const ir::Step& step, Scope& scope, int phase, Reco
     std::string error;
     if (!specs.empty()) {
       std::ofstream(dir + "/mlpipeline-metrics.json") << scraper->metrics_json() << '\n';
+      std::ofstream(dir + "/metric-series.json") << scraper->series_json();
       for (std::size_t i = 0; i < specs.size(); ++i)
         if (auto v = scraper->value(i)) {
           if (!rec.metrics.empty()) rec.metrics += ' ';

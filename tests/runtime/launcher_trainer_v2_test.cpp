@@ -90,6 +90,14 @@ TEST_F(RuntimeLauncher, TrainJobProgressIsPrintedAsItChangesAndItsMetricsMerged)
   EXPECT_EQ(metrics, json::parse(R"([{"name":"acc","numberValue":0.9,"format":"RAW"},
                                      {"name":"train-loss","numberValue":0.5,"format":"RAW"}])"))
       << metrics.dump();
+  // The reports join the series: loss's two values, train-loss's one; acc is scraped.
+  auto series = json::parse(read(dir_ / "out" / "metric-series.json"))["metrics"];
+  EXPECT_EQ(series, json::parse(R"([
+      {"name":"acc","count":1,"stride":1,"points":[{"order":0,"value":0.9}]},
+      {"name":"loss","count":2,"stride":1,"source":"trainerStatus",
+       "points":[{"order":0,"value":2.5},{"order":1,"value":1.25}]},
+      {"name":"train-loss","count":1,"stride":1,"source":"trainerStatus","points":[{"order":0,"value":0.5}]}])"))
+      << series.dump();
 }
 
 // --trainer-runtime-kind TrainingRuntime: the TrainJob names a runtime of its own
