@@ -56,6 +56,7 @@ struct Ref {
     OpParam,     // inside a container op body: the op's own parameter `name`
     LoopItem,    // the variable of an enclosing `for`: `name`, optional `field` for item.key
     StepOutput,  // an output of another step: step `name`, output `field`
+    Run,         // in `finally`, the run's own `run.status` or `run.failures` (`field`)
   };
   // The kind beside the range's 12 bytes takes no padding (112 bytes, not 120), and is read
   // first, with the name, from one cache line.
@@ -292,6 +293,11 @@ struct ContainerOp {
 /// Trainer v2 TrainJob on any runtime, in the TrainJob's own terms.
 enum class OpKind { Container, MpiJob, TfJob, PyTorchJob, TrainJob, Pipeline };
 
+/// When a step runs after one it names in `after`: when that one succeeded (or was skipped
+/// by its condition), the default; when it failed (`after a.failed`); or whatever its
+/// outcome (`after a.done`).
+enum class Upon { Succeeded, Failed, Done };
+
 /// One step: a call of an op with named, checked arguments.
 struct Step {
   std::string name;  // source name
@@ -306,6 +312,13 @@ struct Step {
   /// it uses. Sorted by name, no duplicates. Steps outside the enclosing loop that it
   /// uses appear in the loop's `depends` instead.
   std::vector<std::string> depends;
+  /// The entries of `depends` the step runs after on another outcome than success
+  /// (`after a.failed`, `after a.done`); the others run after a success.
+  std::map<std::string, Upon> upon;
+  /// `allow_failure`: the step failing fails neither the run nor the steps after it (they
+  /// run as after a success). Argo `continueOn.failed`.
+  bool allow_failure = false;
+  SourceRange policy_range;  // where `allow_failure` or the first `.failed`/`.done` is written
   Box<Condition> when;  // the conjunction of the enclosing `if`s in this scope
   SourceRange range;
 };
@@ -352,6 +365,9 @@ struct Settings {
   std::string service_account;               // the pods' service account
   std::vector<std::string> image_pull_secrets;  // Secrets to pull images with
   std::optional<Workspace> workspace;           // the run's workspace claim
+  /// `fail_fast false`: a failed step stops only the steps that depend on it, not the run's
+  /// other branches (Argo's DAG `failFast`, true by default).
+  bool fail_fast = true;
   std::map<std::string, SourceRange> ranges;   // of each setting given, by name
 };
 

@@ -43,6 +43,9 @@ struct Plan {
     std::string var;              // that loop's variable
     DagId parent = kNoDag;        // the DAG `owner` is a node of
     std::vector<std::string> nodes;  // names of its steps and loops, in source order
+    /// A step of it runs after another's failure or whatever its outcome (ir::Step::upon):
+    /// its tasks say on which outcome of each dependency they run (Argo's `depends`).
+    bool outcomes = false;
   };
   std::vector<Dag> dags;  // kMain, kFinally, then loop bodies in source order
 

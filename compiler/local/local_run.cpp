@@ -46,6 +46,10 @@ std::string Runner::ref_text(const ir::Ref& r, const Scope& s) {
       throw EvalError{fmt::format("output '{}' of step '{}' is not available (the step did not run)",
                                   r.field, r.name)};
     }
+    case ir::Ref::Kind::Run: {  // in `finally`: how the main DAG ended
+      std::lock_guard lock(mu_);
+      return r.field == "status" ? run_status_ : run_failures_;
+    }
   }
   return "";
 }
@@ -295,7 +299,7 @@ Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int ph
         if (it == index.end()) continue;
         Outcome ds = state[it->second];
         if (ds == Outcome::Pending || ds == Outcome::Running) ready = false;
-        else if (ds != Outcome::Succeeded && ds != Outcome::Skipped) blocked = true;
+        else if (!runs_after(nodes[i], d, ds, nodes[it->second])) blocked = true;
       }
       if (!ready) continue;
       started[i] = true;
@@ -306,12 +310,14 @@ Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int ph
       }
       if (blocked || failed || g_stop.load() >= (phase == 0 ? 1 : 2)) {
         state[i] = Outcome::Omitted;
+        // An omitted end of a branch that failed fails the DAG: fail-fast stops it now.
+        if (p_.settings.fail_fast && dag_failed(nodes, index, state)) failed = true;
         if (const auto* s = std::get_if<ir::Step>(&nodes[i])) {
           Record rec{scope.prefix + s->name + scope.suffix,
                      s->kind == ir::OpKind::Container  ? s->op
                      : s->kind == ir::OpKind::Pipeline ? "pipeline " + s->op
                                                        : "training",
-                     Outcome::Omitted, 0, "", blocked ? "a step it depends on did not succeed"
+                     Outcome::Omitted, 0, "", blocked ? "a step it runs after did not end as it needs"
                                                       : "the pipeline was stopping"};
           new_record(rec);
         }
@@ -326,9 +332,10 @@ Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int ph
         {
           std::lock_guard l(m);
           state[i] = o;
-          // `fail_fast false` (sema records its place only then): a failure stops only what
-          // depends on it (blocked), not the rest.
-          if (o == Outcome::Stopped || (o == Outcome::Failed && !p_.settings.ranges.count("fail_fast")))
+          // Fail-fast: once the DAG has failed (a failure that nothing handles), nothing more
+          // starts; with `fail_fast false` a failure stops only what runs after it (blocked).
+          if (o == Outcome::Stopped ||
+              (o == Outcome::Failed && p_.settings.fail_fast && dag_failed(nodes, index, state)))
             failed = true;
         }
         cv.notify_all();
@@ -340,13 +347,61 @@ Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int ph
   }
   lock.unlock();
   for (auto& t : threads) t.join();
-  Outcome result = Outcome::Succeeded;
-  for (Outcome o : state) {
+  Outcome result = dag_failed(nodes, index, state) ? Outcome::Failed : Outcome::Succeeded;
+  for (Outcome o : state)
     if (o == Outcome::Stopped) return Outcome::Stopped;
-    if (o == Outcome::Failed || o == Outcome::Omitted) result = Outcome::Failed;
-  }
   if (result == Outcome::Failed && g_stop.load() >= (phase == 0 ? 1 : 2)) return Outcome::Stopped;
   return result;
+}
+
+// Whether `node` runs after its dependency `dep` (a node of the same DAG) ended `ds`: after a
+// success or a skip, or a failure of an `allow_failure` step (Argo's continueOn); with
+// `after dep.failed` after a failure; with `after dep.done` after any of these.
+bool Runner::runs_after(const ir::Node& node, const std::string& dep, Outcome ds, const ir::Node& dep_node) {
+  ir::Upon upon = ir::Upon::Succeeded;
+  if (const auto* s = std::get_if<ir::Step>(&node))
+    if (auto it = s->upon.find(dep); it != s->upon.end()) upon = it->second;
+  switch (upon) {
+    case ir::Upon::Failed: return ds == Outcome::Failed;
+    case ir::Upon::Done: return ds == Outcome::Succeeded || ds == Outcome::Skipped || ds == Outcome::Failed;
+    case ir::Upon::Succeeded: break;
+  }
+  if (ds == Outcome::Failed)
+    if (const auto* d = std::get_if<ir::Step>(&dep_node)) return d->allow_failure;
+  return ds == Outcome::Succeeded || ds == Outcome::Skipped;
+}
+
+// Whether a DAG has failed, as Argo decides it (its assessDAGPhase): each end of the DAG (a
+// node no other runs after) that has ended failed it, unless it is an `allow_failure` step;
+// a node that did not run (skipped, not run) takes the outcome of the branch before it,
+// failed when any node it runs after failed. So a failure handled by a step that runs
+// after it (`after a.failed`, `after a.done`, the next of an `allow_failure` step) does not.
+bool Runner::dag_failed(const std::vector<ir::Node>& nodes, const std::map<std::string, std::size_t>& index,
+                        const std::vector<Outcome>& state) {
+  auto depends_of = [&](std::size_t i) -> const std::vector<std::string>& {
+    if (const auto* s = std::get_if<ir::Step>(&nodes[i])) return s->depends;
+    return std::get<ir::Loop>(nodes[i]).depends;
+  };
+  std::vector<bool> has_next(nodes.size(), false);
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    for (const auto& d : depends_of(i))
+      if (auto it = index.find(d); it != index.end()) has_next[it->second] = true;
+  std::vector<int> branch(nodes.size(), -1);  // -1: not known yet; 0: succeeded; 1: failed
+  std::function<bool(std::size_t)> failed_branch = [&](std::size_t i) {
+    if (branch[i] >= 0) return branch[i] == 1;
+    bool f = state[i] == Outcome::Failed || state[i] == Outcome::Stopped;
+    if (state[i] == Outcome::Skipped || state[i] == Outcome::Omitted)
+      for (const auto& d : depends_of(i))
+        if (auto it = index.find(d); it != index.end() && failed_branch(it->second)) f = true;
+    branch[i] = f ? 1 : 0;
+    return f;
+  };
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (has_next[i] || state[i] == Outcome::Pending || state[i] == Outcome::Running) continue;
+    const auto* s = std::get_if<ir::Step>(&nodes[i]);
+    if (failed_branch(i) && !(s && s->allow_failure)) return true;
+  }
+  return false;
 }
 
 // SIGINT and SIGTERM: the first stops the main DAG (finally still runs), the second stops
@@ -452,6 +507,18 @@ int Runner::run() {
   }
   Outcome final_result = Outcome::Succeeded;
   if (!p_.exit_handler.empty()) {
+    // `run.status` and `run.failures`, as Argo gives an exit handler `{{workflow.status}}`
+    // and `{{workflow.failures}}`: Succeeded or Failed, and the failed steps (Argo's keys).
+    std::lock_guard lock(mu_);
+    run_status_ = result == Outcome::Succeeded && outputs_error.empty() ? "Succeeded" : "Failed";
+    Json failures = Json::array();
+    for (const auto& r : records_)
+      if (r.outcome == Outcome::Failed)
+        failures.push_back({{"displayName", r.name}, {"message", r.message}, {"phase", "Failed"},
+                            {"templateName", r.kind}});
+    run_failures_ = failures.dump();
+  }
+  if (!p_.exit_handler.empty()) {
     Scope fin;
     final_result = run_dag(p_.exit_handler, fin, 1);
   }
@@ -465,14 +532,11 @@ int Runner::run() {
   for (const auto& r : records_) w_name = std::max(w_name, r.name.size()), w_kind = std::max(w_kind, r.kind.size());
   out_ << fmt::format("\n{:<{}}  {:<{}}  {:<9}  {:>8}  {}\n", "STEP", w_name, "KIND", w_kind, "OUTCOME", "TIME", "METRICS / MESSAGE");
   Json summary = Json::array();
-  int failures = 0;
   for (const auto& r : records_) {
     std::string tail = r.metrics;
     if (!r.message.empty() && r.outcome != Outcome::Skipped) tail += (tail.empty() ? "" : "  ") + r.message;
     out_ << fmt::format("{:<{}}  {:<{}}  {:<9}  {:>7.1f}s  {}\n", r.name, w_name, r.kind, w_kind,
                         outcome_name(r.outcome), r.seconds, tail);
-    if (r.outcome != Outcome::Succeeded && r.outcome != Outcome::Skipped && r.outcome != Outcome::Reused)
-      ++failures;
     summary.push_back({{"step", r.name}, {"kind", r.kind}, {"outcome", outcome_name(r.outcome)},
                        {"seconds", r.seconds}, {"started", r.started}, {"after", r.after},
                        {"metrics", r.metrics}, {"message", r.message}});
@@ -487,8 +551,9 @@ int Runner::run() {
       out_ << fmt::format("{:<{}}  {}\n", out.name, w_out, shown_value(outputs[out.name].get<std::string>()));
   }
   if (!outputs_error.empty()) out_ << fmt::format("\npipeline {}: {}\n", p_.name, outputs_error);
-  bool ok = result == Outcome::Succeeded && final_result == Outcome::Succeeded && failures == 0 && !stopped &&
-            outputs_error.empty();
+  // The run's status is its DAGs' (dag_failed): a failure that a step handles, or of an
+  // `allow_failure` step, leaves it succeeded.
+  bool ok = result == Outcome::Succeeded && final_result == Outcome::Succeeded && !stopped && outputs_error.empty();
   std::string verdict = stopped ? "stopped" : ok ? "succeeded" : "failed";
   out_ << fmt::format("\npipeline {} {} in {:.1f} s; logs, outputs and metrics in {}\n", p_.name, verdict,
                       total, o_.run_dir);

@@ -194,6 +194,9 @@ class Runner {
 
   // DAGs.
   Outcome run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int phase);
+  static bool runs_after(const ir::Node& node, const std::string& dep, Outcome ds, const ir::Node& dep_node);
+  static bool dag_failed(const std::vector<ir::Node>& nodes, const std::map<std::string, std::size_t>& index,
+                         const std::vector<Outcome>& state);
   Outcome run_step(const ir::Step& step, Scope& scope, int phase);
   Outcome run_loop(const ir::Loop& loop, Scope& scope, int phase);
   Outcome run_call(const ir::Step& step, Scope& scope, int phase);
@@ -266,6 +269,7 @@ class Runner {
   std::condition_variable cv_;
   int slots_used_ = 0;
   std::vector<Record> records_;
+  std::string run_status_, run_failures_;  // for `finally`: how the main DAG ended (ir::Ref::Kind::Run)
   int running_ = 0, done_ = 0, waiting_ = 0;  // steps; waiting: in a started DAG, not begun
   Clock::time_point start_ = Clock::now();  // for the progress line's elapsed time
   std::mutex out_mu_;  // the terminal

@@ -207,6 +207,12 @@ class Lowerer {
     for (const auto& dep : s.deps)
       if (const std::string* node = node_in(scope, dep)) depends.insert(*node);
     out.depends.assign(depends.begin(), depends.end());
+    // `after a.failed` on a step inside a loop of this scope names that loop: it failed
+    // when an iteration did (sema keeps `a` inside the step's loops).
+    for (const auto& [dep, upon] : s.upon)
+      if (const std::string* node = node_in(scope, dep)) out.upon[*node] = upon;
+    out.allow_failure = s.allow_failure;
+    out.policy_range = s.policy_range;
     out.when = conjunction(when);
     if (op.kind == OpKind::Container) used_ops_.insert(s.op);
   }

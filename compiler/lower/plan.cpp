@@ -54,12 +54,13 @@ class Planner {
       if (const auto* s = std::get_if<Step>(&node)) {
         plan_.dags[dag].nodes.push_back(s->name);
         plan_.places[s->name] = {dag, Plan::kNoDag, false, static_cast<bool>(s->when)};
+        if (!s->upon.empty()) plan_.dags[dag].outcomes = true;
         steps_[s->name] = s;
         continue;
       }
       const auto& l = std::get<Loop>(node);
       auto body = static_cast<Plan::DagId>(plan_.dags.size());
-      plan_.dags.push_back({l.name, l.var, dag, {}});
+      plan_.dags.push_back({l.name, l.var, dag, {}, false});
       dag_nodes_.emplace_back();
       plan_.dags[dag].nodes.push_back(l.name);
       plan_.places[l.name] = {dag, body, true, static_cast<bool>(l.when)};

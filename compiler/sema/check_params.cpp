@@ -152,9 +152,7 @@ void Checker::check_settings(const ast::SettingsStmt& s) {
       diags_.error(field.name.range, fmt::format("duplicate setting '{}'", name));
       continue;
     }
-    // `fail_fast` is recorded only when false (true is every target's default): its place
-    // in `ranges` is the setting itself for the writers and run --local.
-    if (name != "fail_fast") out.ranges[name] = field.name.range;
+    out.ranges[name] = field.name.range;
     const ast::Expression& e = strip(field.value);
     const auto* str = node<ast::StringLit>(e);
     if (node<ast::Reference>(e) || (str && !str->is_plain())) {
@@ -217,7 +215,7 @@ void Checker::check_settings(const ast::SettingsStmt& s) {
         diags_.error(v->range, "'parallelism' must be a literal int >= 1 (pods of the run at once)");
     } else if (name == "fail_fast") {
       if (v->is_literal() && v->literal.is_boolean()) {
-        if (!v->literal.get<bool>()) out.ranges[name] = field.name.range;
+        out.fail_fast = v->literal.get<bool>();
       } else diags_.error(v->range, "'fail_fast' must be a literal bool (false: a failed step stops only the "
                                   "steps that depend on it)");
     } else if (name == "service_account") {

@@ -301,7 +301,9 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
     }
   }
   if (op && op->component) out.op = component_variant(*op, out.args, s.op.range);
-  for (const auto& a : s.after) {
+  const std::vector<std::uint32_t> reads = uses;  // the steps whose outputs it uses
+  for (const auto& item : s.after) {
+    const auto& a = item.step;
     const StepEntry* after = find_step(a.name);
     if (!after) {
       diags_.error(a.range, fmt::format("unknown step '{}' in 'after'", a.name));
@@ -309,7 +311,13 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
       continue;
     }
     if (symbols_) use_symbol(a.range, symbols_->steps, a.name);
-    if (check_reach(*after, a.range, false)) uses.push_back(id_of(*after));
+    if (!check_reach(*after, a.range, false)) continue;
+    uses.push_back(id_of(*after));
+    if (item.outcome) check_upon(item, *after, reads, out);
+  }
+  if (s.allow_failure) {
+    out.allow_failure = true;
+    if (!out.policy_range.valid()) out.policy_range = s.allow_failure->range;
   }
   finish_uses(uses);
   out.deps = dep_names(uses);
@@ -317,6 +325,43 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
   entry.dep_count = static_cast<std::uint32_t>(uses.size());
   edges_.insert(edges_.end(), uses.begin(), uses.end());
   return true;
+}
+
+// `after a.failed` / `after a.done`: the step runs when `a` failed, or whatever its outcome.
+// It cannot read `a`'s outputs (a failed step has none), and `a` is of its own loop or inside
+// one of it (a dependency on a step outside the loop would move to the loop).
+void Checker::check_upon(const ast::AfterItem& item, const StepEntry& after,
+                         const std::vector<std::uint32_t>& reads, Stmt& out) {
+  const std::string& word = item.outcome->name;
+  const std::string& name = item.step.name;
+  if (word != "failed" && word != "done") {
+    diags_.error(item.outcome->range, fmt::format("'after {}.{}': a step named in 'after' is followed by "
+                                                  "'.failed' (run when it failed) or '.done' (run whatever "
+                                                  "its outcome), not '.{}'",
+                                                  name, word, word));
+    suggest(item.outcome->range, word, {"failed", "done"});
+    return;
+  }
+  if (std::find(reads.begin(), reads.end(), id_of(after)) != reads.end()) {
+    diags_.error(item.range, fmt::format("step '{}' runs after '{}' {} and cannot use its outputs "
+                                         "(a step that failed has none)",
+                                         out.name, name, word == "failed" ? "failed" : "whatever its outcome"));
+    return;
+  }
+  for (int scope : scope_path_) {
+    if (scope_kinds_[scope] != ScopeKind::Loop) continue;
+    if (std::find(after.scopes.begin(), after.scopes.end(), scope) != after.scopes.end()) continue;
+    diags_.error(item.range, fmt::format("'after {}.{}' names a step outside the 'for' loop this step "
+                                         "is in: a step may run after a failure of a step of its own "
+                                         "loop, or after the whole loop from outside it",
+                                         name, word));
+    return;
+  }
+  if (!out.upon.emplace(name, word == "failed" ? ir::Upon::Failed : ir::Upon::Done).second) {
+    diags_.error(item.range, fmt::format("step '{}' is named twice in 'after'", name));
+    return;
+  }
+  if (!out.policy_range.valid()) out.policy_range = item.range;
 }
 
 // The op a step of a component runs: the component resolved for the arguments given

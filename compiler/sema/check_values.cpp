@@ -337,6 +337,7 @@ std::optional<ir::Ref> Checker::resolve(const ast::Identifier& head,
     if (uses_) uses_->push_back(id_of(step));
     return ref;
   }
+  if (head.name == "run") return run_value(field, range);
   diags_.error(head.range, fmt::format("unknown name '{}'", head.name));
   if (!suggesting()) return std::nullopt;  // the list of every name is O(steps)
   std::vector<std::string> names;
@@ -510,6 +511,34 @@ void Checker::check_dns_name(const ast::Identifier& id, const char* what, DnsNam
 std::string Checker::map_key(const ast::MapKey& key) {
   if (const auto* id = boost::get<ast::Identifier>(&key.get())) return id->name;
   return boost::get<ast::StringLit>(key.get()).text();
+}
+
+}  // namespace pipec::sema::detail
+
+namespace pipec::sema::detail {
+
+// `run.status` and `run.failures` in `finally` (when no parameter or step is named `run`):
+// how the run went, as Argo's `{{workflow.status}}` and `{{workflow.failures}}` give it.
+std::optional<ir::Ref> Checker::run_value(const ast::Identifier* field, SourceRange range) {
+  bool in_finally = finally_scope_ >= 0 && !scope_path_.empty() && scope_path_[0] == finally_scope_;
+  if (!in_finally) {
+    diags_.error(range, "'run' (the run's status and failures) is known only in 'finally', when "
+                        "the run has ended");
+    return std::nullopt;
+  }
+  if (!field || (field->name != "status" && field->name != "failures")) {
+    diags_.error(field ? field->range : range, "'run' has the fields 'status' (Succeeded, Failed or "
+                                               "Error) and 'failures' (the failed steps, a JSON list)");
+    if (field) suggest(field->range, field->name, {"status", "failures"});
+    return std::nullopt;
+  }
+  ir::Ref ref;
+  ref.kind = ir::Ref::Kind::Run;
+  ref.name = "run";
+  ref.field = field->name;
+  ref.range = range;
+  ref.type = Type::scalar(TypeKind::String);
+  return ref;
 }
 
 }  // namespace pipec::sema::detail

@@ -198,6 +198,8 @@ class Checker {
   Stmt check_for(const ast::ForStmt& s);
   int loop_limit(const ast::Expression& expr);
   bool check_step(const ast::StepDecl& s, Stmt& out);
+  void check_upon(const ast::AfterItem& item, const StepEntry& after,
+                  const std::vector<std::uint32_t>& reads, Stmt& out);
   std::string component_variant(const OpInfo& sig,
                                 const std::vector<std::pair<std::string, Value>>& args,
                                 SourceRange call);
@@ -216,6 +218,7 @@ class Checker {
   std::optional<Value> number(const ast::NumberLit& n);
   std::optional<ir::Ref> resolve(const ast::Identifier& head, const ast::Identifier* field,
                                  SourceRange range, Context ctx);
+  std::optional<ir::Ref> run_value(const ast::Identifier* field, SourceRange range);
   std::optional<ir::Condition> condition(const ast::Expression& expr);
   std::optional<Type> resolve_type(const ast::TypeExpr& t);
   bool declare(std::map<std::string, SourceRange>& seen, const ast::Identifier& id,

@@ -44,6 +44,11 @@ struct Stmt {
   std::string op;
   std::vector<std::pair<std::string, ir::Value>> args;
   std::vector<std::string> deps;
+  // Failure policy: `after a.failed` / `after a.done` (by step name; the rest of deps run
+  // after a success), `allow_failure`, and where the first of them is written.
+  std::map<std::string, ir::Upon> upon;
+  bool allow_failure = false;
+  SourceRange policy_range;
 
   // If: the condition; then_body/else_body.
   Box<ir::Condition> condition;

@@ -170,12 +170,20 @@ struct Argument : Located {
   Expression value;
 };
 
-/// `step NAME = OP(args) [after a, b]`
+/// A step named in `after`: `a`, or `a.failed` / `a.done` (run when `a` failed, or
+/// whatever its outcome).
+struct AfterItem : Located {
+  Identifier step;
+  boost::optional<Identifier> outcome;
+};
+
+/// `step NAME = OP(args) [after a, b.failed] [allow_failure]`
 struct StepDecl : Located {
   Identifier name;
   Identifier op;
   std::vector<Argument> args;
-  std::vector<Identifier> after;
+  std::vector<AfterItem> after;
+  boost::optional<Identifier> allow_failure;  // the keyword, where given
 };
 
 /// `description "..."`

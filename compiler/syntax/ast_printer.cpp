@@ -104,8 +104,9 @@ class Printer {
       std::string text = "(step " + st->name.name + " = " + st->op.name;
       if (!st->after.empty()) {
         text += " after";
-        for (const auto& a : st->after) text += " " + a.name;
+        for (const auto& a : st->after) text += " " + a.step.name + (a.outcome ? "." + a.outcome->name : "");
       }
+      if (st->allow_failure) text += " allow_failure";
       line(depth, text + ")");
       for (const auto& a : st->args)
         line(depth + 1, "(arg " + a.name.name + " " + expr(a.value) + ")");

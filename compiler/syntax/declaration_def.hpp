@@ -18,6 +18,9 @@ struct type_expr_class;
 struct constraint_class;
 struct param_decl_class;
 struct argument_class;
+struct after_item_class;
+struct allow_failure_text_class;
+struct allow_failure_class;
 struct step_decl_class;
 struct description_class;
 struct block_class;
@@ -48,6 +51,9 @@ x3::rule<constraint_class, ast::ConstraintExpr> const constraint =
     "allowed values (e.g. [\"a\", \"b\"] or 1..10)";
 x3::rule<param_decl_class, ast::ParamDecl> const param_decl = "parameter declaration";
 x3::rule<argument_class, ast::Argument> const argument = "argument (name: value)";
+x3::rule<after_item_class, ast::AfterItem> const after_item = "step name (e.g. a, a.failed, a.done)";
+x3::rule<allow_failure_text_class, std::string> const allow_failure_text = "'allow_failure'";
+x3::rule<allow_failure_class, ast::Identifier> const allow_failure = "'allow_failure'";
 x3::rule<step_decl_class, ast::StepDecl> const step_decl = "step declaration";
 x3::rule<description_class, ast::Description> const description = "description";
 x3::rule<block_class, ast::Block> const block = "'{'";
@@ -83,10 +89,15 @@ auto const param_decl_def = kw_param > identifier > ':' > type_expr > -(kw_in > 
                             -('=' > expression());
 // workers: workers
 auto const argument_def = identifier > ':' > expression();
-// step train = trainer(data: fetch.path) after setup
+// setup, check.failed, train.done
+auto const after_item_def = identifier >> -(x3::lit('.') > identifier);
+// allow_failure: a keyword only here
+auto const allow_failure_text_def = keyword_text("allow_failure");
+auto const allow_failure_def = allow_failure_text;
+// step train = trainer(data: fetch.path) after setup allow_failure
 auto const step_decl_def = kw_step > identifier > '=' > identifier > '(' >
                            -(argument % ',' >> -x3::lit(',')) > ')' >
-                           -(kw_after > ((identifier % ',') >> -x3::lit(',')));
+                           -(kw_after > ((after_item % ',') >> -x3::lit(','))) >> -allow_failure;
 // description "text"
 auto const description_def = keyword_text("description") > string_lit;
 // { statements }: a statement with a syntax error is reported and skipped (statement_item)
@@ -128,7 +139,7 @@ auto const op_decl_def = kw_op > identifier > '(' > -(op_param % ',' >> -x3::lit
 // pipeline name [-> (model: file)] { ... }
 auto const pipeline_decl_def = kw_pipeline > identifier > -op_outputs > block;
 
-BOOST_SPIRIT_DEFINE(type_expr, constraint, param_decl, argument, step_decl, description, block,
+BOOST_SPIRIT_DEFINE(type_expr, constraint, param_decl, argument, after_item, allow_failure_text, allow_failure, step_decl, description, block,
                     block_end, if_stmt, else_body, else_if, if_statement, for_stmt, finally_stmt, settings_stmt, output_stmt,
                     statement, statement_expected, statement_item, op_param, op_output, op_outputs, body_field, body_end, op_body,
                     op_decl, pipeline_decl)
@@ -138,6 +149,9 @@ struct type_expr_class : annotate_range {};
 struct constraint_class : annotate_range {};
 struct param_decl_class : annotate_range {};
 struct argument_class : annotate_range {};
+struct after_item_class : annotate_range {};
+struct allow_failure_text_class {};
+struct allow_failure_class : annotate_range {};
 struct step_decl_class : annotate_range {};
 struct description_class : annotate_range {};
 struct block_class : annotate_range {};

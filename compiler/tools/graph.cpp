@@ -74,7 +74,8 @@ std::string condition_text(const ir::Condition& c) {
 
 // The nodes in DAG order, each after the loop that holds it; an edge per dependency, `data`
 // when the node reads the other's outputs (directly, or through the loop that holds the
-// producer: ir::Plan's reads), else `after`. A step that calls a pipeline is a box (kind
+// producer: ir::Plan's reads), `failed` or `done` for `after a.failed` / `after a.done`,
+// else `after`. A step that calls a pipeline is a box (kind
 // `call`) holding that pipeline's nodes, whose ids start with the call's (`te/train`), so
 // two calls of one pipeline draw two boxes.
 void walk(const ir::Pipeline& program, const std::vector<ir::Node>& nodes, const std::string& loop,
@@ -84,6 +85,7 @@ void walk(const ir::Pipeline& program, const std::vector<ir::Node>& nodes, const
     n.loop = loop;
     n.in_finally = in_finally;
     const std::vector<std::string>* depends = nullptr;
+    const std::map<std::string, ir::Upon>* upon = nullptr;
     const ir::Pipeline* callee = nullptr;
     std::string local;  // the node's name in its DAG
     if (const auto* step = std::get_if<ir::Step>(&node)) {
@@ -96,6 +98,7 @@ void walk(const ir::Pipeline& program, const std::vector<ir::Node>& nodes, const
       n.op = step->op;
       if (step->when) n.condition = condition_text(*step->when);
       depends = &step->depends;
+      upon = &step->upon;
     } else {
       const auto& l = std::get<ir::Loop>(node);
       local = l.name;
@@ -112,7 +115,13 @@ void walk(const ir::Pipeline& program, const std::vector<ir::Node>& nodes, const
         data.insert(r.route.kind == ir::Plan::Route::Kind::FanIn ? std::string_view(r.route.through.front())
                                                                   : std::string_view(r.step));
     g.nodes.push_back(n);
-    for (const auto& d : *depends) g.edges.push_back({prefix + d, n.id, data.count(d) ? "data" : "after"});
+    for (const auto& d : *depends) {
+      auto u = upon ? upon->find(d) : std::map<std::string, ir::Upon>::const_iterator{};
+      const char* kind = upon && u != upon->end() ? (u->second == ir::Upon::Failed ? "failed" : "done")
+                         : data.count(d)          ? "data"
+                                                  : "after";
+      g.edges.push_back({prefix + d, n.id, kind});
+    }
     if (const auto* l = std::get_if<ir::Loop>(&node)) walk(program, l->body, n.id, in_finally, plan, prefix, g);
     if (callee) walk(program, callee->dag, n.id, in_finally, callee->plan, n.id + "/", g);
   }
@@ -223,7 +232,10 @@ std::string graph_dot(const ir::Pipeline& p) {
   dot.close = "}\n";
   out += clusters(g, dot);
   for (const auto& e : g.edges)
-    out += fmt::format("  {} -> {}{};\n", quote(e.from), quote(e.to), e.kind == "after" ? " [style=dashed]" : "");
+    out += fmt::format("  {} -> {}{};\n", quote(e.from), quote(e.to),
+                       e.kind == "after"  ? " [style=dashed]"
+                       : e.kind == "data" ? ""
+                                          : " [style=dashed, label=" + quote(e.kind) + "]");
   return out + "}\n";
 }
 
@@ -266,7 +278,8 @@ std::string graph_mermaid(const ir::Pipeline& p) {
   mermaid.close = "end\n";
   out += clusters(g, mermaid);
   for (const auto& e : g.edges)
-    out += fmt::format("  {} {} {}\n", id(e.from), e.kind == "after" ? "-.->" : "-->", id(e.to));
+    out += fmt::format("  {} {} {}\n", id(e.from),
+                       e.kind == "after" ? "-.->" : e.kind == "data" ? "-->" : "-.->|" + e.kind + "|", id(e.to));
   return out;
 }
 

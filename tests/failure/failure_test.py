@@ -5,9 +5,11 @@ usage: failure_test.py PIPEC VALIDATE KFP_V2_VALIDATE WORKDIR PROGRAM
 PROGRAM's comments hold its table: `# expect: STEP OUTCOME` (succeeded, failed, skipped,
 not run) and `# expect run: STATUS`. The test checks that `pipec run --local` ends each step
 and the run so; that the Argo workflow validates and encodes the policy (`failFast` in
-each DAG template); and that the KFP v2 target either loads in kfp 2.17 or, where v2 has
-no form for a policy, stops with an error at FILE:LINE:COL of the form it cannot express
-(`# expect kfp-v2 error: LINE:COL TEXT`).
+each DAG template, and each `# expect argo: TASK continueOn failed`, `TASK depends EXPR`,
+`TASK dependencies A,B` or `TASK arg VALUE` read back from the task of that name); and
+that the KFP v2 target either loads in kfp 2.17 (with each `# expect kfp-v2: TASK
+triggerPolicy STRATEGY`) or, where v2 has no form for a policy, stops with an error at
+FILE:LINE:COL of the form it cannot express (`# expect kfp-v2 error: LINE:COL TEXT`).
 """
 import json
 import os
@@ -25,6 +27,16 @@ RUN = os.path.join(os.path.abspath(WORK), NAME)
 def fail(msg):
     print("FAIL:", msg)
     sys.exit(1)
+
+
+def expectations(prefix):
+    """The `# expect argo: ...` (or kfp-v2) lines: (task, what, value) each."""
+    out = []
+    for line in open(PROGRAM, encoding="utf-8"):
+        if line.startswith(prefix):
+            task, what, value = line[len(prefix):].strip().split(" ", 2)
+            out.append((task, what, value))
+    return out
 
 
 def table():
@@ -88,6 +100,27 @@ def argo():
         got = t["dag"].get("failFast", True)
         if got != want:
             fail(f"template {t['name']}: failFast {got}, expected {want}")
+        # Argo takes `depends` or `dependencies` in one DAG, never both.
+        forms = {("depends" in task, "dependencies" in task) for task in t["dag"]["tasks"]}
+        if (True, False) in forms and (False, True) in forms:
+            fail(f"template {t['name']} mixes depends and dependencies")
+    tasks = {task["name"]: task for t in dags for task in t["dag"]["tasks"]}
+    for name, what, value in expectations("# expect argo: "):
+        task = tasks.get(name)
+        if task is None:
+            fail(f"argo: no task {name}")
+        if what == "continueOn":
+            ok = task.get("continueOn", {}).get(value) is True
+        elif what == "depends":
+            ok = task.get("depends") == value
+        elif what == "dependencies":
+            ok = task.get("dependencies") == value.split(",")
+        elif what == "arg":
+            ok = value in [p.get("value") for p in task.get("arguments", {}).get("parameters", [])]
+        else:
+            fail(f"unknown expectation {what}")
+        if not ok:
+            fail(f"argo task {name}: expected {what} {value}, got {json.dumps(task)}")
 
 
 def kfp_v2(kfp_error):
@@ -106,6 +139,13 @@ def kfp_v2(kfp_error):
     v = subprocess.run([KFP_V2_VALIDATE, out], capture_output=True, text=True, timeout=120)
     if v.returncode != 0:
         fail(f"kfp-v2 output does not load in kfp: {v.stdout}{v.stderr}")
+    spec = yaml.safe_load(open(out, encoding="utf-8"))
+    dags = [spec["root"]["dag"]] + [c["dag"] for c in spec.get("components", {}).values() if "dag" in c]
+    tasks = {name: task for d in dags for name, task in d["tasks"].items()}
+    for name, what, value in expectations("# expect kfp-v2: "):
+        got = tasks.get(name, {}).get(what, {}).get("strategy") if what == "triggerPolicy" else None
+        if got != value:
+            fail(f"kfp-v2 task {name}: expected {what} {value}, got {json.dumps(tasks.get(name))}")
 
 
 steps, status, kfp_error = table()

@@ -44,9 +44,8 @@ void WorkflowWriter::add_dag_template(const std::string& name, const std::vector
   if (parallelism > 0) append_entry(text, "parallelism", Json(parallelism), 4);
   new_line(text, 4);
   text += "dag:";
-  // Argo's DAGs stop scheduling tasks after a failure unless failFast is false
-  // (`fail_fast false`: sema records its place only then).
-  if (p_.settings.ranges.count("fail_fast")) append_entry(text, "failFast", Json(false), 6);
+  // Argo's DAGs stop scheduling tasks after a failure unless failFast is false.
+  if (!p_.settings.fail_fast) append_entry(text, "failFast", Json(false), 6);
   new_line(text, 6);
   text += "tasks:";
   tasks.insert(0, text);
@@ -64,8 +63,28 @@ void begin_task(std::string& out, const std::string& name, const std::string& tm
   append_scalar_entry(out, "template", tmpl, 8);
 }
 
-void task_dependencies(std::string& out, const std::vector<std::string>& depends) {
+// A task's dependencies: `dependencies` (each after a success or a skip, Argo's default),
+// or in a DAG whose plan says some task runs on another outcome (`outcomes`), `depends`
+// for every task of it, since Argo takes one form per DAG: `a` (the same default),
+// `(a.Failed || a.Errored)` for `after a.failed`, `(a.Succeeded || a.Skipped || a.Failed ||
+// a.Errored)` for `after a.done`.
+void task_dependencies(std::string& out, const std::vector<std::string>& depends, bool outcomes,
+                       const std::map<std::string, ir::Upon>& upon = {}) {
   if (depends.empty()) return;
+  if (outcomes) {
+    std::string logic;
+    for (const auto& d : depends) {
+      std::string t = to_dns1123(d);
+      auto it = upon.find(d);
+      ir::Upon u = it == upon.end() ? ir::Upon::Succeeded : it->second;
+      if (!logic.empty()) logic += " && ";
+      if (u == ir::Upon::Succeeded) logic += t;
+      else if (u == ir::Upon::Failed) logic += "(" + t + ".Failed || " + t + ".Errored)";
+      else logic += "(" + t + ".Succeeded || " + t + ".Skipped || " + t + ".Failed || " + t + ".Errored)";
+    }
+    append_scalar_entry(out, "depends", logic, 8);
+    return;
+  }
   new_line(out, 8);
   out += "dependencies:";
   for (const auto& d : depends) {
@@ -123,7 +142,13 @@ void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& o
     for (const auto& [name, value] : call.inputs) params.emplace_back(name, argo_value(value, scope));
   }
   begin_task(out, to_dns1123(step.name), tmpl);
-  task_dependencies(out, step.depends);
+  task_dependencies(out, step.depends, outcomes(scope), step.upon);
+  if (step.allow_failure) {
+    // `allow_failure`: its failure fails neither the DAG nor the tasks after it.
+    new_line(out, 8);
+    out += "continueOn:";
+    append_entry(out, "failed", Json(true), 10);
+  }
   if (std::string when = when_of(step.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
   task_arguments(out, params, artifacts);
 }
@@ -160,7 +185,7 @@ void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& o
   }
   add_dag_template(loop.limit_name, limit_inputs, std::move(limit_tasks), loop.limit, limit_files);
   begin_task(out, loop.name, loop.limit_name);
-  task_dependencies(out, loop.depends);
+  task_dependencies(out, loop.depends, outcomes(scope));
   if (std::string when = when_of(loop.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
   task_arguments(out, params, artifacts);
 }
@@ -183,7 +208,7 @@ void WorkflowWriter::loop_task(const ir::Loop& loop, const std::string& tmpl, Sc
   }
   begin_task(out, loop.name, tmpl);
   if (here) {
-    task_dependencies(out, loop.depends);
+    task_dependencies(out, loop.depends, outcomes(scope));
     if (std::string when = when_of(loop.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
   }
   task_arguments(out, params, artifacts);

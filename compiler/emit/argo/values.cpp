@@ -61,6 +61,7 @@ WorkflowWriter::RefPath WorkflowWriter::resolve(const ir::Ref& r, Scope& scope) 
       break;
     }
     case ir::Ref::Kind::LoopItem: break;
+    case ir::Ref::Kind::Run: return {"workflow", r.field, {}};  // argo_ref, expr_ref
   }
   std::string key = ref_key(r);
   auto it = scope.imports.find(key);
@@ -76,6 +77,8 @@ WorkflowWriter::RefPath WorkflowWriter::resolve(const ir::Ref& r, Scope& scope) 
 // A file is an artifact: `{{tasks.T.outputs.artifacts.O}}` or `{{inputs.artifacts.I}}`
 // (for a task's `from`); inside its op's body, its path.
 std::string WorkflowWriter::argo_ref(const ir::Ref& r, Scope& scope) {
+  // `run.status`, `run.failures` in `finally`: Argo's own globals of an exit handler.
+  if (r.kind == ir::Ref::Kind::Run) return "{{workflow." + r.field + "}}";
   RefPath path = resolve(r, scope);
   std::string_view kind = is_file(r) ? "artifacts" : "parameters";
   std::string tag;  // built in place: this runs for every argument of every step
@@ -122,6 +125,7 @@ std::string WorkflowWriter::argo_value(const ir::Value& v, Scope& scope) {
 // A ref inside `{{=...}}` expressions (conditions, podSpecPatch): names are indexed
 // (`tasks['fetch-data'].outputs.parameters['files']`), which works for any name.
 std::string WorkflowWriter::expr_ref(const ir::Ref& r, Scope& scope) {
+  if (r.kind == ir::Ref::Kind::Run) return "workflow." + r.field;
   RefPath path = resolve(r, scope);
   if (path.output.empty())
     return std::string(path.root) + ".parameters[" + expr_string(path.name) + "]";

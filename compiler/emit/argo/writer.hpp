@@ -80,6 +80,10 @@ class WorkflowWriter {
     std::string output;  // for "tasks": the output parameter
   };
   RefPath resolve(const ir::Ref& r, Scope& scope);
+  /// Whether the DAG of `scope` writes its tasks' dependencies as `depends` (Plan::Dag::outcomes).
+  bool outcomes(const Scope& scope) const {
+    return scope.dag != ir::Plan::kNoDag && cur_->plan.dags[scope.dag].outcomes;
+  }
   std::string argo_ref(const ir::Ref& r, Scope& scope);
   std::string argo_value(const ir::Value& v, Scope& scope);
   std::string argo_word(const ir::Word& w);

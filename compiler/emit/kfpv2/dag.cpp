@@ -272,6 +272,30 @@ void SpecWriter::add_callee(const ir::Pipeline& callee) {
   prefix_.clear();
 }
 
+// A step's failure policy (ir::Step::upon, allow_failure) in KFP v2's terms: `after a.done`
+// for every step it runs after is the task's trigger strategy ALL_UPSTREAM_TASKS_COMPLETED
+// (kfp's ignore_upstream_failure()); the rest has no v2 form, an error at the policy.
+bool SpecWriter::failure_policy(const ir::Step& step, J& task) {
+  if (step.allow_failure) {
+    error(step.policy_range, "'allow_failure' has no KFP v2 form (a failed task fails a KFP v2 run; "
+                             "kfp can only let the tasks after it run: 'after STEP.done'); build for "
+                             "Argo or run it with 'pipec run --local'");
+    return false;
+  }
+  if (step.upon.empty()) return true;
+  bool all_done = step.upon.size() == step.depends.size() && !step.when;
+  for (const auto& [dep, upon] : step.upon) all_done = all_done && upon == ir::Upon::Done;
+  if (!all_done) {
+    error(step.policy_range, "this 'after' has no KFP v2 form: a KFP v2 task runs after its upstream "
+                             "tasks succeeded, or with 'after STEP.done' after each of them ended "
+                             "(ignore_upstream_failure, unconditioned), but not only after a failure; "
+                             "build for Argo or run it with 'pipec run --local'");
+    return false;
+  }
+  task["triggerPolicy"]["strategy"] = "ALL_UPSTREAM_TASKS_COMPLETED";
+  return true;
+}
+
 // Writes each node as a task of `s` (a conditional one inside its condition wrapper).
 void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
   for (const auto& node : nodes) {
@@ -318,6 +342,7 @@ void SpecWriter::dag(const std::vector<ir::Node>& nodes, Scope& s, J& tasks) {
     }
     claim_task(s, task_name, range);
     add_dependencies(task, depends, std::move(deps));
+    if (step && !failure_policy(*step, task)) continue;
     tasks[task_name] = std::move(task);
   }
 }

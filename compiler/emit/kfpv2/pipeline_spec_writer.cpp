@@ -146,8 +146,8 @@ bool SpecWriter::run(std::string& out) {
   if (set.parallelism)
     diags_.warning(set.ranges.at("parallelism"), "'parallelism' has no KFP v2 form (KFP v2 limits only loops: "
                               "'for ... limit N'); it is not applied");
-  if (set.ranges.count("fail_fast")) {
-    // `fail_fast false` (sema records it only then). An error, not a warning: the run
+  if (!set.fail_fast) {
+    // An error, not a warning: the run
     // would stop where the program says it goes on.
     diags_.error(set.ranges.at("fail_fast"), "'fail_fast false' has no KFP v2 form (a KFP v2 pipeline spec has no "
                                              "field for it: the backend decides when a run stops); build for Argo "

@@ -153,6 +153,7 @@ class SpecWriter {
   /// `siblings`: the tasks of the DAG the step's task goes into, where a call's string
   /// built from values gets the task that builds it (call_text).
   J step_task(const ir::Step& step, Scope& s, std::set<std::string>& deps, J& siblings);
+  bool failure_policy(const ir::Step& step, J& task);
   J call_text(const ir::Step& step, const std::string& param, const ir::Value& v, Scope& s, J& siblings,
               std::set<std::string>& deps);
   J loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& deps);

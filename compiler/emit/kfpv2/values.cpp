@@ -28,7 +28,8 @@ std::string SpecWriter::channel(const ir::Ref& r, const Scope& s) const {
                              : kChannel + std::string(loop.empty() ? std::string_view(r.name) : loop) + "-item";
       return r.field.empty() ? base : base + "-" + r.field;
     }
-    case ir::Ref::Kind::OpParam: break;
+    case ir::Ref::Kind::OpParam:
+    case ir::Ref::Kind::Run: break;
   }
   return kChannel + r.name;
 }
@@ -79,6 +80,14 @@ J SpecWriter::resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps) {
       break;
     case ir::Ref::Kind::OpParam:
       error(r.range, "an op's own parameter used outside its body");
+      return J::object();
+    case ir::Ref::Kind::Run:
+      // KFP v2 gives an exit task the run's end only as a PipelineTaskFinalStatus, a struct
+      // input of a Python component (state, error, ...), not a text a container reads.
+      error(r.range, fmt::format("'run.{}' has no KFP v2 form (KFP v2 passes the run's end only as a "
+                                 "PipelineTaskFinalStatus input of a Python component); build for Argo or "
+                                 "run it with 'pipec run --local'",
+                                 r.field));
       return J::object();
   }
   return J{{"componentInputParameter", import(r, s)}};

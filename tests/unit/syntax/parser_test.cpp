@@ -58,7 +58,25 @@ TEST(Parser, ParsesDeclarationsWithTrailingCommas) {
   EXPECT_EQ(step.name.name, "a");
   EXPECT_EQ(step.op.name, "train");
   ASSERT_EQ(step.after.size(), 2u);
-  EXPECT_EQ(step.after[1].name, "c");
+  EXPECT_EQ(step.after[1].step.name, "c");
+  EXPECT_FALSE(step.after[1].outcome);
+  EXPECT_FALSE(step.allow_failure);
+}
+
+// The failure policies of a step: `after a.failed, b.done` and `allow_failure`, with places.
+TEST(Parser, StepFailurePolicies) {
+  auto out = parse_string("pipeline p {\n  step s = f() after a.failed, b.done allow_failure\n  step t = f() allow_failure\n}\n");
+  ASSERT_TRUE(out.module) << out.diagnostics;
+  EXPECT_EQ(out.diagnostics, "");
+  const auto& step = first_step(*out.module);
+  ASSERT_EQ(step.after.size(), 2u);
+  EXPECT_EQ(step.after[0].step.name, "a");
+  ASSERT_TRUE(step.after[0].outcome);
+  EXPECT_EQ(step.after[0].outcome->name, "failed");
+  EXPECT_EQ(step.after[1].outcome->name, "done");
+  ASSERT_TRUE(step.allow_failure);
+  EXPECT_EQ(step.allow_failure->range.begin, 51u);
+  EXPECT_EQ(step.allow_failure->range.end, 64u);
 }
 
 TEST(Parser, RecordsByteRanges) {
