@@ -494,6 +494,11 @@ int run_pipeline(const ir::Pipeline& pipeline, const RunOptions& options, std::o
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, &old);
   signal(SIGPIPE, SIG_IGN);
+  // The steps' PID-namespace inits, orphaned when bwrap returns, become the run's children
+  // to reap (process.cpp): their CPU time is then the run's.
+  int subreaper = 0;
+  prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   detail::g_stop = 0;
   int quit = eventfd(0, EFD_CLOEXEC);
   detail::Runner runner(pipeline, options, out, err);
@@ -505,6 +510,7 @@ int run_pipeline(const ir::Pipeline& pipeline, const RunOptions& options, std::o
   signals.join();
   close(quit);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  prctl(PR_SET_CHILD_SUBREAPER, subreaper);
   return code;
 }
 

@@ -161,6 +161,13 @@ bool Runner::start(Proc& p, std::string& error) {
     int status = 0;
     while (waitpid(p.pid, &status, 0) < 0 && errno == EINTR) {
     }
+    // bwrap returns as soon as the step's command has ended, without waiting for the PID
+    // namespace's init (which reaped the command): the run is a child subreaper
+    // (run_pipeline), so that init is now ours, in bwrap's process group; reaping it here
+    // counts the step's CPU time among the run's children (getrusage, /usr/bin/time) and
+    // leaves no zombie. It ends at once: --die-with-parent kills it with bwrap.
+    for (int ignored = 0;;)
+      if (waitpid(-p.pid, &ignored, 0) < 0 && errno != EINTR) break;
     std::lock_guard lock(mu_);
     p.status = status;
     p.done = true;
