@@ -410,6 +410,9 @@ int Runner::run() {
   std::error_code ec;
   fs::remove_all(o_.run_dir + "/steps", ec);  // a run dir given again holds this run only
   fs::remove_all(o_.run_dir + "/outputs", ec);
+  fs::remove_all(o_.run_dir + "/sandbox-links", ec);
+  fs::create_directories(o_.run_dir + "/sandbox-links", ec);
+  links_ = std::make_unique<LinkStore>(fs::absolute(o_.run_dir + "/sandbox-links", ec).string());
   fs::create_directories(o_.run_dir + "/steps", ec);
   if (ec) {
     err_ << fmt::format("pipec: error: cannot create the run dir '{}': {}\n", o_.run_dir, ec.message());
