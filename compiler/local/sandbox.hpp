@@ -30,7 +30,7 @@ struct Sandbox {
 /// /tmp is root/tmp),
 /// holding the host's top-level directories, each a directory of the step's own holding
 /// the host's entries read-only as symlinks into one read-only bind of each top-level host
-/// directory at /.pipec-host/DIR (so a step can make /data/x, /opt/app or /srv/app whether
+/// directory at /.pipec-host/DIR (a tmpfs, read-only once they are bound; so a step can make /data/x, /opt/app or /srv/app whether
 /// or not the host has /data: what it sees does not depend on which top-level directories
 /// the host has), as is every host directory on the way to a writable directory, so the
 /// step can create what a container could under /usr/local/app. /sys is the host's,
