@@ -7,7 +7,10 @@
 # and the py chain compiled for KFP v2 (`pipec build --target kfp-v2`) and run by kfp
 # 2.17's local orchestrator (/work/shared/tools/kfp-local-run, a bubblewrap sandbox per
 # task as pipec's) in the same run, for the ratio. The fan-out's floor is
-# (its CPU time / cores) + one step's wall time.
+# (its CPU time / cores) + one step's wall time. The CPU time holds the steps' own: a run
+# reaps each step's PID-namespace init itself (docs/local.md, "Scheduling").
+# Before 2026-11-29 it did not (bwrap returns without waiting for that init), so figures
+# of older binaries miss the steps' CPU time and their floor is too low.
 #
 # usage: bench/local/run.sh [BUILD_DIR]     (default build)
 #   PIPEC=/path/to/pipec   use that binary
@@ -87,7 +90,7 @@ awk -v c="$fan_cpu" -v n="$cores" -v w="$fan_wall" -v one="$wall" 'BEGIN {
   printf "fan-out floor (cpu/cores + one step) %.2f s; measured %.2f s (%+.0f %%)\n", floor, w, (w / floor - 1) * 100 }'
 
 if [ -x "$KFP_LOCAL_RUN" ]; then
-  "$PIPEC" build --target kfp-v2 "$work/py.pipe" -o "$work/py.yaml"
+  "$PIPEC" build --target kfp-v2 "$work/py.pipe" -o "$work/py.yaml" >/dev/null
   measure "pipec py (again)" "$PIPEC" run --local "$work/py.pipe" --run-dir "$work/run-py2"
   p=$wall
   (cd "$work" && measure "kfp.local py ($STEPS steps)" "$KFP_LOCAL_RUN" "$work/py.yaml")

@@ -482,6 +482,9 @@ int Runner::run() {
   if (o_.resume_dir.empty() || !fs::equivalent(o_.resume_dir, o_.run_dir, ec))
     fs::remove_all(o_.run_dir + "/steps", ec);
   fs::remove_all(o_.run_dir + "/outputs", ec);
+  fs::remove_all(o_.run_dir + "/sandbox-links", ec);
+  fs::create_directories(o_.run_dir + "/sandbox-links", ec);
+  links_ = std::make_unique<LinkStore>(fs::absolute(o_.run_dir + "/sandbox-links", ec).string());
   fs::create_directories(o_.run_dir + "/steps", ec);
   if (ec) {
     err_ << fmt::format("pipec: error: cannot create the run dir '{}': {}\n", o_.run_dir, ec.message());
@@ -603,6 +606,11 @@ int run_pipeline(const ir::Pipeline& pipeline, const RunOptions& options, std::o
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, &old);
   signal(SIGPIPE, SIG_IGN);
+  // The steps' PID-namespace inits, orphaned when bwrap returns, become the run's children
+  // to reap (process.cpp): their CPU time is then the run's.
+  int subreaper = 0;
+  prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   detail::g_stop = 0;
   int quit = eventfd(0, EFD_CLOEXEC);
   detail::Runner runner(pipeline, options, out, err);
@@ -614,6 +622,7 @@ int run_pipeline(const ir::Pipeline& pipeline, const RunOptions& options, std::o
   signals.join();
   close(quit);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  prctl(PR_SET_CHILD_SUBREAPER, subreaper);
   return code;
 }
 

@@ -85,7 +85,10 @@ bool Runner::start(Proc& p, std::string& error) {
   for (const auto& [host, path] : p.file_binds) writable.push_back(fs::path(path).parent_path().string());
   Sandbox box{o_.bwrap,       p.dir,          root,          writable,       p.volume_binds, p.file_binds,
               p.own_files,    o_.visible_dirs, p.working_dir, p.read_only_mounts};
+  // The step's own directories and symlinks are made here, the symlinks as hard links to
+  // the run's (LinkStore): bwrap would make a new inode for each.
   std::vector<std::string> argv = sandbox_argv(box, p.argv);
+  if (links_) argv = make_root_entries(root, argv, *links_);
   std::vector<char*> cargv, cenv;
   for (auto& s : argv) cargv.push_back(s.data());
   cargv.push_back(nullptr);
@@ -161,6 +164,13 @@ bool Runner::start(Proc& p, std::string& error) {
     int status = 0;
     while (waitpid(p.pid, &status, 0) < 0 && errno == EINTR) {
     }
+    // bwrap returns as soon as the step's command has ended, without waiting for the PID
+    // namespace's init (which reaped the command): the run is a child subreaper
+    // (run_pipeline), so that init is now ours, in bwrap's process group; reaping it here
+    // counts the step's CPU time among the run's children (getrusage, /usr/bin/time) and
+    // leaves no zombie. It ends at once: --die-with-parent kills it with bwrap.
+    for (int ignored = 0;;)
+      if (waitpid(-p.pid, &ignored, 0) < 0 && errno != EINTR) break;
     std::lock_guard lock(mu_);
     p.status = status;
     p.done = true;

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -50,6 +51,7 @@
 #include "runtime/metrics.hpp"
 
 #include "compiler/local/local_run.hpp"
+#include "compiler/local/sandbox.hpp"
 #include "compiler/local/values.hpp"
 
 namespace pipec::local::detail {
@@ -272,6 +274,7 @@ class Runner {
   std::string run_status_, run_failures_;  // for `finally`: how the main DAG ended (ir::Ref::Kind::Run)
   int running_ = 0, done_ = 0, waiting_ = 0;  // steps; waiting: in a started DAG, not begun
   Clock::time_point start_ = Clock::now();  // for the progress line's elapsed time
+  std::unique_ptr<LinkStore> links_;  // the symlinks of the steps' roots (run dir's sandbox-links/)
   std::mutex out_mu_;  // the terminal
   bool progress_shown_ = false;
 };

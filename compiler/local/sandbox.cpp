@@ -1,8 +1,12 @@
 #include "compiler/local/sandbox.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <set>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace pipec::local {
 
@@ -98,8 +102,12 @@ std::vector<std::string> sandbox_argv(const Sandbox& p, const std::vector<std::s
   std::vector<std::string> a = {p.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc",
                                 "--bind", root, "/"};
   const std::set<std::string> open = directories_to_open(p.writable_dirs);
+  // The views' mount points on a tmpfs, read-only once they are made: not a new inode of
+  // the run dir's file system each (LinkStore says why that counts).
+  a.insert(a.end(), {"--tmpfs", kHostView});
   for (const auto& d : open)
     if (fs::path(d).parent_path() == "/") a.insert(a.end(), {"--ro-bind-try", d, kHostView + d});
+  a.insert(a.end(), {"--remount-ro", kHostView});
   add_entries(a, "/", open, p.own_files);
   a.insert(a.end(), {"--dev", "/dev", "--proc", "/proc"});
   for (const auto& [host, mount] : p.volume_binds) {
@@ -115,6 +123,54 @@ std::vector<std::string> sandbox_argv(const Sandbox& p, const std::vector<std::s
   a.insert(a.end(), {"--bind", p.dir + "/work", cwd, "--chdir", cwd, "--"});
   a.insert(a.end(), argv.begin(), argv.end());
   return a;
+}
+
+bool LinkStore::make(const std::string& target, const std::string& path) {
+  std::string source;
+  {
+    std::lock_guard lock(mu_);
+    auto it = made_.find(target);
+    if (it == made_.end()) {
+      std::string made = dir_ + "/" + std::to_string(made_.size());
+      if (symlink(target.c_str(), made.c_str()) != 0) made.clear();
+      it = made_.emplace(target, made).first;
+    }
+    source = it->second;
+  }
+  // link() makes a link to the symlink itself, never to what it names.
+  if (!source.empty() && link(source.c_str(), path.c_str()) == 0) return true;
+  return symlink(target.c_str(), path.c_str()) == 0;
+}
+
+std::vector<std::string> make_root_entries(const std::string& root, const std::vector<std::string>& argv,
+                                           LinkStore& links) {
+  // How many words each option sandbox_argv writes takes; another one: leave argv as it is.
+  static const std::map<std::string, std::size_t> kWords = {
+      {"--die-with-parent", 0}, {"--unshare-pid", 0}, {"--unshare-ipc", 0}, {"--dir", 1},
+      {"--dev", 1},             {"--proc", 1},        {"--chdir", 1},       {"--bind", 2},
+      {"--ro-bind", 2},         {"--ro-bind-try", 2}, {"--symlink", 2},     {"--tmpfs", 1},
+      {"--remount-ro", 1}};
+  std::vector<std::string> out;
+  if (argv.empty()) return argv;
+  out.push_back(argv[0]);
+  std::size_t i = 1;
+  for (; i < argv.size() && argv[i] != "--"; ++i) {
+    auto words = kWords.find(argv[i]);
+    if (words == kWords.end() || i + words->second >= argv.size()) return argv;
+    bool made = false;
+    if (argv[i] == "--dir") {
+      const std::string dir = root + argv[i + 1];
+      std::error_code ec;
+      made = mkdir(dir.c_str(), 0755) == 0 || (errno == EEXIST && fs::is_directory(dir, ec));
+    } else if (argv[i] == "--symlink") {
+      made = links.make(argv[i + 1], root + argv[i + 2]);
+    }
+    if (!made) out.insert(out.end(), argv.begin() + static_cast<std::ptrdiff_t>(i),
+                          argv.begin() + static_cast<std::ptrdiff_t>(i + words->second + 1));
+    i += words->second;
+  }
+  out.insert(out.end(), argv.begin() + static_cast<std::ptrdiff_t>(i), argv.end());
+  return out;
 }
 
 }  // namespace pipec::local

@@ -1,6 +1,8 @@
 #pragma once
 // The sandbox of a local step's process (bubblewrap; docs/local.md "Container steps").
 
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,7 +30,7 @@ struct Sandbox {
 /// /tmp is root/tmp),
 /// holding the host's top-level directories, each a directory of the step's own holding
 /// the host's entries read-only as symlinks into one read-only bind of each top-level host
-/// directory at /.pipec-host/DIR (so a step can make /data/x, /opt/app or /srv/app whether
+/// directory at /.pipec-host/DIR (a tmpfs, read-only once they are bound; so a step can make /data/x, /opt/app or /srv/app whether
 /// or not the host has /data: what it sees does not depend on which top-level directories
 /// the host has), as is every host directory on the way to a writable directory, so the
 /// step can create what a container could under /usr/local/app. /sys is the host's,
@@ -39,5 +41,30 @@ struct Sandbox {
 /// in a pod. A new PID namespace: every process of the step ends with it.
 [[nodiscard]] std::vector<std::string> sandbox_argv(const Sandbox& sandbox,
                                                     const std::vector<std::string>& argv);
+
+/// The symlinks of one run's step roots, one inode per target text (in `dir`, the run dir's
+/// sandbox-links/): each step's entry is a hard link to it. A new inode costs far more than
+/// a directory entry on ext4 (its allocator scans the bitmaps for a free one: most of a
+/// step's set-up time, docs/local.md "Scheduling"); a symlink cannot be written through,
+/// so the steps share nothing they can change but its times.
+class LinkStore {
+ public:
+  explicit LinkStore(std::string dir) : dir_(std::move(dir)) {}
+  /// Makes `path` (on the host) a symlink to `target`: a hard link to the run's one, or a
+  /// symlink of its own when no hard link can be made. false: neither could be made.
+  bool make(const std::string& target, const std::string& path);
+
+ private:
+  std::mutex mu_;
+  std::string dir_;
+  std::map<std::string, std::string> made_;  // target -> its symlink in dir_ ("" = none)
+};
+
+/// Makes the entries that sandbox_argv's `--dir` and `--symlink` would have bwrap make in
+/// the step's root `root` on the host before bwrap starts (the same entries; the symlinks
+/// from `links`), and returns `argv` without them (with any it could not make, for bwrap).
+[[nodiscard]] std::vector<std::string> make_root_entries(const std::string& root,
+                                                         const std::vector<std::string>& argv,
+                                                         LinkStore& links);
 
 }  // namespace pipec::local

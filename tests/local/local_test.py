@@ -563,8 +563,23 @@ def outputs():
         fail("outputs of a failed run")
 
 
+def cpu():
+    """The steps' own CPU time is the run's: bwrap returns before its PID namespace's init
+    (which reaped the step's command) ends, so the run reaps that init itself (a child
+    subreaper); else /usr/bin/time and bench/local missed every step's CPU time."""
+    import resource
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run(os.path.join(HERE, "cpu.pipe"), expect=0)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if read("steps/b/outputs/out") != "a":
+        fail("b did not get a's output")
+    if used < 0.5:
+        fail(f"the run's children used {used:.2f} s of CPU; the two steps alone burn 0.6 s")
+
+
 os.makedirs(WORK, exist_ok=True)
 {"fanin": fanin, "files": files, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
  "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "retry_on": retry_on, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python, "pipes": pipes,
- "outputs": outputs}[SCENARIO]()
+ "outputs": outputs, "cpu": cpu}[SCENARIO]()
 print("ok")

@@ -1,6 +1,10 @@
 #include "compiler/local/sandbox.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -60,6 +64,34 @@ TEST(LocalSandbox, HostDirectoriesOnTheWayToADeclaredPathAreOpened) {
                                      [](const std::string& w) { return w.find("bind") != std::string::npos; });
   EXPECT_LT(mounts, 40u);
   EXPECT_FALSE(has(argv, {"--dir", "/usr/local/app"}));  // made by the step, not for it
+}
+
+// The entries of a step's root are made before bwrap starts, each symlink a hard link to
+// the run's one with that target: two steps' /etc/passwd are one inode, no new one each.
+TEST(LocalSandbox, RootEntriesAreMadeBeforeBwrapSymlinksAsHardLinks) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("pipec-links-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "links");
+  LinkStore links((dir / "links").string());
+  const std::vector<std::string> argv = {"bwrap", "--bind", "ROOT", "/", "--dir", "/etc",
+                                         "--symlink", "../.pipec-host/etc/passwd", "/etc/passwd",
+                                         "--dev", "/dev", "--", "sh", "--dir", "/x"};
+  for (const char* step : {"a", "b"}) {
+    const std::string root = (dir / step).string();
+    fs::create_directories(root);
+    std::vector<std::string> rest = make_root_entries(root, argv, links);
+    EXPECT_EQ(rest, (std::vector<std::string>{"bwrap", "--bind", "ROOT", "/", "--dev", "/dev", "--", "sh",
+                                              "--dir", "/x"}));
+    EXPECT_TRUE(fs::is_directory(root + "/etc"));
+    EXPECT_EQ(fs::read_symlink(root + "/etc/passwd").string(), "../.pipec-host/etc/passwd");
+  }
+  struct stat a{}, b{};
+  ASSERT_EQ(lstat((dir / "a/etc/passwd").c_str(), &a), 0);
+  ASSERT_EQ(lstat((dir / "b/etc/passwd").c_str(), &b), 0);
+  EXPECT_EQ(a.st_ino, b.st_ino);
+  EXPECT_EQ(a.st_nlink, 3u);  // the run's and the two steps'
+  fs::remove_all(dir);
 }
 
 }  // namespace
