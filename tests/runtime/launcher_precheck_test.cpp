@@ -117,7 +117,7 @@ TEST(RuntimePrecheckQuestions, OneQuestionPerObjectKeysAndPodsAddedUp) {
                     {"kind", "TrainJob"},
                     {"spec", {{"runtimeRef", {{"name", "team-mpi"}, {"kind", "TrainingRuntime"}}}}}};
   auto questions = job_questions({&rendered, &train_job, false});
-  using Q = PreflightQuestion;
+  using Q = kube::PreflightQuestion;
   std::vector<std::string> seen;
   for (const auto& q : questions) {
     std::string line = std::to_string(static_cast<int>(q.what)) + " " + q.name + " " + q.verb + " " +
