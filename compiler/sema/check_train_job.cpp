@@ -72,8 +72,9 @@ void Checker::check_train_job(const std::vector<std::pair<std::string, Value>>& 
                                           rule.max, v.literal.get<long long>()));
   }
   // Environment variables: names a container may have, none that Trainer sets itself.
-  for (const auto& [name, v] : args) {
-    if (name != "env" && name != "dataset_env" && name != "model_env") continue;
+  for (const auto& [arg_name, v] : args) {
+    if (arg_name != "env" && arg_name != "dataset_env" && arg_name != "model_env") continue;
+    const std::string& name = arg_name;  // a lambda may not take a structured binding (clang 14)
     auto check = [&](const std::string& key, SourceRange at) {
       if (!rules::is_env_name(key))
         diags_.error(at, fmt::format("environment variable name '{}' in '{}' of train_job must match "

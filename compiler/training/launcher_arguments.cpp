@@ -197,16 +197,7 @@ bool Builder::read_metadata() {
       out[key] = ir::literal_text(s->value);
       (label ? label_inputs_ : annotation_inputs_).emplace_back(key, s->input);
     };
-    if (v->kind == ir::Value::Kind::Literal && v->literal.is_object()) {
-      for (const auto& [k, val] : v->literal.items()) {
-        ir::Value lit;
-        lit.literal = val;
-        lit.range = v->range;
-        add(k, lit);
-      }
-    } else if (v->kind == ir::Value::Kind::Map) {
-      for (const auto& [k, val] : v->entries) add(k, val);
-    } else {
+    if (!each_entry(*v, add)) {
       error(*v, "argument " + op_arg(field) + " must list its entries ({key: value}); each value may be a "
                 "run-time value");
     }

@@ -190,6 +190,40 @@ class Builder {
     return false;
   }
 
+  // A limit from scalar argument `arg_name` into `limits[resource]` (none for an empty or 0
+  // literal), bound at `pointer` + the resource (a JSON pointer: '/' written "~1") when a
+  // run-time value gives it.
+  void limit(Json& limits, const char* arg_name, const std::string& resource, const std::string& pointer,
+             rules::BindingKind kind) {
+    auto it = scalars_.find(arg_name);
+    if (it == scalars_.end()) return;
+    const Scalar& s = it->second;
+    std::string text = ir::literal_text(s.value);
+    if (s.input.empty() && (text.empty() || text == "0")) return;
+    limits[resource] = text.empty() ? "0" : text;
+    std::string key;
+    for (char ch : resource) key += ch == '/' ? std::string("~1") : std::string(1, ch);
+    if (!s.input.empty()) bind(pointer + key, s.input, kind);
+  }
+
+  // Each entry of a map argument given as a literal or as a map of values, in order;
+  // false when `v` is neither (a whole map from a run-time value is the caller's).
+  template <class Add>
+  static bool each_entry(const ir::Value& v, Add add) {
+    if (v.kind == ir::Value::Kind::Literal && v.literal.is_object()) {
+      for (const auto& [k, val] : v.literal.items()) {
+        ir::Value lit;
+        lit.literal = val;
+        lit.range = v.range;
+        add(k, lit);
+      }
+      return true;
+    }
+    if (v.kind != ir::Value::Kind::Map) return false;
+    for (const auto& [k, val] : v.entries) add(k, val);
+    return true;
+  }
+
   // --- pieces of the job ---------------------------------------------------------------
   bool read_arguments();
   bool read_data();

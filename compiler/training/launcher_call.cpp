@@ -174,26 +174,15 @@ Json Builder::container(const Role& role, const std::string& base) {
   if (!env.empty()) c["env"] = env;
 
   Json limits = Json::object();
-  auto limit = [&](const char* arg_name, const std::string& resource, Kind kind) {
-    auto it = scalars_.find(arg_name);
-    if (it == scalars_.end()) return;
-    const Scalar& s = it->second;
-    std::string text = ir::literal_text(s.value);
-    if (s.input.empty() && (text.empty() || text == "0")) return;
-    limits[resource] = text.empty() ? "0" : text;
-    // JSON pointer: '/' in a key is written "~1".
-    std::string key;
-    for (char ch : resource) key += ch == '/' ? std::string("~1") : std::string(1, ch);
-    if (!s.input.empty()) bind(base + "/resources/limits/" + key, s.input, kind);
-  };
-  if (role.cpu_arg) limit(role.cpu_arg, "cpu", Kind::Quantity);
-  if (role.memory_arg) limit(role.memory_arg, "memory", Kind::Quantity);
+  const std::string limit_at = base + "/resources/limits/";
+  if (role.cpu_arg) limit(limits, role.cpu_arg, "cpu", limit_at, Kind::Quantity);
+  if (role.memory_arg) limit(limits, role.memory_arg, "memory", limit_at, Kind::Quantity);
   if (role.gpus) {
     std::string vendor = "nvidia.com/gpu";
     if (auto it = scalars_.find("gpu_resource");
         it != scalars_.end() && it->second.input.empty() && !ir::literal_text(it->second.value).empty())
       vendor = ir::literal_text(it->second.value);
-    limit("gpus", vendor, Kind::Quantity);
+    limit(limits, "gpus", vendor, limit_at, Kind::Quantity);
   }
   if (!limits.empty()) c["resources"] = Json{{"limits", limits}};
 

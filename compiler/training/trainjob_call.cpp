@@ -53,20 +53,11 @@ Json Builder::trainjob_env(const char* name, const std::string& base) {
     bind(base + "/env/" + std::to_string(env.size()) + "/value", s->input, Kind::Env);
     env.push_back(Json{{"name", key}, {"value", ir::literal_text(s->value)}});
   };
-  if (v->is_literal() && v->literal.is_object()) {
-    for (const auto& [k, val] : v->literal.items()) {
-      ir::Value lit;
-      lit.literal = val;
-      lit.range = v->range;
-      add(k, lit);
-    }
-  } else if (v->kind == ir::Value::Kind::Map) {
-    for (const auto& [k, val] : v->entries) add(k, val);
-  } else if (ir::whole_ref(*v) && v->type.kind == ir::TypeKind::Map) {
+  if (each_entry(*v, add)) return env;
+  if (ir::whole_ref(*v) && v->type.kind == ir::TypeKind::Map)
     bind(base, input_for(name, *v), Kind::EnvMap);
-  } else {
+  else
     error(*v, "argument " + op_arg(name) + " must list its variables ({NAME: value, ...})");
-  }
   return env;
 }
 
@@ -124,24 +115,14 @@ Json Builder::trainjob_trainer() {
   if (const ir::Value* v = arg("env"); v && !(v->is_literal() && v->literal.empty()))
     if (Json env = trainjob_env("env", "/spec/trainer"); !env.empty()) trainer["env"] = env;
   Json limits = Json::object();
-  auto limit = [&](const char* arg_name, const std::string& resource) {
-    auto it = scalars_.find(arg_name);
-    if (it == scalars_.end()) return;
-    const Scalar& s = it->second;
-    std::string text = ir::literal_text(s.value);
-    if (s.input.empty() && (text.empty() || text == "0")) return;
-    limits[resource] = text.empty() ? "0" : text;
-    std::string key;
-    for (char ch : resource) key += ch == '/' ? std::string("~1") : std::string(1, ch);
-    if (!s.input.empty()) bind("/spec/trainer/resourcesPerNode/limits/" + key, s.input, Kind::Quantity);
-  };
-  limit("cpu_limit", "cpu");
-  limit("memory_limit", "memory");
+  const std::string limit_at = "/spec/trainer/resourcesPerNode/limits/";
+  limit(limits, "cpu_limit", "cpu", limit_at, Kind::Quantity);
+  limit(limits, "memory_limit", "memory", limit_at, Kind::Quantity);
   std::string vendor = "nvidia.com/gpu";
   if (auto it = scalars_.find("gpu_resource");
       it != scalars_.end() && it->second.input.empty() && !ir::literal_text(it->second.value).empty())
     vendor = ir::literal_text(it->second.value);
-  limit("gpus", vendor);
+  limit(limits, "gpus", vendor, limit_at, Kind::Quantity);
   if (!limits.empty()) trainer["resourcesPerNode"] = Json{{"limits", limits}};
   if (auto it = scalars_.find("gpu_resource"); it != scalars_.end() && !it->second.input.empty())
     bind("/spec/trainer", it->second.input, Kind::GpuResource);
