@@ -313,22 +313,14 @@ void Checker::retry_map(const ast::Expression& e, ir::ContainerOp& c) {
       if (auto n = whole(); n && *n >= 1) c.retry_factor = *n;
       else diags_.error(v.range, "'factor' must be a literal int >= 1 (each wait is the last one times it)");
     } else if (key == "memory_factor") {
-      double f = v.is_literal() && v.literal.is_number() ? v.literal.get<double>() : 0;
-      if (f > 1 && f <= 10) {
-        c.retry_memory_factor = f;
+      if (auto f = retry_memory_factor(v)) {
+        c.retry_memory_factor = *f;
         memory_factor_at_ = v.range;
         if (!c.retry_reasons_range.valid()) c.retry_reasons_range = v.range;  // `on` first
-      } else {
-        diags_.error(v.range, "'memory_factor' must be a literal number above 1 and at most 10 (each "
-                              "attempt's memory is the last one's times it)");
       }
     } else if (key == "memory_max") {
       memory_max_at = v.range;
-      if (v.is_literal() && v.type.kind == TypeKind::String && rules::quantity_value(text))
-        c.retry_memory_max = text;
-      else
-        diags_.error(v.range, "'memory_max' must be a literal memory quantity such as \"16Gi\" (the most "
-                              "an attempt gets)");
+      if (auto q = retry_memory_max(v)) c.retry_memory_max = *q;
     } else {
       std::optional<long long> s;
       if (auto n = whole()) s = *n;

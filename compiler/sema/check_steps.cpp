@@ -289,6 +289,8 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
   }
   if (op && op->container) check_bound_fields(*op, out.args);
   if (op && op->kind == ir::OpKind::TrainJob) check_train_job(out.args);
+  if (op && (op->kind == ir::OpKind::MpiJob || op->kind == ir::OpKind::TfJob || op->kind == ir::OpKind::PyTorchJob))
+    check_training_retries(out.args, op->name);
   if (op) {
     for (std::size_t i = 0; i < op->params.size(); ++i) {
       const auto& p = op->params[i];

@@ -172,7 +172,13 @@ class Checker {
                                                      const KeyOk& key_ok);
   void retry_map(const ast::Expression& e, ir::ContainerOp& c);
   void retry_on(const ast::Expression& e, ir::ContainerOp& c);
+  void retry_on_items(const std::vector<Value>& items, std::vector<rules::RetryOn>& out);
+  std::optional<double> retry_memory_factor(const Value& v);
+  std::optional<std::string> retry_memory_max(const Value& v);
   void retry_memory(ir::ContainerOp& c);
+  // A training step's `retry_limit`, `retry_on`, `memory_factor`, `memory_max` (the
+  // launcher's re-created job): literals, by the container op's rules.
+  void check_training_retries(const std::vector<std::pair<std::string, Value>>& args, const std::string& op);
   static const ir::OpParam* bound_param(const OpInfo& op, const Value& v);
   static SourceRange param_range(const OpInfo& op, const ir::OpParam& p);
   void check_bound_fields(const OpInfo& op, const std::vector<std::pair<std::string, Value>>& args);

@@ -557,4 +557,35 @@ bool Builder::read_metrics() {
   return ok_;
 }
 
+// `retry_limit`, `retry_on`, `memory_factor`, `memory_max`: the launcher creates a failed
+// job again (docs/runtime.md "Retries"). Literals, checked by sema with the rules of a
+// container op's `retries {limit, on, memory_factor, memory_max}`.
+void Builder::add_retry_options() {
+  auto text = [&](const char* name) -> std::string {
+    const ir::Value* v = arg(name);
+    return v && v->is_literal() ? ir::literal_text(v->literal) : "";
+  };
+  std::string limit = text("retry_limit");
+  if (limit.empty() || limit == "0") return;
+  auto& a = call_.args;
+  add_arg(a, Option::RetryLimit, limit);
+  std::string on;
+  if (const ir::Value* v = arg("retry_on")) {
+    auto add = [&](const ir::Literal& item) {
+      if (item.is_string()) on += (on.empty() ? "" : ",") + item.get<std::string>();
+    };
+    if (v->is_literal() && v->literal.is_array())
+      for (const auto& item : v->literal) add(item);
+    else if (v->kind == ir::Value::Kind::List)
+      for (const auto& item : v->items)
+        if (item.is_literal()) add(item.literal);
+  }
+  if (!on.empty()) add_arg(a, Option::RetryOn, on);
+  const ir::Value* factor = arg("memory_factor");
+  if (factor && factor->is_literal() && factor->literal.is_number() && factor->literal.get<double>() > 0) {
+    add_arg(a, Option::MemoryFactor, text("memory_factor"));
+    if (std::string q = text("memory_max"); !q.empty()) add_arg(a, Option::MemoryMax, q);
+  }
+}
+
 }  // namespace pipec::training::detail

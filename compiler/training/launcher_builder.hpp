@@ -230,6 +230,7 @@ class Builder {
   bool read_workspace();
   bool read_env();
   bool read_metrics();
+  void add_retry_options();
   bool read_command();
   bool read_sync();
   bool read_node_placement();

@@ -446,6 +446,7 @@ bool Builder::run() {
       break;
     }
   }
+  add_retry_options();
   add_arg(a, Option::WorkflowName, {LauncherWord::Kind::WorkflowName, ""});
   add_arg(a, Option::StepName, {LauncherWord::Kind::PodName, ""});
   return true;

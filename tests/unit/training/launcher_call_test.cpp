@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -112,6 +113,34 @@ TEST(KubeflowGolden, TrainJob) {
     labels: {team: "nlp"}, queue: "team-a", metrics: ["loss:min"], timeout: "4h"))"));
   ASSERT_TRUE(out.built) << out.diagnostics;
   expect_golden("train_job", out.call);
+}
+
+// A job the launcher creates again after an OOM kill, with growing memory (docs/runtime.md
+// "Retries"): the step's literal retry arguments become the launcher's options.
+TEST(KubeflowGolden, PyTorchJobRetried) {
+  auto out = build_train(pipeline_with("", R"(pytorch_job(
+    image: "pytorch:2", workers: 2, memory_limit: "8Gi", retries: 1, retry_limit: 3,
+    retry_on: ["oom", "exit:75"], memory_factor: 1.5, memory_max: "16Gi",
+    command: "torchrun main.py"))"));
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  expect_golden("pytorch_job_retried", out.call);
+}
+
+TEST(Kubeflow, RetryOptionsOnlyWithALimit) {
+  // Every failure retried (no --retry-on), the memory as written (no --memory-factor).
+  auto out = build_train(pipeline_with("", "tf_job(image: \"i\", command: \"c\", retry_limit: 2)"));
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  auto args = testing::args_of(out.call);
+  auto at = std::find(args.begin(), args.end(), "--retry-limit");
+  ASSERT_NE(at, args.end());
+  EXPECT_EQ(*(at + 1), "2");
+  for (const char* absent : {"--retry-on", "--memory-factor", "--memory-max"})
+    EXPECT_EQ(std::find(args.begin(), args.end(), absent), args.end()) << absent;
+  // retry_limit 0 (the default) writes none of them.
+  out = build_train(pipeline_with("", "mpi_job(image: \"i\", command: \"c\", retry_limit: 0)"));
+  ASSERT_TRUE(out.built) << out.diagnostics;
+  args = testing::args_of(out.call);
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--retry-limit"), args.end());
 }
 
 TEST(Kubeflow, ManifestShapeAndRoles) {
@@ -285,7 +314,29 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"TrainerRuntimeKind",
                 "pytorch_job(image: \"i\", command: \"c\", trainer_runtime_kind: \"Namespaced\")",
                 "argument 'trainer_runtime_kind' of pytorch_job must be 'ClusterTrainingRuntime' or "
-                "'TrainingRuntime', got 'Namespaced'"}),
+                "'TrainingRuntime', got 'Namespaced'"},
+        // A training step's retries that know why: the container op's rules and messages.
+        BadCase{"RetryOnUnknown",
+                "pytorch_job(image: \"i\", command: \"c\", retry_limit: 2, retry_on: [\"oom\", \"disk\"])",
+                "input:6:80: error: a retry reason is \"oom\", \"evicted\", \"exit:N\" or \"message:TEXT\""},
+        BadCase{"RetryOnTwice",
+                "pytorch_job(image: \"i\", command: \"c\", retry_limit: 2, retry_on: [\"oom\", \"oom\"])",
+                "'oom' is listed twice in 'on'"},
+        BadCase{"RetryLimitFromParameter", "mpi_job(image: \"i\", command: \"c\", retry_limit: n)",
+                "argument 'retry_limit' of mpi_job must be a literal int from 0 to 20"},
+        BadCase{"RetryLimitAboveTwenty", "tf_job(image: \"i\", command: \"c\", retry_limit: 21)",
+                "argument 'retry_limit' of tf_job must be a literal int from 0 to 20"},
+        BadCase{"MemoryFactorTooLarge",
+                "pytorch_job(image: \"i\", command: \"c\", retry_limit: 2, memory_factor: 12)",
+                "'memory_factor' must be a literal number above 1 and at most 10"},
+        BadCase{"MemoryMaxNotAQuantity",
+                "pytorch_job(image: \"i\", command: \"c\", retry_limit: 2, memory_factor: 2, memory_max: s)",
+                "'memory_max' must be a literal memory quantity such as \"16Gi\""},
+        BadCase{"MemoryMaxWithoutFactor",
+                "pytorch_job(image: \"i\", command: \"c\", retry_limit: 2, memory_max: \"16Gi\")",
+                "'memory_max' bounds a growing memory; say how it grows with 'memory_factor'"},
+        BadCase{"RetryOnWithoutLimit", "mpi_job(image: \"i\", command: \"c\", retry_on: [\"oom\"])",
+                "'retry_on' and 'memory_factor' need a 'retry_limit'"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
 
 // Unknown arguments and wrong types are sema's: the step never reaches the lowering.
