@@ -112,7 +112,7 @@ struct ImageRef {
 [[nodiscard]] Finding judge_access(std::string_view subject, std::string_view verb,
                                    std::string_view resource, std::string_view ns,
                                    const Answer& answer);
-/// A Trainer runtime and its ML policy: `policy` is "torch" or "mpi".
+/// A Trainer runtime and its ML policy: `policy` is "torch" or "mpi" ("": any runtime will do).
 [[nodiscard]] std::vector<Finding> judge_runtime(Kind kind, std::string_view ns,
                                                  std::string_view name, const Answer& answer,
                                                  std::string_view policy);

@@ -151,8 +151,10 @@ std::vector<PreflightQuestion> job_questions(const JobPrecheck& job) {
     Q runtime;
     runtime.what = Q::What::runtime;
     runtime.name = member_text(ref, "name");
-    runtime.policy =
-        job.rendered != nullptr && member_text(*job.rendered, "kind") == "MPIJob" ? "mpi" : "torch";
+    // An operator's job made into a TrainJob needs the runtime of its kind; a train_job's
+    // own TrainJob names its runtime in its own terms, and any runtime will do.
+    const std::string rendered_kind = job.rendered != nullptr ? member_text(*job.rendered, "kind") : "";
+    runtime.policy = rendered_kind == "TrainJob" ? "" : rendered_kind == "MPIJob" ? "mpi" : "torch";
     if (member_text(ref, "kind") == "TrainingRuntime")
       runtime.runtime_kind = rules::preflight::Kind::training_runtime;
     out.push_back(runtime);

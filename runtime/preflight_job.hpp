@@ -21,7 +21,8 @@ struct JobPrecheck {
   /// What the launcher creates (the rendered job, or the TrainJob made of it): its kind is
   /// served, the launcher's own identity may create, get, list, watch and delete it (and
   /// list pods), and a dryRun=All create of it is admitted. A TrainJob's runtime exists
-  /// and has the ML policy of the rendered kind (mpi for an MPIJob, else torch).
+  /// and has the ML policy of the rendered kind (mpi for an MPIJob, else torch; any for a
+  /// train_job's own TrainJob).
   const nlohmann::json* created = nullptr;
   /// Runtime "pods": the launcher creates Pods and Services, not a job (no discovery, no
   /// dry run; the reviews ask for pods and services).

@@ -143,6 +143,10 @@ TEST(PreflightRuntimes, ThePolicyMustFitTheOp) {
   const auto f = judge_runtime(Kind::cluster_training_runtime, "", "torch", {200, &torch}, "mpi");
   ASSERT_EQ(f.size(), 2U);
   EXPECT_EQ(f[1].check, "runtime.policy");
+  // A train_job's own TrainJob asks for no policy: any runtime that exists will do.
+  const auto any = judge_runtime(Kind::cluster_training_runtime, "", "torch", {200, &torch}, "");
+  ASSERT_EQ(any.size(), 1U);
+  EXPECT_EQ(any[0].verdict, Verdict::ok);
   EXPECT_EQ(
       judge_runtime(Kind::cluster_training_runtime, "", "x", {404, nullptr}, "torch")[0].verdict,
       Verdict::error);
