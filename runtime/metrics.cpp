@@ -341,11 +341,12 @@ std::string MetricScraper::metrics_json() const {
 }
 
 void MetricScraper::set_reported(std::vector<std::pair<std::string, double>> metrics) {
-  for (const auto& [name, value] : metrics) {
+  for (const auto& metric : metrics) {
+    const std::string& name = metric.first;
     auto it = std::find_if(reported_series_.begin(), reported_series_.end(),
                            [&](const auto& entry) { return entry.first == name; });
     if (it == reported_series_.end()) it = reported_series_.insert(it, {name, MetricSeries()});
-    it->second.add(value);
+    it->second.add(metric.second);
   }
   reported_ = std::move(metrics);
 }
