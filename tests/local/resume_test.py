@@ -242,20 +242,25 @@ pipeline input {
             fail("the consumer did not get the new bytes")
 
 
+def torch_metrics(run_dir):
+    """The metrics of step `torch` in summary.json (its steps are listed as they end: the
+    skipped ones may come first)."""
+    with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
+        return next(s["metrics"] for s in json.load(f)["steps"] if s["step"] == "torch")
+
+
 def training():
     """A pytorch_job (2 local replicas) is reused with its metrics; a new value runs it again."""
     subprocess.run(["rm", "-rf", BASE])
     os.makedirs(BASE)
     pipe, run_dir = os.path.join(HERE, "training.pipe"), path("run")
     run(pipe, "-p", "dir=" + HERE, "-p", "which=pytorch", "--run-dir", run_dir, expect=0)
-    with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
-        metrics = json.load(f)["steps"][0]["metrics"]
+    metrics = torch_metrics(run_dir)
     p = run(pipe, "-p", "dir=" + HERE, "-p", "which=pytorch", "--resume", run_dir, expect=0)
     if outcomes(run_dir)["torch"] != "reused" or "[torch] reused" not in p.stdout:
         fail(f"resumed: {outcomes(run_dir)}")
-    with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
-        if json.load(f)["steps"][0]["metrics"] != metrics or metrics != "allreduce_sum=3":
-            fail("the reused step lost its metrics")
+    if torch_metrics(run_dir) != metrics or metrics != "allreduce_sum=3":
+        fail(f"the reused step lost its metrics: {torch_metrics(run_dir)!r}, before {metrics!r}")
     if not os.path.exists(os.path.join(run_dir, "steps/torch/master-0.log")):
         fail("the reused step lost its logs")
     run(pipe, "-p", "dir=" + HERE, "-p", "which=pytorch", "-p", "msg=other", "--resume", run_dir, expect=0)
