@@ -206,6 +206,16 @@ class Builder {
     if (!s.input.empty()) bind(pointer + key, s.input, kind);
   }
 
+  // The `gpus` limit under the resource `gpu_resource` names (a literal; nvidia.com/gpu
+  // by default: a run-time name is bound by the caller, Kind::GpuResource).
+  void gpu_limit(Json& limits, const std::string& pointer) {
+    std::string vendor = "nvidia.com/gpu";
+    if (auto it = scalars_.find("gpu_resource");
+        it != scalars_.end() && it->second.input.empty() && !ir::literal_text(it->second.value).empty())
+      vendor = ir::literal_text(it->second.value);
+    limit(limits, "gpus", vendor, pointer, Kind::Quantity);
+  }
+
   // Each entry of a map argument given as a literal or as a map of values, in order;
   // false when `v` is neither (a whole map from a run-time value is the caller's).
   template <class Add>

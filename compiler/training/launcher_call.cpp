@@ -177,13 +177,7 @@ Json Builder::container(const Role& role, const std::string& base) {
   const std::string limit_at = base + "/resources/limits/";
   if (role.cpu_arg) limit(limits, role.cpu_arg, "cpu", limit_at, Kind::Quantity);
   if (role.memory_arg) limit(limits, role.memory_arg, "memory", limit_at, Kind::Quantity);
-  if (role.gpus) {
-    std::string vendor = "nvidia.com/gpu";
-    if (auto it = scalars_.find("gpu_resource");
-        it != scalars_.end() && it->second.input.empty() && !ir::literal_text(it->second.value).empty())
-      vendor = ir::literal_text(it->second.value);
-    limit(limits, "gpus", vendor, limit_at, Kind::Quantity);
-  }
+  if (role.gpus) gpu_limit(limits, limit_at);
   if (!limits.empty()) c["resources"] = Json{{"limits", limits}};
 
   Json mounts = Json::array();

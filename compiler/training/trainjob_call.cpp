@@ -118,11 +118,7 @@ Json Builder::trainjob_trainer() {
   const std::string limit_at = "/spec/trainer/resourcesPerNode/limits/";
   limit(limits, "cpu_limit", "cpu", limit_at, Kind::Quantity);
   limit(limits, "memory_limit", "memory", limit_at, Kind::Quantity);
-  std::string vendor = "nvidia.com/gpu";
-  if (auto it = scalars_.find("gpu_resource");
-      it != scalars_.end() && it->second.input.empty() && !ir::literal_text(it->second.value).empty())
-    vendor = ir::literal_text(it->second.value);
-  limit(limits, "gpus", vendor, limit_at, Kind::Quantity);
+  gpu_limit(limits, limit_at);
   if (!limits.empty()) trainer["resourcesPerNode"] = Json{{"limits", limits}};
   if (auto it = scalars_.find("gpu_resource"); it != scalars_.end() && !it->second.input.empty())
     bind("/spec/trainer", it->second.input, Kind::GpuResource);
