@@ -29,9 +29,11 @@ PIPEC, KFP_RUN, WORK, EXAMPLES = sys.argv[1:5]
 PROGRAMS = sys.argv[5:]
 
 # Run with kfp.local's own orchestration, unless "backend driver" names why not: then with
-# kfp-local-run --backend-driver, which evaluates each condition as the KFP v2 backend's
-# driver does (P8 in that tool). docs/kfp-v2.md, "Run with kfp 2.17's own local
-# orchestrator", gives each kfp.local limitation with its source line.
+# kfp-local-run --backend-driver, which evaluates each condition and resolves a loop's
+# inputs as the KFP v2 backend's driver does (P8, P7 in that tool). docs/kfp-v2.md, "Run
+# with kfp 2.17's own local orchestrator", gives each kfp.local limitation with its source
+# line; the test finds from the spec which ones an example meets (no example meets the
+# third today: it stands for one that will).
 OUTPUT_CONDITION = ("a condition reads a step's named output (pipelinechannel--TASK-OUTPUT, as kfp 2.17 "
                     "names it): kfp.local resolves a task output in a condition only when it is named "
                     "Output (kfp/local/orchestrator/enhanced_dag_orchestrator.py:79), else it looks for "
@@ -40,6 +42,10 @@ OUTPUT_CONDITION = ("a condition reads a step's named output (pipelinechannel--T
 DOUBLE_CONDITION = ("a float comparison is written double(...) in CEL, as the backend's cel-go "
                     "needs; kfp.local evaluates the condition as Python with no double "
                     "(enhanced_dag_orchestrator.py:180-196) and takes it as false (:202-204)")
+LOOP_OUTPUT = ("a loop task takes a step's output (its items, or a value its body reads): kfp.local "
+               "looks a loop's items up only among the parent DAG's inputs (enhanced_dag_orchestrator.py:"
+               "396-404) and gives each iteration the item in place of every task output the loop task "
+               "takes (task_spec_utils.py:153-156)")
 RUN = {
     "conditions": {"backend driver": [OUTPUT_CONDITION]},
     "cross_validation": {"backend driver": [OUTPUT_CONDITION, DOUBLE_CONDITION]},
@@ -92,11 +98,14 @@ def build(case, out):
 
 
 def backend_driver_reasons(spec):
-    """Which of kfp.local's condition limits the spec meets (each stated above)."""
+    """Which of kfp.local's limits on conditions and loops the spec meets (each stated above)."""
     found = []
     tasks = [t for c in spec["components"].values() for t in c.get("dag", {}).get("tasks", {}).values()]
     tasks += list(spec["root"]["dag"]["tasks"].values())
     for t in tasks:
+        if "parameterIterator" in t and any("taskOutputParameter" in v for v in
+                                             t.get("inputs", {}).get("parameters", {}).values()):
+            found.append(LOOP_OUTPUT)
         condition = t.get("triggerPolicy", {}).get("condition")
         if not condition:
             continue
@@ -117,7 +126,7 @@ def run_one(name, case):
     spec = build(case, out)
     reasons = backend_driver_reasons(spec)
     if reasons != sorted(how.get("backend driver", [])):
-        return [f"the spec meets these kfp.local condition limits: {reasons or 'none'}; "
+        return [f"the spec meets these kfp.local limits: {reasons or 'none'}; "
                 f"the test lists {how.get('backend driver', 'none')}"], 0
     mine, rc = local_agreement.local(PIPEC, case, [], os.path.join(out, "local"))
     theirs, report = local_agreement.kfp(PIPEC, KFP_RUN, case, [], out, bool(reasons))
