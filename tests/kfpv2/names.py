@@ -48,6 +48,16 @@ def after_call(s: str):
     return dsl.ContainerSpec(image=IMAGE, command=['echo', s])
 
 
+@dsl.container_component
+def nested_one(s: str, t: str, out: dsl.OutputPath(str)):
+    return dsl.ContainerSpec(image=IMAGE, command=['sh', '-c', 'echo "$0 $1" > "$2"'], args=[s, t, out])
+
+
+@dsl.container_component
+def gather_nested(all: List[List[str]]):
+    return dsl.ContainerSpec(image=IMAGE, command=['echo', all])
+
+
 @dsl.pipeline(name='inner')
 def inner(msg: str, n: str) -> NamedTuple('Outputs', said=str):
     Outputs = NamedTuple('Outputs', said=str)
@@ -68,5 +78,9 @@ def names(shards: List[str] = ['a', 'b'], cfgs: List[dict] = [{'lr': '0.1', 'tag
     with dsl.ParallelFor(shards) as s2:
         e = each_one(s=s2)
     gather(all=dsl.Collected(e.outputs['out']))
+    with dsl.ParallelFor(shards) as s3:
+        with dsl.ParallelFor(g.outputs['out']) as t3:
+            n = nested_one(s=s3, t=t3)
+    gather_nested(all=dsl.Collected(n.outputs['out']))
     call = inner(msg=tag, n=h.outputs['out'])
     after_call(s=call.outputs['said'])
