@@ -26,7 +26,9 @@ std::string SpecWriter::channel(const ir::Ref& r, const Scope& s) const {
       std::string base = named != loop_item_.end()
                              ? named->second
                              : kChannel + std::string(loop.empty() ? std::string_view(r.name) : loop) + "-item";
-      return r.field.empty() ? base : base + "-" + r.field;
+      // A field of the item as its own value (a condition's input, a string's part): kfp's
+      // loop-argument subvariable, `<item>-subvar-<key>`.
+      return r.field.empty() ? base : base + "-subvar-" + r.field;
     }
     case ir::Ref::Kind::OpParam:
     case ir::Ref::Kind::Run: break;
@@ -71,13 +73,25 @@ J SpecWriter::resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps) {
       std::string key = sibling && !cur_->plan.place(r.name)->conditional ? r.field : channel(r, s);
       return J{{"taskOutputParameter", {{"producerTask", std::move(task)}, {"outputParameterKey", std::move(key)}}}};
     }
-    case ir::Ref::Kind::LoopItem:
-      if (r.name == s.loop_var) {
-        J j = {{"componentInputParameter", s.item_input}};
+    case ir::Ref::Kind::LoopItem: {
+      auto select = [&](std::string input) {
+        J j = {{"componentInputParameter", std::move(input)}};
         if (!r.field.empty()) j["parameterExpressionSelector"] = "parseJson(string_value)[" + J(r.field).dump() + "]";
         return j;
-      }
-      break;
+      };
+      if (r.name == s.loop_var) return select(s.item_input);
+      if (r.field.empty()) break;
+      // A field of an outer loop's item: the whole item comes in and the task selects the
+      // field, as kfp passes a loop item down nested DAGs (kfp-v2.md, "Names").
+      ir::Ref item = r;
+      item.field.clear();
+      for (const Scope* up = &s; up; up = up->parent)
+        if (up->loop_var == r.name) {
+          item.type = up->item_type;
+          break;
+        }
+      return select(import(item, s));
+    }
     case ir::Ref::Kind::OpParam:
       error(r.range, "an op's own parameter used outside its body");
       return J::object();
@@ -119,7 +133,11 @@ void SpecWriter::task_input(J& inputs, const std::string& name, const ir::Value&
         }
         std::string ch = channel(*part.ref, s);
         text += input_placeholder(ch);
-        if (!inputs.contains(ch)) inputs[ch] = resolve(*part.ref, s, deps);
+        // A field of an outer loop's item comes in as its own input (`…-subvar-<key>`), as
+        // kfp passes an f-string's loop-argument subvariable; a whole value as resolve() says.
+        const ir::Ref& r = *part.ref;
+        bool subvar = r.kind == ir::Ref::Kind::LoopItem && !r.field.empty() && r.name != s.loop_var;
+        if (!inputs.contains(ch)) inputs[ch] = subvar ? J{{"componentInputParameter", import(r, s)}} : resolve(r, s, deps);
       }
       inputs[name] = J{{"runtimeValue", {{"constant", text}}}};
       return;
