@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <poll.h>
+#include <spawn.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>

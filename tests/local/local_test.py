@@ -408,6 +408,21 @@ def podfs():
             fail("the step wrote the host's " + d)
         if not os.path.exists(os.path.join(RUN, "steps/top/fs" + d + "/pipec-podfs/x/f")):
             fail("not kept in the step's root: " + d)
+    # The host's /tmp, processes and shared memory stay hidden, also in the read-only view
+    # of the host's / that the step's entries link into; nothing there can be written.
+    marker = f"pipec-podfs-{os.getpid()}"
+    made = ["/tmp/" + marker, "/dev/shm/" + marker]
+    try:
+        for m in made:
+            if os.path.isdir(os.path.dirname(m)):
+                open(m, "w").close()
+        run(pipe, "-p", "which=hidden", "-p", "marker=" + marker, "--volume", "state=" + state, expect=0)
+        if read("steps/hidden/outputs/seen") != "":
+            fail("the step saw or wrote what it must not: " + read("steps/hidden/outputs/seen"))
+    finally:
+        for m in made:
+            if os.path.exists(m):
+                os.remove(m)
     # Retried, then succeeded: success with no message from the failed attempt.
     p = run(pipe, "-p", "which=retry", "--volume", "state=" + state, expect=0)
     summary = {s["step"]: s for s in json.loads(read("summary.json"))["steps"]}
