@@ -215,6 +215,31 @@ TEST(Scheduling, RunTimeValuesAreDataNeverStructure) {
     EXPECT_FALSE(r.ok) << hostile;
     EXPECT_NE(r.error.find("label value"), std::string::npos) << r.error;
   }
+  // An annotation's value may be any text: from a parameter it stays that one string, on
+  // the job and on every pod template, and the job keeps its shape.
+  const std::string annotated = R"(use arena
+pipeline p {
+  param owner: string = "a@example.com"
+  step train = pytorch_job(image: "img:1", command: "python t.py", workers: 2,
+                           annotations: {"example.com/owner": owner})
+})";
+  auto with_owner = testing::build_train(annotated, {}, "a.pipe");
+  ASSERT_TRUE(with_owner.built) << with_owner.diagnostics;
+  auto plain = testing::render(with_owner.call, texts(with_owner, {}));
+  ASSERT_TRUE(plain.ok) << plain.error;
+  for (const std::string hostile : {"a\"}, \"x\": {\"y", "line\nbreak", "{{workflow.name}}", "$(id) `id`"}) {
+    r = testing::render(with_owner.call, texts(with_owner, {{"owner", hostile}}));
+    ASSERT_TRUE(r.ok) << r.error;
+    json job = json::parse(r.job);
+    EXPECT_EQ(job["metadata"]["annotations"]["example.com/owner"], hostile);
+    for (const auto& [role, replica] : job["spec"]["pytorchReplicaSpecs"].items())
+      EXPECT_EQ(replica["template"]["metadata"]["annotations"]["example.com/owner"], hostile) << role;
+    json shape = json::parse(plain.job);
+    shape["metadata"]["annotations"]["example.com/owner"] = hostile;
+    for (auto& [role, replica] : shape["spec"]["pytorchReplicaSpecs"].items())
+      replica["template"]["metadata"]["annotations"]["example.com/owner"] = hostile;
+    EXPECT_EQ(job, shape) << r.job;
+  }
 }
 
 // runtime "trainer-v2": the TrainJob carries the queue label and the suspension, the
