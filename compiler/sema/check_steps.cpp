@@ -12,6 +12,7 @@
 
 #include "compiler/base/spellcheck.hpp"
 #include "compiler/sema/checker.hpp"
+#include "rules/kubernetes.hpp"
 
 namespace pipec::sema::detail {
 
@@ -271,6 +272,10 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
       for (const auto& q : op->params) names.push_back(q.name);
       if (suggest(arg.name.range, arg.name.name, names))
         suggested.insert(spellcheck(arg.name.name, names));
+      if (op->kind == ir::OpKind::TrainJob &&
+          std::find(rules::kNotInTrainJob.begin(), rules::kNotInTrainJob.end(), arg.name.name) !=
+              rules::kNotInTrainJob.end())
+        diags_.note(arg.name.range, std::string(rules::kNotInTrainJobWhy));
       diags_.note(op->range, fmt::format("'{}' declared here", op->name));
       continue;
     }

@@ -3,6 +3,7 @@
 // value known only at run time given a template input (docs/training-ops.md).
 #include "compiler/training/launcher_builder.hpp"
 #include "compiler/shell/shell_script.hpp"
+#include "rules/kubernetes.hpp"
 #include "rules/metrics.hpp"
 #include "rules/names.hpp"
 #include "runtime/trainer_v2.hpp"
@@ -161,10 +162,12 @@ bool Builder::read_scheduling() {
   // Trainer v2.3's TrainJob patches no pod's priority class or scheduler: the runtime's
   // pod template and podGroupPolicy say them.
   if (auto r = text_of("runtime"); r && *r == "trainer-v2")
-    for (const char* name : {"priority_class", "scheduler", "gang_queue", "min_available"})
-      if (auto t = text_of(name); arg(name) && (!t || (!t->empty() && *t != "0")))
-        error(*arg(name), "argument " + op_arg(name) + " cannot be given with runtime 'trainer-v2': a TrainJob "
-                          "(Trainer v2.3) has no field for it; set it in the ClusterTrainingRuntime");
+    for (std::string_view field : rules::kNotInTrainJob) {
+      const std::string name(field);
+      if (auto t = text_of(name.c_str()); arg(name) && (!t || (!t->empty() && *t != "0")))
+        error(*arg(name), "argument " + op_arg(name) + " cannot be given with runtime 'trainer-v2': " +
+                              std::string(rules::kNotInTrainJobWhy));
+    }
   return ok_;
 }
 
