@@ -214,8 +214,8 @@ std::vector<Located> ask(const std::vector<Need>& needs, kube::KubeClient& clien
 }
 
 // The rendered training jobs (preflight_jobs.hpp): each one's dryRun=All create, the
-// LimitRanges and the nodes, at its step. A job is not asked about when its step has an
-// error found already (a missing runtime, a kind not served, a claim): the admission would
+// LimitRanges and the nodes, at its step. No dry run is sent for a step with an error
+// found already (a missing runtime, a kind not served, a claim): the admission would
 // refuse it for that same cause, and the error is reported once. `jobs` holds the needs
 // the findings point at.
 void ask_jobs(const std::vector<RenderedJob>& rendered, std::deque<Need>& jobs, std::vector<Located>& found,
@@ -232,7 +232,6 @@ void ask_jobs(const std::vector<RenderedJob>& rendered, std::deque<Need>& jobs, 
     need.range = r.step->range;
     need.skipped = r.skipped;
     need.name = "the job";
-    if (need.skipped.empty() && failed.count(need.step)) continue;
     if (!need.skipped.empty()) {
       found.push_back({&need, {pf::Verdict::skipped, "dryrun.admitted", object_of(need, ns), 0,
                                object_of(need, ns) + " is not checked: " + need.skipped, {}}});
@@ -242,7 +241,10 @@ void ask_jobs(const std::vector<RenderedJob>& rendered, std::deque<Need>& jobs, 
     const auto kind = input::member_text(created, "kind");
     need.name = kind;
     const auto* served = pf::served_kind(kind);
-    if (!r.pods && served != nullptr &&
+    // No dry run for runtime "pods" (no job is created), nor where its refusal would
+    // repeat an error of the step.
+    const bool dry_run = !r.pods && !failed.count(need.step);
+    if (dry_run && served != nullptr &&
         input::member_text(created, "apiVersion") == std::string(served->group) + "/" + std::string(served->version)) {
       created["metadata"]["namespace"] = ns;
       Q q;
@@ -251,7 +253,7 @@ void ask_jobs(const std::vector<RenderedJob>& rendered, std::deque<Need>& jobs, 
       q.manifest = created.dump();
       questions.push_back(std::move(q));
       asked.push_back(&need);
-    } else if (!r.pods) {
+    } else if (dry_run) {
       found.push_back({&need, {pf::Verdict::skipped, "dryrun.admitted", object_of(need, ns), 0,
                                object_of(need, ns) + " is not sent: " + input::member_text(created, "apiVersion") +
                                    " is not a version preflight asks about",
