@@ -232,12 +232,13 @@ void ask_jobs(const std::vector<RenderedJob>& rendered, std::deque<Need>& jobs, 
     need.range = r.step->range;
     need.skipped = r.skipped;
     need.name = "the job";
+    auto created = input::parse_json(r.created);
+    if (need.skipped.empty() && !created.is_object()) need.skipped = "the launcher printed no job";
     if (!need.skipped.empty()) {
       found.push_back({&need, {pf::Verdict::skipped, "dryrun.admitted", object_of(need, ns), 0,
                                object_of(need, ns) + " is not checked: " + need.skipped, {}}});
       continue;
     }
-    auto created = input::parse_json(r.created);
     const auto kind = input::member_text(created, "kind");
     need.name = kind;
     const auto* served = pf::served_kind(kind);
