@@ -24,7 +24,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -153,7 +152,7 @@ int main(int argc, char** argv) {
     std::cerr << "pipec-metrics: cannot write " << metrics_file << ": " << why << "\n";
     if (code == 0) code = 1;
   }
-  auto series_file = (std::filesystem::path(metrics_file).parent_path() / "metric-series.json").string();
+  auto series_file = cli::series_path(metrics_file, parsed.series_file);
   if (!pipec::fileio::write_file_atomically(series_file, scraper.series_json(), why, pipec::fileio::Folders::Create)) {
     std::cerr << "pipec-metrics: cannot write " << series_file << ": " << why << "\n";
     if (code == 0) code = 1;

@@ -6,8 +6,37 @@
 
 #include "compiler/base/atomic_file.hpp"
 #include "compiler/base/progress.hpp"
+#include "compiler/base/sparkline.hpp"
+#include "input/limits.hpp"
+#include "input/read.hpp"
 
 namespace pipec::local::detail {
+
+// --- the metric series in the terminal --------------------------------------------------
+
+// Each step's metric series (steps/STEP/metric-series.json) as sparklines, one line per
+// STEP.METRIC after the table; "" when no step has one. A file that cannot be read says so.
+std::string Runner::series_section() const {
+  std::vector<SeriesLine> lines;
+  std::string notes;
+  for (const auto& r : records_) {
+    std::string path = o_.run_dir + "/steps/" + r.name + "/metric-series.json";
+    std::string text, why;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) continue;
+    std::vector<SeriesLine> series;
+    if (!input::read_file(path, input::kMaxSeriesFileBytes, text, why) || !read_series(text, series, why)) {
+      notes += fmt::format("  {}: {}\n", path, why);
+      continue;
+    }
+    for (auto& line : series) {
+      line.name = r.name + "." + line.name;
+      lines.push_back(std::move(line));
+    }
+  }
+  if (lines.empty() && notes.empty()) return "";
+  return "\nSERIES\n" + series_lines(lines, spark_glyphs(o_.ascii), "") + notes;
+}
 
 // --- values ----------------------------------------------------------------------------
 
@@ -553,6 +582,7 @@ int Runner::run() {
     for (const auto& out : p_.outputs)
       out_ << fmt::format("{:<{}}  {}\n", out.name, w_out, shown_value(outputs[out.name].get<std::string>()));
   }
+  out_ << series_section();
   if (!outputs_error.empty()) out_ << fmt::format("\npipeline {}: {}\n", p_.name, outputs_error);
   // The run's status is its DAGs' (dag_failed): a failure that a step handles, or of an
   // `allow_failure` step, leaves it succeeded.

@@ -204,6 +204,7 @@ class Runner {
   Outcome run_loop(const ir::Loop& loop, Scope& scope, int phase);
   Outcome run_call(const ir::Step& step, Scope& scope, int phase);
   std::map<std::string, std::string> outputs_of(const ir::Pipeline& p, const Scope& s);
+  std::string series_section() const;
   Json record_outputs(const std::map<std::string, std::string>& values);
   /// The pipeline whose DAG `s` belongs to: a called one, or the one run.
   const ir::Pipeline& pipeline_of(const Scope& s) const {

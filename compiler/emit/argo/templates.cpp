@@ -259,6 +259,16 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
   return name;
 }
 
+// The metric series of a step with metrics, beside its metrics file (docs/runtime.md
+// "Metric series"): an output the UIs list, optional as the metrics file is.
+namespace {
+Json series_artifact() {
+  return {{"name", rules::metrics_cli::kArgoSeriesArtifact},
+          {"path", rules::metrics_cli::kDefaultSeriesFile},
+          {"optional", true}};
+}
+}  // namespace
+
 // The template of a container step: `name`, and `display` as the KFP UI's task name;
 // `with_doc`: with the op's doc comment (`pipec.dev/doc`).
 Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const std::string& name,
@@ -291,6 +301,7 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
       t["outputs"]["artifacts"].push_back({{"name", "mlpipeline-metrics"},
                                            {"path", "/tmp/outputs/mlpipeline-metrics.json"},
                                            {"optional", true}});
+      t["outputs"]["artifacts"].push_back(series_artifact());
       // pipec-metrics is static: the launcher image's copy runs in any image.
       t["initContainers"] = Json::array(
           {{{"name", "pipec-metrics"},
@@ -388,10 +399,12 @@ std::string WorkflowWriter::launcher_template(const ir::Step& step, training::La
     t["inputs"] = {{"parameters", std::move(params)}};
   }
   Json artifacts = Json::array();
-  if (call.writes_metrics)
+  if (call.writes_metrics) {
     artifacts.push_back({{"name", "mlpipeline-metrics"},
                          {"path", "/tmp/outputs/mlpipeline-metrics.json"},
                          {"optional", true}});
+    artifacts.push_back(series_artifact());
+  }
   if (call.writes_ui_metadata)
     artifacts.push_back({{"name", "mlpipeline-ui-metadata"},
                          {"path", "/tmp/outputs/mlpipeline-ui-metadata.json"},

@@ -16,6 +16,15 @@ namespace {
 
 using Option = rules::LauncherOption;  // the launcher's words (rules/launcher_cli.def)
 
+/// The metric series of a step with metrics (docs/runtime.md "Metric series"): an output
+/// artifact the UI lists, the file KFP uploads from the path it names.
+J series_artifact() {
+  return {{"artifactType", {{"schemaTitle", "system.Artifact"}, {"schemaVersion", "0.0.1"}}}};
+}
+std::string series_path() {
+  return fmt::format("{{{{$.outputs.artifacts['{}'].path}}}}", rules::metrics_cli::kV2SeriesArtifact);
+}
+
 /// The script that places a container's file inputs where the op reads them, then runs
 /// the command: `sh -c WRAPPER pipec-inputs N FROM1 TO1 ... FROMn TOn COMMAND...`.
 constexpr const char* kInputsWrapper =
@@ -159,7 +168,7 @@ std::string SpecWriter::container_component(const ir::Step& step) {
                    "have no init container to bring it): COPY --from=" + options_.launcher_image +
                        " /usr/local/bin/pipec-metrics /usr/local/bin/");
     rules::metrics_cli::Call<J> wrap{J("pipec-metrics"), {}, {}, J("{{$.outputs.artifacts['metrics'].path}}"),
-                                     J("{{$}}")};
+                                     J(series_path()), J("{{$}}")};
     for (const auto& m : call.metrics) wrap.specs.push_back(op_word(m));
     if (!op.metrics_from.empty()) {
       literal_ok(op.metrics_from, op.range);
@@ -299,9 +308,11 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   if (!outputs.empty()) comp["outputDefinitions"] = {{"parameters", std::move(outputs)}};
   if (!file_inputs.empty()) comp["inputDefinitions"]["artifacts"] = std::move(file_inputs);
   if (!file_outputs.empty()) comp["outputDefinitions"]["artifacts"] = std::move(file_outputs);
-  if (!op.metrics.empty())
+  if (!op.metrics.empty()) {
     comp["outputDefinitions"]["artifacts"]["metrics"] = {
         {"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}};
+    comp["outputDefinitions"]["artifacts"][rules::metrics_cli::kV2SeriesArtifact] = series_artifact();
+  }
   components_[component] = std::move(comp);
   pod_platform(op, executor);
   return component;
@@ -445,9 +456,12 @@ std::string SpecWriter::training_component(const ir::Step& step, training::Launc
   if (has_metrics) {
     comp["outputDefinitions"] = {
         {"artifacts",
-         {{"metrics", {{"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}}}}}};
+         {{"metrics", {{"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}}},
+          {rules::metrics_cli::kV2SeriesArtifact, series_artifact()}}}};
     args.push_back(rules::launcher_flag(Option::MetricsFile));
     args.push_back("{{$.outputs.artifacts['metrics'].path}}");
+    args.push_back(rules::launcher_flag(Option::SeriesFile));
+    args.push_back(series_path());
     args.push_back(rules::launcher_flag(Option::ExecutorInput));
     args.push_back("{{$}}");
   }
