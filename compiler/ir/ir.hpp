@@ -336,6 +336,12 @@ struct Loop {
   /// template around the loop, `limit_name` (generated, unique, set when limit > 0).
   int limit = 0;
   std::string limit_name;
+  /// Failure tolerance: the loop succeeds when at most `max_failures` items failed (-1: no
+  /// such rule) and at least `min_success` of them (a share, 0: no such rule) succeeded;
+  /// without either, any failed item fails it. `tolerance_range`: where the first is written.
+  int max_failures = -1;
+  double min_success = 0;
+  SourceRange tolerance_range;
   Type item_type;
   Box<Value> items;  // always set: a literal list (withItems) or a Ref/list value (withParam)
   std::vector<Node> body;

@@ -222,6 +222,9 @@ class Lowerer {
     out.name = loop_names_.at(&s);
     out.var = s.var;
     out.limit = s.limit;
+    out.max_failures = s.max_failures;
+    out.min_success = s.min_success;
+    out.tolerance_range = s.tolerance_range;
     if (s.limit > 0) out.limit_name = limit_names_.at(&s);
     out.item_type = s.item_type;
     out.items = *s.items;

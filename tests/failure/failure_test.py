@@ -9,7 +9,8 @@ each DAG template, and each `# expect argo: TASK continueOn failed`, `TASK depen
 `TASK dependencies A,B` or `TASK arg VALUE` read back from the task of that name); and
 that the KFP v2 target either loads in kfp 2.17 (with each `# expect kfp-v2: TASK
 triggerPolicy STRATEGY`) or, where v2 has no form for a policy, stops with an error at
-FILE:LINE:COL of the form it cannot express (`# expect kfp-v2 error: LINE:COL TEXT`).
+FILE:LINE:COL of the form it cannot express (`# expect kfp-v2 error: LINE:COL TEXT`; on
+Argo likewise `# expect argo error: LINE:COL TEXT` for a form it has none for yet).
 """
 import json
 import os
@@ -40,7 +41,7 @@ def expectations(prefix):
 
 
 def table():
-    steps, status, kfp_error = {}, None, None
+    steps, status, kfp_error, argo_error = {}, None, None, None
     for line in open(PROGRAM, encoding="utf-8"):
         if m := re.match(r"# expect: (\S+)\s+(succeeded|failed|skipped|not run)\s*$", line):
             steps[m.group(1)] = m.group(2)
@@ -48,9 +49,11 @@ def table():
             status = m.group(1)
         elif m := re.match(r"# expect kfp-v2 error: (\d+:\d+) (.*)$", line):
             kfp_error = (m.group(1), m.group(2).strip())
+        elif m := re.match(r"# expect argo error: (\d+:\d+) (.*)$", line):
+            argo_error = (m.group(1), m.group(2).strip())
     if not steps or not status:
         fail(f"{PROGRAM} has no table")
-    return steps, status, kfp_error
+    return steps, status, kfp_error, argo_error
 
 
 def local(steps, status):
@@ -81,10 +84,13 @@ def fail_fast_setting():
     return True
 
 
-def argo():
+def argo(argo_error):
     """The Argo Workflow (--target kfp-v1)."""
     out = os.path.join(RUN + ".argo.yaml")
     p = build("kfp-v1", out)
+    if argo_error:
+        located_error("argo", p, argo_error)
+        return
     if p.returncode != 0:
         fail(f"argo build: {p.stderr}")
     v = subprocess.run([VALIDATE, out], capture_output=True, text=True, timeout=60)
@@ -123,16 +129,21 @@ def argo():
             fail(f"argo task {name}: expected {what} {value}, got {json.dumps(task)}")
 
 
+def located_error(target, p, expected):
+    """`p`, a build for `target`, stopped with the error `expected` (LINE:COL, TEXT)."""
+    where, text = expected
+    print(p.stderr)
+    if p.returncode == 0:
+        fail(f"{target} build succeeded; expected an error")
+    if f"{os.path.basename(PROGRAM)}:{where}: error: {text}" not in p.stderr.replace(PROGRAM, os.path.basename(PROGRAM)):
+        fail(f"{target} error not at {where} with '{text}': {p.stderr}")
+
+
 def kfp_v2(kfp_error):
     out = os.path.join(RUN + ".kfpv2.yaml")
     p = build("kfp-v2", out)
     if kfp_error:
-        where, text = kfp_error
-        print(p.stderr)
-        if p.returncode == 0:
-            fail("kfp-v2 build succeeded; expected an error")
-        if f"{os.path.basename(PROGRAM)}:{where}: error: {text}" not in p.stderr.replace(PROGRAM, os.path.basename(PROGRAM)):
-            fail(f"kfp-v2 error not at {where} with '{text}': {p.stderr}")
+        located_error("kfp-v2", p, kfp_error)
         return
     if p.returncode != 0:
         fail(f"kfp-v2 build: {p.stderr}")
@@ -148,8 +159,8 @@ def kfp_v2(kfp_error):
             fail(f"kfp-v2 task {name}: expected {what} {value}, got {json.dumps(tasks.get(name))}")
 
 
-steps, status, kfp_error = table()
+steps, status, kfp_error, argo_error = table()
 local(steps, status)
-argo()
+argo(argo_error)
 kfp_v2(kfp_error)
 print("ok", NAME)

@@ -155,6 +155,10 @@ void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& o
 
 void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& out) {
   loops_[loop.name] = &loop;
+  if ((loop.max_failures >= 0 || loop.min_success > 0) && !options_.for_local_run)
+    error(loop.tolerance_range, "a loop's 'max_failures' and 'min_success' have no Argo form yet (a "
+                                "step after the loop cannot count its failed iterations); run it with "
+                                "'pipec run --local'");
   Scope body;
   body.dag = cur_->plan.place(loop.name)->body;
   claim_template(loop.name, loop.range, "the loop over '" + loop.var + "'");
