@@ -47,7 +47,6 @@ bool write_target(const TargetOptions& options, const ir::Pipeline& pipeline, st
   argo.training_runtime = options.training_runtime;
   argo.kind = options.kind;
   argo.cron = options.cron;
-  argo.for_local_run = options.for_local_run;
   return emit::argo::write_workflow(pipeline, argo, out, diags, sink);
 }
 

@@ -33,8 +33,6 @@ struct TargetOptions {
   emit::argo::CronOptions cron;
   /// The pipeline of the file to build (--pipeline); "" = the one no other pipeline calls.
   std::string pipeline;
-  /// Checked for `pipec run --local` (emit::argo::WriteOptions::for_local_run).
-  bool for_local_run = false;
 };
 
 /// What compiling a program gives: the pipeline and the target's text, unset on error.

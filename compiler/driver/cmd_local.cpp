@@ -103,7 +103,6 @@ int run_local(const LocalOptions& options) {
   // Everything `build` checks.
   TargetOptions target;
   target.pipeline = options.pipeline;
-  target.for_local_run = true;
   Compiled compiled = compile_file(sources, options.input, target, diags);
   std::optional<ir::Pipeline>& pipeline = compiled.pipeline;
   if (pipeline && !local::check_local(*pipeline, volumes, diags)) {

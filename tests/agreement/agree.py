@@ -8,9 +8,7 @@ For every .pipe file of the repository this runs
   pipec check --target kfp-v2, pipec build --target kfp-v2       -- for the kfp-v2 target
 and compares them: within a target, all alike; across targets, alike but for the
 diagnostics that name their target. `run --local` may add its own refusals of what only a
-cluster has (they say it cannot run locally, or name `--volume`), and leaves out a target's
-errors that send the program to it (`run it with 'pipec run --local'`: a form only the local
-run has yet), and nothing else.
+cluster has (they say it cannot run locally, or name `--volume`), and nothing else.
 
 usage: agree.py PIPEC REPO_ROOT
 """
@@ -130,11 +128,6 @@ def is_local_only(key):
     return any(word in message for word in ("run --local", "--volume", "locally", "local run"))
 
 
-def runs_locally(key):
-    """A target's error for a form that only `run --local` runs, which that run leaves out."""
-    return key[0] == "error" and names_target(key) and "run it with 'pipec run --local'" in key[4]
-
-
 def main():
     files = programs()
     problems = []
@@ -164,8 +157,7 @@ def main():
             differ("graph", graph, check)
             if published is not None:
                 differ("lsp", [lsp_key(d, path) for d in published], check_here)
-            differ("run --local", [k for k in local if not is_local_only(k)],
-                   [k for k in check if not runs_locally(k)])
+            differ("run --local", [k for k in local if not is_local_only(k)], check)
             differ("build --target kfp-v2", build_v2, check_v2)
             differ("check --target kfp-v2 (what names no target)", [k for k in check_v2 if not names_target(k)],
                    [k for k in check if not names_target(k)])

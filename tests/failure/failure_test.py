@@ -6,11 +6,14 @@ PROGRAM's comments hold its table: `# expect: STEP OUTCOME` (succeeded, failed, 
 not run) and `# expect run: STATUS`. The test checks that `pipec run --local` ends each step
 and the run so; that the Argo workflow validates and encodes the policy (`failFast` in
 each DAG template, and each `# expect argo: TASK continueOn failed`, `TASK depends EXPR`,
-`TASK dependencies A,B` or `TASK arg VALUE` read back from the task of that name); and
-that the KFP v2 target either loads in kfp 2.17 (with each `# expect kfp-v2: TASK
-triggerPolicy STRATEGY`) or, where v2 has no form for a policy, stops with an error at
-FILE:LINE:COL of the form it cannot express (`# expect kfp-v2 error: LINE:COL TEXT`; on
-Argo likewise `# expect argo error: LINE:COL TEXT` for a form it has none for yet).
+`TASK dependencies A,B` or `TASK arg VALUE` read back from the task of that name, or
+`TEMPLATE/TASK` from that template's); that the check after a loop that tolerates failures
+decides as the table (`# expect argo loop: TEMPLATE N items, K succeeded: holds|fails`: the
+check task of that template is given N items, and its template's command is run here with
+Argo's list of K succeeded iterations' outputs); and that the KFP v2 target either loads in
+kfp 2.17 (with each `# expect kfp-v2: TASK triggerPolicy STRATEGY`) or, where v2 has no form
+for a policy, stops with an error at FILE:LINE:COL of the form it cannot express (`# expect
+kfp-v2 error: LINE:COL TEXT`; on Argo likewise `# expect argo error: LINE:COL TEXT`).
 """
 import json
 import os
@@ -111,6 +114,7 @@ def argo(argo_error):
         if (True, False) in forms and (False, True) in forms:
             fail(f"template {t['name']} mixes depends and dependencies")
     tasks = {task["name"]: task for t in dags for task in t["dag"]["tasks"]}
+    tasks.update({t["name"] + "/" + task["name"]: task for t in dags for task in t["dag"]["tasks"]})
     for name, what, value in expectations("# expect argo: "):
         task = tasks.get(name)
         if task is None:
@@ -127,6 +131,35 @@ def argo(argo_error):
             fail(f"unknown expectation {what}")
         if not ok:
             fail(f"argo task {name}: expected {what} {value}, got {json.dumps(task)}")
+    loop_checks({t["name"]: t for t in wf["spec"]["templates"]})
+
+
+def loop_checks(templates):
+    """Each `# expect argo loop:` line: the loop's check, run as Argo would run its pod."""
+    for line in open(PROGRAM, encoding="utf-8"):
+        m = re.match(r"# expect argo loop: (\S+) (\d+) items, (\d+) succeeded: (holds|fails)\s*$", line)
+        if not m:
+            continue
+        name, items, succeeded, outcome = m.groups()
+        tasks = [t for t in templates[name]["dag"]["tasks"] if t["template"] == "pipec-loop-check"]
+        if len(tasks) != 1:
+            fail(f"argo template {name}: no check task")
+        args = {p["name"]: p["value"] for p in tasks[0]["arguments"]["parameters"]}
+        loop = [t for t in templates[name]["dag"]["tasks"] if t is not tasks[0]][0]
+        if args["items"] != items or args["succeeded"] != "{{tasks.%s.outputs.parameters}}" % loop["name"]:
+            fail(f"argo check of {name}: arguments {args}")
+        # Each iteration that succeeded gives an output, so that Argo lists it.
+        body = templates[loop["template"]].get("outputs", {}).get("parameters", [])
+        if "pipec-item-ok" not in [p["name"] for p in body]:
+            fail(f"argo loop body {loop['template']}: no output pipec-item-ok")
+        # Argo's list of the succeeded iterations' outputs: one object each, the marker in it.
+        args["succeeded"] = json.dumps([{"pipec-item-ok": f"n{i}", "x": "a\\\"],{"} for i in range(int(succeeded))])
+        command = [re.sub(r"\{\{inputs\.parameters\.([\w-]+)\}\}", lambda v: args[v.group(1)], word)
+                   for word in templates["pipec-loop-check"]["container"]["command"]]
+        p = subprocess.run(command, capture_output=True, text=True, timeout=30)
+        print(p.stdout, p.stderr)
+        if p.returncode != (0 if outcome == "holds" else 1):
+            fail(f"argo check of {name} with {succeeded} of {items} succeeded: exit {p.returncode}, expected {outcome}")
 
 
 def located_error(target, p, expected):

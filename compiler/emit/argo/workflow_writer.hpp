@@ -31,9 +31,6 @@ struct WriteOptions {
   std::string training_runtime;
   DocumentKind kind = DocumentKind::Workflow;
   CronOptions cron;  // with kind CronWorkflow
-  /// The workflow is only written to check the program for `pipec run --local`, which runs
-  /// the forms Argo has none for yet (a loop's failure tolerance): they are not errors.
-  bool for_local_run = false;
 };
 
 /// Writes the Argo Workflow (KFP v1 flavour) for `pipeline` as YAML into `out`; with
