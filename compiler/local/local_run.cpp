@@ -215,6 +215,23 @@ Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase) {
   return o;
 }
 
+// A loop's outcome from its items': failed when an item failed, unless the loop tolerates it
+// (`max_failures`, `min_success`), which prints how many failed and that the loop holds.
+Outcome Runner::loop_outcome(const ir::Loop& loop, const std::string& label, const std::vector<Outcome>& results) {
+  std::size_t failed = 0;
+  for (Outcome o : results) failed += o != Outcome::Succeeded && o != Outcome::Skipped;
+  if (failed == 0) return Outcome::Succeeded;
+  if (loop.max_failures < 0 && loop.min_success <= 0) return Outcome::Failed;
+  const std::size_t total = results.size(), succeeded = total - failed;
+  bool holds = loop.max_failures < 0 || failed <= static_cast<std::size_t>(loop.max_failures);
+  // At least the share: succeeded / total >= min_success, as Flyte's min_success_ratio.
+  if (loop.min_success > 0 && static_cast<double>(succeeded) < loop.min_success * static_cast<double>(total) - 1e-9)
+    holds = false;
+  print_line(label, fmt::format("{} of {} items failed: {}", failed, total,
+                                holds ? "the loop tolerates it" : "more than the loop tolerates"));
+  return holds ? Outcome::Succeeded : Outcome::Failed;
+}
+
 Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
   std::string label = scope.prefix + loop.name + scope.suffix;
   ir::Literal items;
@@ -275,7 +292,8 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
   if (std::any_of(scopes.begin(), scopes.end(), [&](const auto& s) { return ran_again(*s); }))
     mark_forced(scope, loop.name);
   for (Outcome o : results)
-    if (o != Outcome::Succeeded && o != Outcome::Skipped) return o == Outcome::Stopped ? o : Outcome::Failed;
+    if (o == Outcome::Stopped) return o;
+  if (Outcome o = loop_outcome(loop, label, results); o != Outcome::Succeeded) return o;
   // Fan-in: each output the plan says the loop gives out of its body (a step's, or an
   // inner loop's list) as the list of every iteration's value, for the steps after it.
   const ir::Plan& plan = pipeline_of(scope).plan;

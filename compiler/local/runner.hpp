@@ -202,6 +202,7 @@ class Runner {
                          const std::vector<Outcome>& state);
   Outcome run_step(const ir::Step& step, Scope& scope, int phase);
   Outcome run_loop(const ir::Loop& loop, Scope& scope, int phase);
+  Outcome loop_outcome(const ir::Loop& loop, const std::string& label, const std::vector<Outcome>& results);
   Outcome run_call(const ir::Step& step, Scope& scope, int phase);
   std::map<std::string, std::string> outputs_of(const ir::Pipeline& p, const Scope& s);
   std::string series_section() const;

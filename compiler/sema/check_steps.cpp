@@ -174,6 +174,7 @@ Stmt Checker::check_for(const ast::ForStmt& s) {
     diags_.note(step->decl->name.range, "step declared here");
   }
   if (s.limit) out.limit = loop_limit(*s.limit);
+  loop_tolerance(s, out);
   out.item_type = item_type;
   out.items = std::move(items);
   // Steps in the body depend on what the items use (lowering lifts that to the loop).
@@ -210,6 +211,40 @@ int Checker::loop_limit(const ast::Expression& expr) {
     return 0;
   }
   return static_cast<int>(i);
+}
+
+// `max_failures N` (a literal int >= 0) and `min_success R` (a literal number in (0, 1]):
+// how many failed items, or what share of succeeded ones, the loop tolerates.
+void Checker::loop_tolerance(const ast::ForStmt& s, Stmt& out) {
+  if (s.max_failures) {
+    const ast::Expression& e = strip(*s.max_failures);
+    const auto* n = node<ast::NumberLit>(e);
+    auto v = n ? number(*n) : std::nullopt;
+    out.tolerance_range = range_of(e);
+    if (n && !v) {
+      // out of range, reported
+    } else if (!v || !v->literal.is_number_integer() || v->literal.get<std::int64_t>() < 0 ||
+               v->literal.get<std::int64_t>() > 2147483647) {
+      diags_.error(range_of(e), "a loop's 'max_failures' must be a literal int from 0 to 2147483647");
+    } else {
+      out.max_failures = static_cast<int>(v->literal.get<std::int64_t>());
+    }
+  }
+  if (s.min_success) {
+    const ast::Expression& e = strip(*s.min_success);
+    const auto* n = node<ast::NumberLit>(e);
+    auto v = n ? number(*n) : std::nullopt;
+    if (!out.tolerance_range.valid()) out.tolerance_range = range_of(e);
+    double r = v && v->literal.is_number() ? v->literal.get<double>() : -1;
+    if (n && !v) {
+      // out of range, reported
+    } else if (!(r > 0 && r <= 1)) {
+      diags_.error(range_of(e), "a loop's 'min_success' must be a literal number above 0 and at most 1 "
+                                "(the share of items that must succeed, e.g. 0.75)");
+    } else {
+      out.min_success = r;
+    }
+  }
 }
 
 // Fills `out`; returns false for a duplicate step, which has no statement.

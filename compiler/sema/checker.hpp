@@ -203,6 +203,7 @@ class Checker {
   int next_if_scope(const ast::IfStmt& s, bool else_branch);
   Stmt check_for(const ast::ForStmt& s);
   int loop_limit(const ast::Expression& expr);
+  void loop_tolerance(const ast::ForStmt& s, Stmt& out);
   bool check_step(const ast::StepDecl& s, Stmt& out);
   void check_upon(const ast::AfterItem& item, const StepEntry& after,
                   const std::vector<std::uint32_t>& reads, Stmt& out);

@@ -438,4 +438,53 @@ std::string WorkflowWriter::launcher_template(const ir::Step& step, training::La
   return name;
 }
 
+namespace {
+
+// The program of kLoopCheck, run by awk (the launcher image has it) with the loop's items
+// (their number, or their JSON list), the JSON list of its succeeded iterations' outputs,
+// `max_failures` (-1: none) and `min_success` (0: none) as its arguments (never as its
+// text). count() is the number of items of a JSON list (-1: no list), skipping strings.
+// Over no items the loop holds: Argo has no outputs of a loop that ran none. The rule is
+// local::Runner::loop_outcome's, and prints its line.
+constexpr const char* kLoopCheckProgram = R"(function count(s,    i, n, c, depth, str, esc, items, any) {
+  if (s !~ /^[ \t\r\n]*\[/) return -1
+  n = length(s)
+  for (i = 1; i <= n; i++) {
+    c = substr(s, i, 1)
+    if (str) { if (esc) esc = 0; else if (c == "\\") esc = 1; else if (c == "\"") str = 0; continue }
+    if (c == "]" || c == "}") { depth--; continue }
+    if (c ~ /[ \t\r\n]/) continue
+    if (c == "," && depth == 1) { items++; continue }
+    if (depth > 0) any = 1
+    if (c == "\"") str = 1
+    else if (c == "[" || c == "{") depth++
+  }
+  return any ? items + 1 : 0
+}
+BEGIN {
+  total = ARGV[1] ~ /^[0-9]+$/ ? ARGV[1] + 0 : count(ARGV[1])
+  ok = total > 0 ? count(ARGV[2]) : 0
+  if (total < 0 || ok < 0) { print "pipec-loop-check: the loop's items or outputs are no JSON list" > "/dev/stderr"; exit 2 }
+  failed = total - ok
+  holds = (ARGV[3] + 0 < 0 || failed <= ARGV[3] + 0) && (ARGV[4] + 0 <= 0 || ok >= ARGV[4] * total - 1e-9)
+  if (failed > 0) printf "%d of %d items failed: %s\n", failed, total, holds ? "the loop tolerates it" : "more than the loop tolerates"
+  exit holds ? 0 : 1
+}
+)";
+
+}  // namespace
+
+Json WorkflowWriter::loop_check_template() const {
+  Json inputs = Json::array();
+  Json args = Json::array({"awk", kLoopCheckProgram});
+  for (const char* name : {"items", "succeeded", "max-failures", "min-success"}) {
+    inputs.push_back({{"name", name}});
+    args.push_back(fmt::format("{{{{inputs.parameters.{}}}}}", name));
+  }
+  return {{"name", kLoopCheck},
+          {"inputs", {{"parameters", std::move(inputs)}}},
+          {"container", {{"image", options_.launcher_image}, {"command", std::move(args)}}},
+          {"metadata", {{"labels", {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}}}}}};
+}
+
 }  // namespace pipec::emit::argo::detail
