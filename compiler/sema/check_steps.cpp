@@ -320,6 +320,15 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
           return fmt::format("argument '{}' of {} '{}'", arg.name.name, callable_kind(*op), op->name);
         }))
       continue;
+    // A list or map with run-time values in it: only a training op takes one apart (its
+    // env, data, ...); a container's argument and a pipeline's parameter are one value.
+    if ((v->kind == Value::Kind::List || v->kind == Value::Kind::Map) &&
+        (op->kind == ir::OpKind::Container || op->kind == ir::OpKind::Pipeline)) {
+      diags_.error(v->range, fmt::format("a list or map built from run-time values cannot be passed to {} '{}'; "
+                                         "pass a list parameter or a literal list",
+                                         callable_kind(*op), op->name));
+      continue;
+    }
     // A called pipeline's parameter keeps its constraint (`in 1..64`): a constant argument
     // is checked against it here, as a default is.
     if (auto c = callee_params_.find(op->name); c != callee_params_.end() && v->is_literal())
@@ -328,9 +337,16 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
     out.args.emplace_back(arg.name.name, std::move(*v));
   }
   if (op && op->container) check_bound_fields(*op, out.args);
-  if (op && op->kind == ir::OpKind::TrainJob) check_train_job(out.args);
-  if (op && (op->kind == ir::OpKind::MpiJob || op->kind == ir::OpKind::TfJob || op->kind == ir::OpKind::PyTorchJob))
+  if (op && op->kind == ir::OpKind::TrainJob) {
+    // The arguments train_job shares with the other training ops, once its own hold.
+    std::size_t errors = diags_.error_count();
+    check_train_job(out.args);
+    if (diags_.error_count() == errors) check_training(*op, out.args, s.name.range);
+  }
+  if (op && (op->kind == ir::OpKind::MpiJob || op->kind == ir::OpKind::TfJob || op->kind == ir::OpKind::PyTorchJob)) {
     check_training_retries(out.args, op->name);
+    check_training(*op, out.args, s.name.range);
+  }
   if (op) {
     for (std::size_t i = 0; i < op->params.size(); ++i) {
       const auto& p = op->params[i];
@@ -423,6 +439,7 @@ std::string Checker::component_variant(const OpInfo& sig,
   std::string name = sig.name;
   if (!names.empty())
     for (int k = 2; program_.ops.count(name = fmt::format("{}_{}", sig.name, k)); ++k) {}
+  if (name != sig.name) (void)dns_name_ok(name, call, "op");  // the targets' name of this variant
   names.emplace(key, name);
   OpInfo info = sig;
   info.name = name;

@@ -327,7 +327,7 @@ TEST(Scheduling, BadLiteralsAreLocatedErrors) {
       {R"(queue: "Team A")", "a queue name"},
       {R"(priority_class: "High")", "a Kubernetes name"},
       {R"(shm_size: "lots")", "a Kubernetes quantity"},
-      {R"(labels: {team: "a b"})", "not a label value"},
+      {R"(labels: {team: "a b"})", "not a Kubernetes label value"},
       {R"(min_available: -1)", "at least 0"},
   };
   for (const auto& [arg, message] : cases) {

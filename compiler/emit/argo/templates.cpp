@@ -50,13 +50,9 @@ std::string retry_expression(const std::vector<rules::RetryOn>& on) {
 // A word of the container as the plan gives it: an op parameter as the template's input,
 // a `file` parameter as its path.
 std::string WorkflowWriter::argo_word(const ir::Word& w) {
-  if (w.invalid) {
-    // Sema lets run-time values into lists and maps only where an op takes them apart
-    // (training ops' env and data); a container op's argument is one value.
-    error(w.range, "a list or map built from run-time values cannot be passed to a "
-                   "container op; pass a list parameter or a literal list");
-    return "";
-  }
+  // sema lets run-time values into lists and maps only where an op takes them apart
+  // (training ops' env and data): a container's word is never one.
+  if (w.invalid) throw std::logic_error("a container word from a list or map of run-time values");
   std::string s;
   for (std::size_t i = 0; i < w.pieces.size(); ++i) {
     const ir::Piece& piece = w.pieces[i];

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <set>
 #include <unordered_set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>

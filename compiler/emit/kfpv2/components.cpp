@@ -60,10 +60,9 @@ constexpr const char* kOutputsWrapper =
 // placeholders, a file parameter as the path the inputs prologue copies it to
 // (kInputsWrapper).
 J SpecWriter::op_word(const ir::Word& w) {
-  if (w.invalid) {
-    error(w.range, "a list or map built from run-time values cannot be an argv word");
-    return "";
-  }
+  // sema lets run-time values into lists and maps only where an op takes them apart
+  // (training ops' env and data): a container's word is never one.
+  if (w.invalid) throw std::logic_error("a container word from a list or map of run-time values");
   std::string s;
   for (const auto& piece : w.pieces) {
     switch (piece.kind) {
@@ -85,10 +84,7 @@ J SpecWriter::op_word(const ir::Word& w) {
 std::string SpecWriter::container_component(const ir::Step& step) {
   if (auto it = op_component_.find(step.op); it != op_component_.end()) return it->second;
   auto found = ops_.find(step.op);
-  if (found == ops_.end()) {
-    error(step.range, fmt::format("op '{}' is not a container op", step.op));
-    return "";
-  }
+  if (found == ops_.end()) throw std::logic_error("a container step of no container op");
   const ir::ContainerOp& op = *found->second;
   std::string base = name_of(op.name, op.range, "op");
   std::string component = "comp-" + base, executor = "exec-" + base;
