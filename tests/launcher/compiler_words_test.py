@@ -163,6 +163,7 @@ def kfpv2_steps(label, spec):
         # KFP's driver resolves the run's resource name in a task input (the workspace's claim).
         words = [w.replace("{{$.pipeline_job_name}}", "run-1").replace("{{$.pipeline_job_resource_name}}", "run-1-x7k2p")
                   .replace("{{$.outputs.artifacts['metrics'].path}}", "/tmp/pipec-words-test/metrics.json")
+                  .replace("{{$.outputs.artifacts['metric_series'].path}}", "/tmp/pipec-words-test/metric-series.json")
                   .replace("{{$}}", EXECUTOR_INPUT) for w in words]
         run_words(f"{label} executor {name}", words)
 
