@@ -5,7 +5,7 @@
 //
 //   pipec-metrics --install PATH
 //   pipec-metrics --metric SPEC... [--from FILE] [--metrics-file PATH]
-//                 [--executor-input JSON] -- COMMAND...
+//                 [--visual KIND:NAME:PATH]... [--executor-input JSON] -- COMMAND...
 
 #include <optional>
 #include <string>
@@ -19,8 +19,11 @@ inline constexpr const char* kMetric = "--metric";
 inline constexpr const char* kFrom = "--from";
 inline constexpr const char* kMetricsFile = "--metrics-file";
 inline constexpr const char* kExecutorInput = "--executor-input";
+inline constexpr const char* kVisual = "--visual";
 inline constexpr const char* kEndOfOptions = "--";
 inline constexpr const char* kDefaultMetricsFile = "/tmp/outputs/mlpipeline-metrics.json";
+/// KFP v1's UI metadata, beside the metrics file (docs/language.md "Visual outputs").
+inline constexpr const char* kUiMetadataFile = "mlpipeline-ui-metadata.json";
 
 /// A wrapped command, in words of the writer's kind (a YAML or JSON node).
 template <typename Word>
@@ -30,7 +33,14 @@ struct Call {
   std::optional<Word> from;            // the op's `metrics_from` file
   std::optional<Word> metrics_file;    // else kDefaultMetricsFile
   std::optional<Word> executor_input;  // KFP v2's `{{$}}`
+  std::vector<Word> visuals;           // one `--visual` each: visual_word()
 };
+
+/// A visual output as `--visual` names it: `KIND:NAME:PATH` (the type name, the output's
+/// name, the file the command writes).
+inline std::string visual_word(std::string_view kind, std::string_view name, std::string_view path) {
+  return std::string(kind) + ":" + std::string(name) + ":" + std::string(path);
+}
 
 /// `command` run by pipec-metrics as `call` says.
 template <typename Word>
@@ -49,6 +59,10 @@ std::vector<Word> wrap_command(Call<Word> call, std::vector<Word> command) {
   };
   option(kFrom, call.from);
   option(kMetricsFile, call.metrics_file);
+  for (auto& v : call.visuals) {
+    out.push_back(Word(kVisual));
+    out.push_back(std::move(v));
+  }
   option(kExecutorInput, call.executor_input);
   out.push_back(Word(kEndOfOptions));
   for (auto& w : command) out.push_back(std::move(w));
@@ -62,6 +76,10 @@ struct Parsed {
   std::string from;
   std::string metrics_file = kDefaultMetricsFile;
   std::string executor_input;
+  struct Visual {
+    std::string kind, name, path;  // the kind unchecked: rules/visuals.hpp reads it
+  };
+  std::vector<Visual> visuals;
   std::vector<std::string> command;  // after `--`; not empty
 };
 
