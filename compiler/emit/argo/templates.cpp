@@ -94,7 +94,7 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   // scraper; a spec from a parameter is one whole argv word it checks at run time.
   // Visual outputs: it reads each file when the command ends into KFP's UI metadata.
   if (op.runs_under_pipec_metrics() && !command.empty()) {
-    rules::metrics_cli::Call<Json> wrap{Json(kMetricsTool), {}, {}, {}, {}, {}};
+    rules::metrics_cli::Call<Json> wrap{Json(kMetricsTool)};
     for (const auto& m : call.metrics) wrap.specs.push_back(argo_word(m));
     if (!op.metrics_from.empty()) wrap.from = Json(op.metrics_from);
     for (const auto& out : op.outputs)

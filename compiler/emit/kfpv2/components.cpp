@@ -167,7 +167,10 @@ std::string SpecWriter::container_component(const ir::Step& step) {
                    "on the kfp-v2 target the image must hold pipec-metrics on its PATH (KFP v2 tasks "
                    "have no init container to bring it): COPY --from=" + options_.launcher_image +
                        " /usr/local/bin/pipec-metrics /usr/local/bin/");
-    rules::metrics_cli::Call<J> wrap{J("pipec-metrics"), {}, {}, std::nullopt, J("{{$}}"), std::move(classification)};
+    // Each field by name: the call's fields are many, and all optional.
+    rules::metrics_cli::Call<J> wrap{J("pipec-metrics")};
+    wrap.executor_input = J("{{$}}");
+    wrap.visuals = std::move(classification);
     if (!op.metrics.empty()) wrap.metrics_file = J("{{$.outputs.artifacts['metrics'].path}}");
     for (const auto& m : call.metrics) wrap.specs.push_back(op_word(m));
     if (!op.metrics_from.empty()) {

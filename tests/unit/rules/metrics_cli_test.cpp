@@ -50,7 +50,8 @@ TEST(MetricsCli, RefusesMissingValuesUnknownWordsAndNoCommand) {
 }
 
 TEST(MetricsCli, VisualOutputsAreReadBackAsKindNameAndPath) {
-  Call<std::string> call{"pipec-metrics", {}, {}, {}, {}, {visual_word("html", "page", "/tmp/a:b.html")}};
+  Call<std::string> call{"pipec-metrics"};
+  call.visuals = {visual_word("html", "page", "/tmp/a:b.html")};
   auto argv = wrap_command(call, {"true"});
   EXPECT_EQ(argv, (std::vector<std::string>{"pipec-metrics", "--visual", "html:page:/tmp/a:b.html", "--", "true"}));
   Parsed p;
