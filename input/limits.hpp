@@ -17,6 +17,9 @@ inline constexpr std::uint64_t kMaxSourceBytes = 256 * kMiB;
 inline constexpr std::uint64_t kMaxParamsFileBytes = 16 * kMiB;
 /// A step's output value in `pipec run --local` (the file the op writes).
 inline constexpr std::uint64_t kMaxStepOutputBytes = 16 * kMiB;
+/// A step's metric series file (metric-series.json: at most 50 metrics of 1027 points each
+/// as the scraper writes it), read back by run --local, runs get and runs compare.
+inline constexpr std::uint64_t kMaxSeriesFileBytes = 16 * kMiB;
 /// A package or spec read back (`pipec upload`, `pipec run FILE`), and the workflow or
 /// spec inside a .tar.gz or .zip once unpacked.
 inline constexpr std::uint64_t kMaxPackageBytes = 64 * kMiB;

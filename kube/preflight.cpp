@@ -91,7 +91,12 @@ std::vector<pf::Finding> ask(KubeClient& client, const std::string& ns, const Q&
               input::member_text(class_read.body, "volumeBindingMode") == "WaitForFirstConsumer";
         }
       }
-      return pf::judge_claim(ns, q.name, read.answer(), q.pods_at_once, wait_for_first_consumer);
+      if (!pf::claim_needs_nodes(read.answer(), q.pods_at_once))
+        return pf::judge_claim(ns, q.name, read.answer(), q.pods_at_once, wait_for_first_consumer);
+      const auto nodes = send(client, "GET", "/api/v1/nodes", {}, t);
+      const auto nodes_answer = nodes.answer();
+      return pf::judge_claim(ns, q.name, read.answer(), q.pods_at_once, wait_for_first_consumer,
+                             &nodes_answer);
     }
     case Q::What::secret:
     case Q::What::config_map: {
@@ -130,6 +135,18 @@ std::vector<pf::Finding> ask(KubeClient& client, const std::string& ns, const Q&
         return {unaskable(q, "'" + ns + "' is not a namespace name")};
       auto read = send(client, "GET", "/api/v1/namespaces/" + ns + "/resourcequotas", {}, t);
       return pf::judge_quota(ns, read.answer(), q.needs);
+    }
+    case Q::What::limit_range: {
+      if (!rules::is_dns1123_label(ns))
+        return {unaskable(q, "'" + ns + "' is not a namespace name")};
+      auto read = send(client, "GET", "/api/v1/namespaces/" + ns + "/limitranges", {}, t);
+      return pf::judge_limit_range(ns, read.answer(), q.containers);
+    }
+    case Q::What::nodes: {
+      const auto tolerations = input::parse_json(q.tolerations);
+      auto read = send(client, "GET", "/api/v1/nodes", {}, t);
+      return {pf::judge_nodes(read.answer(), q.gpu_resource, q.gpus, q.node_selector,
+                              tolerations.is_discarded() ? json::array() : tolerations)};
     }
     default:
       return ask_named(client, ns, q, t);

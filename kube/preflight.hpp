@@ -14,7 +14,8 @@
 
 namespace pipec::kube {
 
-/// One question about the cluster.
+/// One question about the cluster. A claim mounted by more than one pod whose only
+/// access mode is ReadWriteOnce asks the NodeList too (rules/preflight judge_claim).
 struct PreflightQuestion {
   enum class What {
     claim,            ///< a PersistentVolumeClaim `name`, mounted by `pods_at_once` pods
@@ -30,6 +31,9 @@ struct PreflightQuestion {
     quota,            ///< ResourceQuota headroom for `needs`
     dry_run,          ///< creating `manifest` (of kind `name`) passes admission
     local_queue,      ///< a Kueue LocalQueue `name`
+    limit_range,      ///< the namespace's LimitRanges admit `containers` (one step's pods)
+    nodes,            ///< some node holds a replica of `name`: `gpus` of `gpu_resource`, the
+                      ///< labels of `node_selector`, taints `tolerations` (JSON) cover
   };
   What what = What::claim;
   std::string name;
@@ -42,6 +46,11 @@ struct PreflightQuestion {
   std::string manifest;
   rules::preflight::Kind runtime_kind = rules::preflight::Kind::cluster_training_runtime;
   std::string group, resource;
+  std::vector<rules::preflight::ContainerResources> containers;
+  std::string gpu_resource;
+  double gpus = 0;
+  std::map<std::string, std::string> node_selector;
+  std::string tolerations = "[]";
 };
 
 struct PreflightLimits {

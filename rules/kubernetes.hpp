@@ -2,6 +2,7 @@
 // What a training step's pods are given, checked once: tolerations, `data` entries and
 // their mount paths, the operators' policies.
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,14 @@ inline constexpr std::string_view kKueuePodGroupLabel = "kueue.x-k8s.io/pod-grou
 inline constexpr std::string_view kKueuePodGroupCount = "kueue.x-k8s.io/pod-group-total-count";
 /// The volume every main container mounts at /dev/shm for `shm_size`.
 inline constexpr std::string_view kShmVolume = "dshm";
+/// The scheduling arguments of a training op that a TrainJob (Trainer v2.3) has no field
+/// for: runtime "trainer-v2" refuses them, `train_job` takes none of them. Why, as the
+/// compiler's messages say it.
+inline constexpr std::array<std::string_view, 4> kNotInTrainJob = {"priority_class", "scheduler", "gang_queue",
+                                                                   "min_available"};
+inline constexpr std::string_view kNotInTrainJobWhy =
+    "a TrainJob (Trainer v2.3) has no field for a pod's priority class or gang scheduling: the training "
+    "runtime's pod template and podGroupPolicy set them";
 
 /// "None", "Running", "All".
 [[nodiscard]] bool is_clean_pod_policy(std::string_view text);

@@ -1,5 +1,7 @@
 #include "rules/metrics_cli.hpp"
 
+#include <filesystem>
+
 namespace pipec::rules::metrics_cli {
 
 bool parse(const std::vector<std::string>& args, Parsed& out, std::string& why) {
@@ -22,6 +24,8 @@ bool parse(const std::vector<std::string>& args, Parsed& out, std::string& why) 
       if (!value(out.specs.emplace_back(), "a spec")) return false;
     } else if (a == kMetricsFile) {
       if (!value(out.metrics_file, "a path")) return false;
+    } else if (a == kSeriesFile) {
+      if (!value(out.series_file, "a path")) return false;
     } else if (a == kFrom) {
       if (!value(out.from, "a file")) return false;
     } else if (a == kExecutorInput) {
@@ -50,10 +54,16 @@ bool parse(const std::vector<std::string>& args, Parsed& out, std::string& why) 
   return true;
 }
 
+std::string series_path(const std::string& metrics_file, const std::string& series_file) {
+  if (!series_file.empty()) return series_file;
+  return (std::filesystem::path(metrics_file).parent_path() / kSeriesFileName).string();
+}
+
 std::string usage() {
   return std::string("usage: pipec-metrics ") + kInstall + " PATH\n" +
          "       pipec-metrics " + kMetric + " SPEC... [" + kFrom + " FILE] [" + kMetricsFile +
-         " PATH]\n" + "                     [" + kVisual + " KIND:NAME:PATH]... [" + kExecutorInput + " JSON] " + kEndOfOptions +
+         " PATH]\n" + "                     [" + kSeriesFile + " PATH] [" + kVisual + " KIND:NAME:PATH]... [" + kExecutorInput +
+         " JSON] " + kEndOfOptions +
          " COMMAND...\n";
 }
 

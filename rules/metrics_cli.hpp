@@ -5,7 +5,8 @@
 //
 //   pipec-metrics --install PATH
 //   pipec-metrics --metric SPEC... [--from FILE] [--metrics-file PATH]
-//                 [--visual KIND:NAME:PATH]... [--executor-input JSON] -- COMMAND...
+//                 [--series-file PATH] [--visual KIND:NAME:PATH]... [--executor-input JSON]
+//                 -- COMMAND...
 
 #include <optional>
 #include <string>
@@ -18,12 +19,24 @@ inline constexpr const char* kInstall = "--install";
 inline constexpr const char* kMetric = "--metric";
 inline constexpr const char* kFrom = "--from";
 inline constexpr const char* kMetricsFile = "--metrics-file";
+inline constexpr const char* kSeriesFile = "--series-file";
 inline constexpr const char* kExecutorInput = "--executor-input";
 inline constexpr const char* kVisual = "--visual";
 inline constexpr const char* kEndOfOptions = "--";
 inline constexpr const char* kDefaultMetricsFile = "/tmp/outputs/mlpipeline-metrics.json";
 /// KFP v1's UI metadata, beside the metrics file (docs/language.md "Visual outputs").
 inline constexpr const char* kUiMetadataFile = "mlpipeline-ui-metadata.json";
+/// The metric series (docs/runtime.md "Metric series"): the file's name beside the metrics
+/// file when no --series-file says where, and the step's output artifact that holds it on
+/// Argo (`metric-series`, at /tmp/outputs/metric-series.json) and on KFP v2 (`metric_series`,
+/// a system.Artifact, whose path the writers pass as --series-file).
+inline constexpr const char* kSeriesFileName = "metric-series.json";
+inline constexpr const char* kDefaultSeriesFile = "/tmp/outputs/metric-series.json";
+inline constexpr const char* kArgoSeriesArtifact = "metric-series";
+inline constexpr const char* kV2SeriesArtifact = "metric_series";
+
+/// Where the series goes: `series_file`, else kSeriesFileName beside `metrics_file`.
+std::string series_path(const std::string& metrics_file, const std::string& series_file);
 
 /// A wrapped command, in words of the writer's kind (a YAML or JSON node).
 template <typename Word>
@@ -32,6 +45,7 @@ struct Call {
   std::vector<Word> specs;             // one `--metric` each
   std::optional<Word> from;            // the op's `metrics_from` file
   std::optional<Word> metrics_file;    // else kDefaultMetricsFile
+  std::optional<Word> series_file;     // else beside the metrics file
   std::optional<Word> executor_input;  // KFP v2's `{{$}}`
   std::vector<Word> visuals;           // one `--visual` each: visual_word()
 };
@@ -59,6 +73,7 @@ std::vector<Word> wrap_command(Call<Word> call, std::vector<Word> command) {
   };
   option(kFrom, call.from);
   option(kMetricsFile, call.metrics_file);
+  option(kSeriesFile, call.series_file);
   for (auto& v : call.visuals) {
     out.push_back(Word(kVisual));
     out.push_back(std::move(v));
@@ -75,6 +90,7 @@ struct Parsed {
   std::vector<std::string> specs;      // unchecked: rules/metrics.hpp checks them
   std::string from;
   std::string metrics_file = kDefaultMetricsFile;
+  std::string series_file;  // "" is beside metrics_file (series_path)
   std::string executor_input;
   struct Visual {
     std::string kind, name, path;  // the kind unchecked: rules/visuals.hpp reads it

@@ -239,8 +239,49 @@ Finding judge_exists(Kind kind, std::string_view ns, std::string_view name, cons
   return ok(std::string(check), std::move(object), answer.status);
 }
 
+namespace {
+
+bool has_mode(const Answer& claim, std::string_view wanted) {
+  if (const auto* modes = member(member(claim.body, "spec"), "accessModes");
+      modes != nullptr && modes->is_array())
+    for (const auto& mode : *modes)
+      if (mode.is_string() && mode.get<std::string>() == wanted) return true;
+  return false;
+}
+
+bool shared_mode(const Answer& claim) {
+  return has_mode(claim, "ReadWriteMany") || has_mode(claim, "ReadOnlyMany");
+}
+
+}  // namespace
+
+bool claim_needs_nodes(const Answer& claim, long long pods_at_once) {
+  return is_2xx(claim.status) && pods_at_once > 1 && !shared_mode(claim) &&
+         !has_mode(claim, "ReadWriteOncePod");
+}
+
+std::optional<long long> schedulable_nodes(const nlohmann::json* nodes) {
+  const auto* items = member(nodes, "items");
+  if (items == nullptr || !items->is_array()) return std::nullopt;
+  long long count = 0;
+  for (const auto& node : *items) {
+    const auto* spec = member(&node, "spec");
+    const auto* cordoned = member(spec, "unschedulable");
+    if (cordoned != nullptr && cordoned->is_boolean() && cordoned->get<bool>()) continue;
+    bool repels = false;
+    if (const auto* taints = member(spec, "taints"); taints != nullptr && taints->is_array())
+      for (const auto& taint : *taints) {
+        const auto effect = text_of(member(&taint, "effect"));
+        repels = repels || effect == "NoSchedule" || effect == "NoExecute";
+      }
+    count += !repels;
+  }
+  return count;
+}
+
 std::vector<Finding> judge_claim(std::string_view ns, std::string_view name, const Answer& answer,
-                                 long long pods_at_once, bool wait_for_first_consumer) {
+                                 long long pods_at_once, bool wait_for_first_consumer,
+                                 const Answer* nodes) {
   std::vector<Finding> out{
       judge_exists(Kind::persistent_volume_claim, ns, name, answer, "pvc.exists")};
   if (out[0].verdict != Verdict::ok) return out;
@@ -252,16 +293,37 @@ std::vector<Finding> judge_claim(std::string_view ns, std::string_view name, con
          object + " is " + (phase.empty() ? std::string("of no phase") : phase) + ", not Bound",
          "bind it to a volume (a matching PersistentVolume or a storage class that provisions "
          "one)"});
-  bool shared = false;
-  if (const auto* modes = member(member(answer.body, "spec"), "accessModes");
-      modes != nullptr && modes->is_array())
-    for (const auto& mode : *modes)
-      if (mode == "ReadWriteMany" || mode == "ReadOnlyMany") shared = true;
-  if (pods_at_once > 1 && !shared)
-    out.push_back({Verdict::warning, "pvc.access_mode", object, answer.status,
-                   object + " is ReadWriteOnce but " + std::to_string(pods_at_once) +
-                       " pods mount it at once; those on other nodes cannot start",
-                   "use a ReadWriteMany claim, or mount it in one replica"});
+  if (pods_at_once <= 1 || shared_mode(answer)) return out;
+  const std::string pods = std::to_string(pods_at_once) + " pods mount it at once";
+  const std::string fix = "use a ReadWriteMany claim, or mount it in one replica";
+  if (has_mode(answer, "ReadWriteOncePod")) {
+    out.push_back({Verdict::error, "pvc.access_mode", object, answer.status,
+                   object + " is ReadWriteOncePod but " + pods + ": only one pod may use it",
+                   fix});
+    return out;
+  }
+  const auto count = nodes != nullptr && is_2xx(nodes->status) ? schedulable_nodes(nodes->body)
+                                                                : std::nullopt;
+  if (!count) {
+    out.push_back({Verdict::warning, "pvc.access_mode", object, nodes ? nodes->status : 0,
+                   object + " is ReadWriteOnce but " + pods + "; the nodes could not be read (" +
+                       (nodes == nullptr || nodes->status == 0
+                            ? std::string("no answer")
+                            : "HTTP " + std::to_string(nodes->status)) +
+                       "), so whether they share one node is not known",
+                   fix + " (or grant list on nodes to tell)"});
+  } else if (*count >= 2) {
+    out.push_back({Verdict::error, "pvc.access_mode", object, nodes->status,
+                   object + " is ReadWriteOnce but " + pods + " and the cluster has " +
+                       std::to_string(*count) +
+                       " schedulable nodes: it attaches to one node, pods on the others stay in "
+                       "ContainerCreating (Multi-Attach error)",
+                   fix});
+  } else {
+    out.push_back(ok("pvc.access_mode", object, nodes->status));
+    out.back().message = object + " is ReadWriteOnce and " + pods +
+                         ", but the cluster has one schedulable node: they all share it";
+  }
   return out;
 }
 
@@ -439,6 +501,55 @@ Finding judge_nodes(const Answer& answer, std::string_view gpu_resource, double 
           "no node has " + (need.empty() ? std::string("taints the tolerations cover") : need) +
               " with taints the tolerations cover",
           "ask for fewer GPUs per replica, or fix node_selector and tolerations"};
+}
+
+std::vector<Finding> judge_limit_range(std::string_view ns, const Answer& answer,
+                                       const std::vector<ContainerResources>& containers) {
+  const std::string list = "LimitRange in namespace " + std::string(ns);
+  if (!is_2xx(answer.status)) return {not_read("limitrange.bounds", list, answer, "admits the pods")};
+  std::vector<Finding> out;
+  const auto* items = member(answer.body, "items");
+  if (items == nullptr || !items->is_array()) return out;
+  for (const auto& range : *items) {
+    const auto object = "LimitRange " + std::string(ns) + "/" +
+                        text_of(member(member(&range, "metadata"), "name"));
+    const auto* limits = member(member(&range, "spec"), "limits");
+    if (limits == nullptr || !limits->is_array()) continue;
+    for (const auto& item : *limits) {
+      if (text_of(member(&item, "type")) != "Container") continue;
+      for (const auto& c : containers)
+        for (const auto& [field, bound] : {std::pair{"min", -1}, std::pair{"max", 1}}) {
+          const auto* bounds = member(&item, field);
+          if (bounds == nullptr || !bounds->is_object()) continue;
+          for (const auto& [resource, value] : bounds->items()) {
+            if (!value.is_string()) continue;
+            const auto edge = quantity_value(value.get<std::string>());
+            if (!edge) continue;
+            // The limit, then the request (the limit when none is given, as the API
+            // defaults it): the first out of bounds is the one finding.
+            const auto limit = c.limits.find(resource);
+            const auto request = c.requests.find(resource);
+            const std::pair<const char*, const std::string*> given[] = {
+                {"limit", limit != c.limits.end() ? &limit->second : nullptr},
+                {"request", request != c.requests.end() ? &request->second : nullptr}};
+            for (const auto& [what, text] : given) {
+              const auto amount_given = text ? quantity_value(*text) : std::nullopt;
+              if (!amount_given || (bound < 0 ? *amount_given >= *edge : *amount_given <= *edge))
+                continue;
+              out.push_back({Verdict::error, "limitrange.bounds", object, answer.status,
+                             "container " + one_line(c.name) + "'s " + resource + " " + what +
+                                 " " + one_line(*text) + " is " +
+                                 (bound < 0 ? "below " : "above ") + object + "'s " + field +
+                                 " " + value.get<std::string>(),
+                             std::string("ask for ") + (bound < 0 ? "at least " : "at most ") +
+                                 value.get<std::string>() + ", or have the LimitRange changed"});
+              break;
+            }
+          }
+        }
+    }
+  }
+  return out;
 }
 
 Finding judge_dry_run(std::string_view object, const Answer& answer) {

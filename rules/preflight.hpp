@@ -96,12 +96,24 @@ struct ImageRef {
 /// A GET of a named object: 2xx ok, 404 error (absent), anything else unknown.
 [[nodiscard]] Finding judge_exists(Kind kind, std::string_view ns, std::string_view name,
                                    const Answer& answer, std::string_view check);
+/// Whether a claim mounted by `pods_at_once` pods needs the NodeList to judge its access
+/// mode: more than one pod, and ReadWriteOnce is its only writable shared mode (no
+/// ReadWriteMany, ReadOnlyMany or ReadWriteOncePod).
+[[nodiscard]] bool claim_needs_nodes(const Answer& claim, long long pods_at_once);
+/// The nodes pods may land on: not cordoned (spec.unschedulable) and without a NoSchedule
+/// or NoExecute taint. nullopt when `nodes` is no NodeList.
+[[nodiscard]] std::optional<long long> schedulable_nodes(const nlohmann::json* nodes);
 /// A claim: it exists, is Bound (or Pending under a WaitForFirstConsumer storage class:
-/// `wait_for_first_consumer`), and, when `pods_at_once` > 1 mount it, is not only
-/// ReadWriteOnce(Pod) (warning).
+/// `wait_for_first_consumer`), and, when `pods_at_once` > 1 mount it at once, its access
+/// mode lets them: ReadWriteMany or ReadOnlyMany always; ReadWriteOncePod never (error);
+/// ReadWriteOnce (it attaches to one node) when the cluster has one schedulable node
+/// (`nodes`, the NodeList's answer: ok), not when it has 2 or more (error: pods on other
+/// nodes stay in ContainerCreating on Multi-Attach), and a warning when the nodes could
+/// not be read (`nodes` null or not 2xx).
 [[nodiscard]] std::vector<Finding> judge_claim(std::string_view ns, std::string_view name,
                                                const Answer& answer, long long pods_at_once,
-                                               bool wait_for_first_consumer);
+                                               bool wait_for_first_consumer,
+                                               const Answer* nodes = nullptr);
 /// A Secret or ConfigMap and the keys a step names. Only the keys' names are read.
 [[nodiscard]] std::vector<Finding> judge_keys(Kind kind, std::string_view ns, std::string_view name,
                                               const Answer& answer,
@@ -125,6 +137,18 @@ struct ImageRef {
 [[nodiscard]] Finding judge_nodes(const Answer& answer, std::string_view gpu_resource, double gpus,
                                   const std::map<std::string, std::string>& node_selector,
                                   const nlohmann::json& tolerations);
+/// One container's requests and limits (resource name -> quantity text), as a pod
+/// template gives them.
+struct ContainerResources {
+  std::string name;  ///< "Worker/mpi": the replica and the container
+  std::map<std::string, std::string> requests, limits;
+};
+/// A LimitRangeList against the containers of one step's pods: each request and limit
+/// of a container within the min and max of every LimitRange item of type Container
+/// (a request without its own value is its limit, as the API defaults it). One error per
+/// container and resource out of bounds.
+[[nodiscard]] std::vector<Finding> judge_limit_range(std::string_view ns, const Answer& answer,
+                                                     const std::vector<ContainerResources>& containers);
 /// A dryRun=All create: 2xx ok, and 409 (the name is taken: admission passed before
 /// storage refused it); a refusal by admission (a webhook) or validation is an
 /// error with the server's message; a 401 or an RBAC 403 is unknown.

@@ -306,6 +306,163 @@ void rename_trainjob_gpu(json& trainer, const std::string& name) {
   limits.erase("nvidia.com/gpu");
 }
 
+// An integer field (replicas, a count of processes, a timeout): bounded below by the
+// field's minimum and above by int32 and, for replicas, kMaxReplicas.
+bool apply_int(json& slot, const Binding& b, const std::string& text, std::string& error) {
+  std::int64_t v = 0;
+  auto min = int_minimum(b.pointer);
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  bool parsed = !text.empty() && ec == std::errc() && end == text.data() + text.size();
+  if (parsed && ((b.pointer.size() >= 9 && b.pointer.substr(b.pointer.size() - 9) == "/replicas") ||
+                 b.pointer == "/spec/trainer/numNodes") &&
+      !within_max_replicas(v)) {
+    error = fmt::format("value '{}' must be at most {} (replicas of one role), got {}", b.name,
+                        kMaxReplicas, json_quote(text));
+    return false;
+  }
+  if (!parsed || v < min || v > std::numeric_limits<std::int32_t>::max()) {
+    error = min == std::numeric_limits<std::int64_t>::min()
+                ? fmt::format("value '{}' must be an integer, got {}", b.name, json_quote(text))
+                : fmt::format("value '{}' must be an integer >= {}, got {}", b.name, min,
+                              json_quote(text));
+    return false;
+  }
+  slot = v;
+  return true;
+}
+
+// The role itself: 0 removes it from the job, n >= 1 sets its replicas. A chief or master
+// is one pod or none.
+bool apply_count(json& job, const json::json_pointer& ptr, json& slot, const Binding& b, const std::string& text,
+                 std::string& error) {
+  std::int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  bool parsed = !text.empty() && ec == std::errc() && end == text.data() + text.size();
+  std::string role = b.pointer.substr(b.pointer.rfind('/') + 1);
+  std::int64_t max = role == "Chief" || role == "Master" ? 1 : std::numeric_limits<std::int32_t>::max();
+  if (!parsed || v < 0 || v > max) {
+    error = max == 1 ? fmt::format("value '{}' must be 0 or 1 (replicas of {}), got {}", b.name, role,
+                                   json_quote(text))
+                     : fmt::format("value '{}' must be an integer >= 0 (replicas of {}), got {}",
+                                   b.name, role, json_quote(text));
+    return false;
+  }
+  if (!within_max_replicas(v)) {
+    error = fmt::format("value '{}' must be at most {} (replicas of {}), got {}", b.name, kMaxReplicas,
+                        role, json_quote(text));
+    return false;
+  }
+  if (v == 0) {
+    job[ptr.parent_pointer()].erase(role);
+  } else {
+    slot["replicas"] = v;
+  }
+  return true;
+}
+
+// Every pod's tolerations, from a JSON list of 'key[=value][:Effect]' texts.
+bool apply_tolerations(json& slot, const Binding& b, const std::string& text, std::string& error) {
+  json list = input::parse_json(text);
+  if (list.is_discarded() || !list.is_array()) {
+    error = fmt::format("value '{}' must be a JSON list of tolerations, got {}", b.name, json_quote(text));
+    return false;
+  }
+  json tolerations = json::array();
+  for (const auto& item : list) {
+    auto t = item.is_string() ? toleration_json(item.get<std::string>()) : std::nullopt;
+    if (!t) {
+      error = fmt::format("value '{}': toleration {} must be 'key[=value][:Effect]' or '*' "
+                          "(Effect NoSchedule, PreferNoSchedule or NoExecute)",
+                          b.name, item.dump());
+      return false;
+    }
+    tolerations.push_back(json::parse(*t));
+  }
+  return for_each_pod(slot, b, error, [&](json& spec) {
+    if (tolerations.empty()) spec.erase("tolerations");
+    else spec["tolerations"] = tolerations;
+  });
+}
+
+// A JSON object of strings: every pod's node selector, or environment variables of every
+// main container (and the git-sync settings among them, of its init container).
+bool apply_map(json& job, json& slot, const Binding& b, const std::string& text, std::string& error) {
+  json map = input::parse_json(text);
+  bool ok = !map.is_discarded() && map.is_object();
+  for (auto it = ok ? map.begin() : map.end(); ok && it != map.end(); ++it) ok = it->is_string();
+  if (!ok) {
+    error = fmt::format("value '{}' must be a JSON object of strings, got {}", b.name, json_quote(text));
+    return false;
+  }
+  if (b.kind == BindingKind::NodeSelector) {
+    for (const auto& [k, v] : map.items())
+      if (!is_label_key(k) || !is_label_value(v.get<std::string>())) {
+        error = fmt::format("value '{}': {}: {} is not a node label (a key such as "
+                            "'cloud.google.com/gke-nodepool', a value of at most 63 of "
+                            "[A-Za-z0-9-_.])",
+                            b.name, json_quote(k), json_quote(v.get<std::string>()));
+        return false;
+      }
+    return for_each_pod(slot, b, error, [&](json& spec) {
+      json& selector = spec["nodeSelector"];
+      if (!selector.is_object()) selector = json::object();
+      for (const auto& [k, v] : map.items()) selector[k] = v;
+      if (selector.empty()) spec.erase("nodeSelector");
+    });
+  }
+  for (const auto& [k, v] : map.items()) {
+    if (!rules::is_env_name(k) || rules::env_reserved_by(k, true)) {
+      error = fmt::format("value '{}': {} is not an environment variable name a step may set "
+                          "([A-Za-z_][A-Za-z0-9_]*, not PIPEC_* or TF_CONFIG)",
+                          b.name, json_quote(k));
+      return false;
+    }
+  }
+  if (job["kind"] == "TrainJob") return add_trainjob_env(slot, map, b, error);
+  return for_each_pod(slot, b, error, [&](json& spec) {
+    if (!spec.contains("containers") || !spec["containers"].is_array() || spec["containers"].empty()) return;
+    json& env = spec["containers"][0]["env"];
+    if (!env.is_array()) env = json::array();
+    for (const auto& [k, v] : map.items()) env.push_back({{"name", k}, {"value", v}});
+    if (env.empty()) spec["containers"][0].erase("env");
+    // The clone's settings reach the git-sync init container as well.
+    if (!spec.contains("initContainers") || !spec["initContainers"].is_array()) return;
+    for (auto& init : spec["initContainers"]) {
+      if (!init.is_object() || init.value("name", "") != "git-sync") continue;
+      json& init_env = init["env"];
+      if (!init_env.is_array()) init_env = json::array();
+      for (const auto& [k, v] : map.items()) {
+        if (!is_git_sync_setting(k)) continue;
+        bool replaced = false;
+        for (auto& e : init_env)
+          if (e.is_object() && e.value("name", "") == k) e["value"] = v, replaced = true;
+        if (!replaced) init_env.push_back({{"name", k}, {"value", v}});
+      }
+    }
+  });
+}
+
+// The resource the GPUs are counted under (amd.com/gpu ...), in every container's limits.
+bool apply_gpu_resource(json& job, json& slot, const Binding& b, const std::string& text, std::string& error) {
+  std::string name = text.empty() ? "nvidia.com/gpu" : text;
+  if (!is_resource_name(name)) {
+    error = fmt::format("value '{}' must be a resource name such as amd.com/gpu, got {}", b.name,
+                        json_quote(text));
+    return false;
+  }
+  if (job["kind"] == "TrainJob") return rename_trainjob_gpu(slot, name), true;
+  return for_each_pod(slot, b, error, [&](json& spec) {
+    if (!spec.contains("containers") || !spec["containers"].is_array()) return;
+    for (auto& c : spec["containers"]) {
+      if (!c.is_object() || !c.contains("resources") || !c["resources"].contains("limits")) continue;
+      json& limits = c["resources"]["limits"];
+      if (!limits.contains("nvidia.com/gpu") || name == "nvidia.com/gpu") continue;
+      limits[name] = limits["nvidia.com/gpu"];
+      limits.erase("nvidia.com/gpu");
+    }
+  });
+}
+
 bool apply_binding(json& job, const Binding& b, const std::string& text, std::string& error) {
   json::json_pointer ptr;
   try {
@@ -339,28 +496,7 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
     case BindingKind::Env:
       slot = text;
       return true;
-    case BindingKind::Int: {
-      std::int64_t v = 0;
-      auto min = int_minimum(b.pointer);
-      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      bool parsed = !text.empty() && ec == std::errc() && end == text.data() + text.size();
-      if (parsed && ((b.pointer.size() >= 9 && b.pointer.substr(b.pointer.size() - 9) == "/replicas") ||
-                     b.pointer == "/spec/trainer/numNodes") &&
-          !within_max_replicas(v)) {
-        error = fmt::format("value '{}' must be at most {} (replicas of one role), got {}", b.name,
-                            kMaxReplicas, json_quote(text));
-        return false;
-      }
-      if (!parsed || v < min || v > std::numeric_limits<std::int32_t>::max()) {
-        error = min == std::numeric_limits<std::int64_t>::min()
-                    ? fmt::format("value '{}' must be an integer, got {}", b.name, json_quote(text))
-                    : fmt::format("value '{}' must be an integer >= {}, got {}", b.name, min,
-                                  json_quote(text));
-        return false;
-      }
-      slot = v;
-      return true;
-    }
+    case BindingKind::Int: return apply_int(slot, b, text, error);
     case BindingKind::Quantity:
       if (!is_quantity(text)) {
         error = fmt::format(
@@ -381,130 +517,11 @@ bool apply_binding(json& job, const Binding& b, const std::string& text, std::st
       auto entries = parse_data(b.name, text, error);
       return entries && apply_data(slot, *entries, b, error);
     }
-    case BindingKind::Count: {
-      // The role itself: 0 removes it from the job, n >= 1 sets its replicas. A chief or
-      // master is one pod or none.
-      std::int64_t v = 0;
-      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      bool parsed = !text.empty() && ec == std::errc() && end == text.data() + text.size();
-      std::string role = b.pointer.substr(b.pointer.rfind('/') + 1);
-      std::int64_t max = role == "Chief" || role == "Master" ? 1 : std::numeric_limits<std::int32_t>::max();
-      if (!parsed || v < 0 || v > max) {
-        error = max == 1 ? fmt::format("value '{}' must be 0 or 1 (replicas of {}), got {}", b.name, role,
-                                       json_quote(text))
-                         : fmt::format("value '{}' must be an integer >= 0 (replicas of {}), got {}",
-                                       b.name, role, json_quote(text));
-        return false;
-      }
-      if (!within_max_replicas(v)) {
-        error = fmt::format("value '{}' must be at most {} (replicas of {}), got {}", b.name, kMaxReplicas,
-                            role, json_quote(text));
-        return false;
-      }
-      if (v == 0) {
-        job[ptr.parent_pointer()].erase(role);
-      } else {
-        slot["replicas"] = v;
-      }
-      return true;
-    }
-    case BindingKind::Tolerations: {
-      json list = input::parse_json(text);
-      if (list.is_discarded() || !list.is_array()) {
-        error = fmt::format("value '{}' must be a JSON list of tolerations, got {}", b.name, json_quote(text));
-        return false;
-      }
-      json tolerations = json::array();
-      for (const auto& item : list) {
-        auto t = item.is_string() ? toleration_json(item.get<std::string>()) : std::nullopt;
-        if (!t) {
-          error = fmt::format("value '{}': toleration {} must be 'key[=value][:Effect]' or '*' "
-                              "(Effect NoSchedule, PreferNoSchedule or NoExecute)",
-                              b.name, item.dump());
-          return false;
-        }
-        tolerations.push_back(json::parse(*t));
-      }
-      return for_each_pod(slot, b, error, [&](json& spec) {
-        if (tolerations.empty()) spec.erase("tolerations");
-        else spec["tolerations"] = tolerations;
-      });
-    }
+    case BindingKind::Count: return apply_count(job, ptr, slot, b, text, error);
+    case BindingKind::Tolerations: return apply_tolerations(slot, b, text, error);
     case BindingKind::NodeSelector:
-    case BindingKind::EnvMap: {
-      json map = input::parse_json(text);
-      bool ok = !map.is_discarded() && map.is_object();
-      for (auto it = ok ? map.begin() : map.end(); ok && it != map.end(); ++it) ok = it->is_string();
-      if (!ok) {
-        error = fmt::format("value '{}' must be a JSON object of strings, got {}", b.name, json_quote(text));
-        return false;
-      }
-      if (b.kind == BindingKind::NodeSelector) {
-        for (const auto& [k, v] : map.items())
-          if (!is_label_key(k) || !is_label_value(v.get<std::string>())) {
-            error = fmt::format("value '{}': {}: {} is not a node label (a key such as "
-                                "'cloud.google.com/gke-nodepool', a value of at most 63 of "
-                                "[A-Za-z0-9-_.])",
-                                b.name, json_quote(k), json_quote(v.get<std::string>()));
-            return false;
-          }
-        return for_each_pod(slot, b, error, [&](json& spec) {
-          json& selector = spec["nodeSelector"];
-          if (!selector.is_object()) selector = json::object();
-          for (const auto& [k, v] : map.items()) selector[k] = v;
-          if (selector.empty()) spec.erase("nodeSelector");
-        });
-      }
-      for (const auto& [k, v] : map.items()) {
-        if (!rules::is_env_name(k) || rules::env_reserved_by(k, true)) {
-          error = fmt::format("value '{}': {} is not an environment variable name a step may set "
-                              "([A-Za-z_][A-Za-z0-9_]*, not PIPEC_* or TF_CONFIG)",
-                              b.name, json_quote(k));
-          return false;
-        }
-      }
-      if (job["kind"] == "TrainJob") return add_trainjob_env(slot, map, b, error);
-      return for_each_pod(slot, b, error, [&](json& spec) {
-        if (!spec.contains("containers") || !spec["containers"].is_array() || spec["containers"].empty()) return;
-        json& env = spec["containers"][0]["env"];
-        if (!env.is_array()) env = json::array();
-        for (const auto& [k, v] : map.items()) env.push_back({{"name", k}, {"value", v}});
-        if (env.empty()) spec["containers"][0].erase("env");
-        // The clone's settings reach the git-sync init container as well.
-        if (!spec.contains("initContainers") || !spec["initContainers"].is_array()) return;
-        for (auto& init : spec["initContainers"]) {
-          if (!init.is_object() || init.value("name", "") != "git-sync") continue;
-          json& init_env = init["env"];
-          if (!init_env.is_array()) init_env = json::array();
-          for (const auto& [k, v] : map.items()) {
-            if (!is_git_sync_setting(k)) continue;
-            bool replaced = false;
-            for (auto& e : init_env)
-              if (e.is_object() && e.value("name", "") == k) e["value"] = v, replaced = true;
-            if (!replaced) init_env.push_back({{"name", k}, {"value", v}});
-          }
-        }
-      });
-    }
-    case BindingKind::GpuResource: {
-      std::string name = text.empty() ? "nvidia.com/gpu" : text;
-      if (!is_resource_name(name)) {
-        error = fmt::format("value '{}' must be a resource name such as amd.com/gpu, got {}", b.name,
-                            json_quote(text));
-        return false;
-      }
-      if (job["kind"] == "TrainJob") return rename_trainjob_gpu(slot, name), true;
-      return for_each_pod(slot, b, error, [&](json& spec) {
-        if (!spec.contains("containers") || !spec["containers"].is_array()) return;
-        for (auto& c : spec["containers"]) {
-          if (!c.is_object() || !c.contains("resources") || !c["resources"].contains("limits")) continue;
-          json& limits = c["resources"]["limits"];
-          if (!limits.contains("nvidia.com/gpu") || name == "nvidia.com/gpu") continue;
-          limits[name] = limits["nvidia.com/gpu"];
-          limits.erase("nvidia.com/gpu");
-        }
-      });
-    }
+    case BindingKind::EnvMap: return apply_map(job, slot, b, text, error);
+    case BindingKind::GpuResource: return apply_gpu_resource(job, slot, b, text, error);
     case BindingKind::CleanPodPolicy:
       if (!is_clean_pod_policy(text)) {
         error = fmt::format("value '{}' must be None, Running or All, got {}", b.name, json_quote(text));

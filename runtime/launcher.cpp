@@ -8,7 +8,6 @@
 #include <condition_variable>
 #include <ctime>
 #include <deque>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <ostream>
@@ -22,6 +21,7 @@
 #include "input/json.hpp"
 #include "input/limits.hpp"
 #include "rules/launcher_cli.hpp"
+#include "rules/metrics_cli.hpp"
 #include "runtime/job_render.hpp"
 #include "kube/client.hpp"
 #include "runtime/log_copy.hpp"
@@ -344,8 +344,8 @@ bool Launcher::write_metrics() {
     error(why);
     return false;
   }
-  auto series_file = std::filesystem::path(o_.metrics_file).parent_path() / "metric-series.json";
-  if (!fileio::write_file_atomically(series_file.string(), scraper_->series_json(), why, fileio::Folders::Create)) {
+  auto series_file = rules::metrics_cli::series_path(o_.metrics_file, o_.series_file);
+  if (!fileio::write_file_atomically(series_file, scraper_->series_json(), why, fileio::Folders::Create)) {
     error(why);
     return false;
   }

@@ -36,6 +36,7 @@ struct LauncherOptions {
   std::vector<std::string> metric_value_args;  ///< `--metric-value NAME`
   std::vector<std::string> metric_list_value_args;  ///< `--metric-list-value NAME` (a JSON list)
   std::string metrics_file = "/tmp/outputs/mlpipeline-metrics.json";
+  std::string series_file;  ///< "" is metric-series.json beside metrics_file
   std::string ui_metadata_file = "/tmp/outputs/mlpipeline-ui-metadata.json";
   std::string tensorboard;
   std::string executor_input;  ///< KFP v2's `{{$}}`: also write the ExecutorOutput (metrics)

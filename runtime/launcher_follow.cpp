@@ -3,6 +3,7 @@
 // report.
 #include "runtime/launcher_job.hpp"
 
+#include <functional>
 #include <thread>
 
 #include "input/limits.hpp"
@@ -38,6 +39,59 @@ std::string job_phase(const json& job, std::string* reason) {
   }
   return phase;
 }
+
+namespace {
+
+// One watch connection's events, one line of JSON each (at most kMaxWatchEventBytes), and
+// why the connection ended when it did.
+struct WatchLines {
+  std::string buffer;
+  int events = 0;
+  bool gone = false;       // ERROR 410: the resourceVersion is too old
+  bool bad_event = false;  // a line that is no watch event, or one too long
+  bool deleted = false;    // the job is gone
+};
+
+// Takes `data` of the watch stream; returns false to end it. `rv` follows the events'
+// resourceVersion; `observe` takes each ADDED or MODIFIED object and returns true when the
+// job has reached its outcome.
+bool take_watch_data(WatchLines& w, std::string_view data, std::string& rv,
+                     const std::function<bool(const json&)>& observe) {
+  w.buffer.append(data);
+  std::size_t nl;
+  while ((nl = w.buffer.find('\n')) != std::string::npos) {
+    std::string line = w.buffer.substr(0, nl);
+    w.buffer.erase(0, nl + 1);
+    if (line.empty()) continue;
+    json ev = input::parse_json(line);
+    if (member_text(ev, "type").empty() || !member(ev, "object").is_object()) {
+      w.bad_event = true;
+      return false;
+    }
+    ++w.events;
+    auto type = member_text(ev, "type");
+    const json& obj = member(ev, "object");
+    if (type == "ERROR") {
+      if (integer(obj, "code") == 410) w.gone = true;
+      else w.bad_event = true;
+      return false;
+    }
+    if (auto v = member_text(member(obj, "metadata"), "resourceVersion"); !v.empty()) rv = v;
+    if (type == "DELETED") {
+      w.deleted = true;
+      return false;
+    }
+    if ((type == "ADDED" || type == "MODIFIED") && observe(obj)) return false;
+  }
+  // One event is one line: a line that does not end within the bound is not one.
+  if (w.buffer.size() > input::kMaxWatchEventBytes) {
+    w.bad_event = true;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 Launcher::Outcome Launcher::follow() {
   if (pods_mode_) return follow_pods();
@@ -124,54 +178,22 @@ Launcher::Outcome Launcher::follow() {
         "{}?watch=true&allowWatchBookmarks=true&timeoutSeconds=300&fieldSelector={}&"
         "resourceVersion={}",
         jobs_path(), url_encode("metadata.name=" + name_), url_encode(rv));
-    std::string buffer;
+    WatchLines w;
     std::optional<Outcome> result;
-    bool gone = false, bad_event = false;
-    int events = 0;
     auto began = Clock::now();
     auto r = client_->stream(
         path,
         [&](std::string_view data) {
-          buffer.append(data);
-          std::size_t nl;
-          while ((nl = buffer.find('\n')) != std::string::npos) {
-            std::string line = buffer.substr(0, nl);
-            buffer.erase(0, nl + 1);
-            if (line.empty()) continue;
-            json ev = input::parse_json(line);
-            if (member_text(ev, "type").empty() || !member(ev, "object").is_object()) {
-              bad_event = true;
-              return false;
-            }
-            ++events;
-            auto type = member_text(ev, "type");
-            const json& obj = member(ev, "object");
-            if (type == "ERROR") {
-              if (integer(obj, "code") == 410) gone = true;
-              else bad_event = true;
-              return false;
-            }
-            if (auto v = member_text(member(obj, "metadata"), "resourceVersion"); !v.empty()) rv = v;
-            if (type == "DELETED") {
-              result = Outcome::Deleted;
-              return false;
-            }
-            if (type == "ADDED" || type == "MODIFIED") {
-              result = observe(obj);
-              if (result) return false;
-            }
-          }
-          // One event is one line: a line that does not end within the bound is not one.
-          if (buffer.size() > input::kMaxWatchEventBytes) {
-            bad_event = true;
-            return false;
-          }
-          return true;
+          return take_watch_data(w, data, rv, [&](const json& obj) {
+            result = observe(obj);
+            return result.has_value();
+          });
         },
         [&] { return stop_.load() || timed_out().has_value(); });
-    if (events > 0) outage.reset();
+    if (w.events > 0) outage.reset();
+    if (w.deleted) return Outcome::Deleted;
     if (result) return *result;
-    if (gone) {  // the resourceVersion is too old: start again from a GET
+    if (w.gone) {  // the resourceVersion is too old: start again from a GET
       rv.clear();
       continue;
     }
@@ -180,15 +202,15 @@ Launcher::Outcome Launcher::follow() {
       report_api_error(r, "watch", resource());
       return Outcome::ApiError;
     }
-    bool quick_empty_close = r.ok() && events == 0 && Clock::now() - began < milliseconds(1000);
-    if (r.ok() && !bad_event && !quick_empty_close) {
+    bool quick_empty_close = r.ok() && w.events == 0 && Clock::now() - began < milliseconds(1000);
+    if (r.ok() && !w.bad_event && !quick_empty_close) {
       failures = 0;
       continue;
     }
     ++failures;
     if (!r.ok() && outage_over(r)) return Outcome::ApiError;
     warning(fmt::format("the watch of job {} was interrupted ({}); reconnecting", name_,
-                        bad_event ? "a malformed event" : r.ok() ? "closed at once" : status_message(r)));
+                        w.bad_event ? "a malformed event" : r.ok() ? "closed at once" : status_message(r)));
     if (failures >= o_.watch_failures_before_polling) {
       polling = true;
       warning(fmt::format("watching failed {} times; polling job {} every {}", failures, name_,

@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
   // A step with visual outputs only has no metrics to write.
   if (!specs.empty()) {
     write(metrics_file, scraper.metrics_json());
-    write(beside("metric-series.json"), scraper.series_json());
+    write(cli::series_path(metrics_file, parsed.series_file), scraper.series_json());
   }
   std::vector<std::string> visual_warnings;
   std::map<std::string, nlohmann::json> classification;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "input/json.hpp"
+#include "rules/quantities.hpp"
 
 namespace pipec::runtime {
 using kube::PreflightQuestion;
@@ -120,7 +121,62 @@ Q access(const std::string& verb, std::string name, std::string group = {},
   return q;
 }
 
+std::map<std::string, std::string> texts(const json& object) {
+  std::map<std::string, std::string> out;
+  if (object.is_object())
+    for (const auto& [key, value] : object.items())
+      if (value.is_string()) out[key] = value.get<std::string>();
+  return out;
+}
+
 }  // namespace
+
+std::vector<PreflightQuestion> pod_questions(const json& rendered) {
+  std::vector<rules::preflight::ContainerResources> containers;
+  std::vector<Q> out;
+  const json& roles = replica_specs(rendered);
+  if (!roles.is_object()) return out;
+  for (const auto& [role, replica] : roles.items()) {
+    const json& spec = member(replica, "template", "spec");
+    Q nodes;
+    nodes.what = Q::What::nodes;
+    nodes.name = role;
+    const json& list = member(spec, "containers");
+    if (list.is_array())
+      for (const auto& container : list) {
+        const json& resources = member(container, "resources");
+        rules::preflight::ContainerResources c{role + "/" + member_text(container, "name"),
+                                               texts(member(resources, "requests")),
+                                               texts(member(resources, "limits"))};
+        for (const auto& [resource, text] : c.limits) {
+          const auto amount = rules::quantity_value(text);
+          if (resource.find('/') == std::string::npos || resource.rfind("hugepages-", 0) == 0 ||
+              !amount || *amount <= nodes.gpus)
+            continue;
+          nodes.gpu_resource = resource;
+          nodes.gpus = *amount;
+        }
+        if (!c.requests.empty() || !c.limits.empty()) containers.push_back(std::move(c));
+      }
+    nodes.node_selector = texts(member(spec, "nodeSelector"));
+    const json& tolerations = member(spec, "tolerations");
+    nodes.tolerations = tolerations.is_array() ? tolerations.dump() : "[]";
+    if (nodes.gpus <= 0 && nodes.node_selector.empty()) continue;
+    const bool asked = std::any_of(out.begin(), out.end(), [&](const Q& q) {
+      return q.gpu_resource == nodes.gpu_resource && q.gpus == nodes.gpus &&
+             q.node_selector == nodes.node_selector && q.tolerations == nodes.tolerations;
+    });
+    if (!asked) out.push_back(std::move(nodes));
+  }
+  if (!containers.empty()) {
+    Q limits;
+    limits.what = Q::What::limit_range;
+    limits.name = member_text(rendered, "kind");
+    limits.containers = std::move(containers);
+    out.insert(out.begin(), std::move(limits));
+  }
+  return out;
+}
 
 std::vector<PreflightQuestion> job_questions(const JobPrecheck& job) {
   Needs needs;
@@ -138,6 +194,8 @@ std::vector<PreflightQuestion> job_questions(const JobPrecheck& job) {
   if (job.pods) {
     for (const char* resource : {"pods", "services"}) out.push_back(access("create", {}, "", resource));
     out.push_back(access("list", {}, "", "pods"));
+    if (job.rendered != nullptr)
+      for (auto& q : pod_questions(*job.rendered)) out.push_back(std::move(q));
     return out;
   }
   if (job.created == nullptr) return out;
@@ -166,6 +224,8 @@ std::vector<PreflightQuestion> job_questions(const JobPrecheck& job) {
   dry_run.name = kind;
   dry_run.manifest = job.created->dump();
   out.push_back(std::move(dry_run));
+  if (job.rendered != nullptr)
+    for (auto& q : pod_questions(*job.rendered)) out.push_back(std::move(q));
   return out;
 }
 

@@ -30,7 +30,14 @@ struct JobPrecheck {
 };
 
 /// The questions, in a fixed order: the job's objects (in the order the pods name them),
-/// then the served kind, the runtime, the access reviews and the dry run.
+/// then the served kind, the runtime, the access reviews and the dry run, then
+/// pod_questions() of the rendered job.
 [[nodiscard]] std::vector<kube::PreflightQuestion> job_questions(const JobPrecheck& job);
+
+/// What the rendered job's pods ask of the namespace and the nodes: the LimitRanges admit
+/// every container's requests and limits (when any container has one), and for each
+/// distinct pod template that needs GPUs (a limit of a resource with a `/` other than
+/// hugepages) or a nodeSelector, some node holds one replica of it.
+[[nodiscard]] std::vector<kube::PreflightQuestion> pod_questions(const nlohmann::json& rendered);
 
 }  // namespace pipec::runtime

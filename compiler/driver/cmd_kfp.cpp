@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "rules/cron.hpp"
 #include "compiler/base/progress.hpp"
 #include "compiler/client/kfp/commands.hpp"
+#include "compiler/client/kfp/compare.hpp"
 #include "compiler/client/kfp/logs.hpp"
 #include "compiler/client/kfp/operate.hpp"
 #include "compiler/compile/compile.hpp"
@@ -27,6 +29,8 @@
 #include "compiler/driver/options.hpp"
 #include "compiler/package/package.hpp"
 #include "compiler/sema/component.hpp"
+#include "compiler/tools/report.hpp"
+#include "input/json.hpp"
 #include "rules/durations.hpp"
 
 namespace pipec::driver {
@@ -356,8 +360,72 @@ bool read_wait_options(const std::string& timeout, const std::string& poll, kfp:
   return true;
 }
 
+// A local run directory as `runs compare` compares it: summary.json and parameters.json,
+// read as `pipec report` reads them (the metrics' texts as summary.json has them).
+bool read_local_run(const std::string& dir, kfp::ComparedRun& out) {
+  tools::ReportRun run;
+  std::string error;
+  if (!tools::read_report_run(dir, run, error)) {
+    std::cerr << "pipec: error: " << error << "\n";
+    return false;
+  }
+  out.run = out.id = dir;
+  out.source = "local";
+  out.name = run.label;
+  out.state = input::member_text(run.summary, "outcome");
+  for (const auto& [name, value] : run.parameters.items())
+    out.parameters.emplace_back(name, value.is_string() ? value.get<std::string>() : value.dump());
+  for (const auto& step : run.summary["steps"]) {
+    for (const auto& [name, text] : tools::report_metrics(input::member_text(step, "metrics")))
+      out.metrics.push_back({input::member_text(step, "step") + "." + name, std::strtod(text.c_str(), nullptr), ""});
+  }
+  return true;
+}
+
+// `pipec runs compare RUN...`: a RUN that is a directory is a local run; the server is asked
+// only for the others (so local runs alone need no --host).
+void add_runs_compare(CLI::App& runs, int& exit_code) {
+  struct CompareOptions : OperateOptions {
+    std::vector<std::string> runs;
+    std::string metric;
+  };
+  auto compare = std::make_shared<CompareOptions>();
+  CLI::App* cmd = runs.add_subcommand(
+      "compare", "Parameters and metrics of several runs side by side (server runs or local run directories)");
+  cmd->add_option("runs", compare->runs, "Run ids, or run directories of pipec run --local")->required();
+  cmd->add_option("--metric", compare->metric, "Only this metric (METRIC or STEP.METRIC)");
+  add_operate_options(*cmd, *compare, true);
+  cmd->callback([compare, &exit_code] {
+    std::vector<kfp::CompareInput> inputs;
+    bool all_local = true;
+    for (const auto& run : compare->runs) {
+      kfp::CompareInput input;
+      std::error_code ec;
+      input.local = std::filesystem::is_directory(run, ec);
+      input.id = run;
+      if (input.local && !read_local_run(run, input.run)) {
+        exit_code = kfp::kExitErrors;
+        return;
+      }
+      all_local = all_local && input.local;
+      inputs.push_back(std::move(input));
+    }
+    if (all_local) {
+      kfp::OperateArgs args;
+      args.json = compare->output == "json";
+      exit_code = kfp::compare_command(inputs, compare->metric, args, kfp::Connection{}, nullptr, std::cout,
+                                       std::cerr);
+      return;
+    }
+    exit_code = operate(*compare, [&](const kfp::OperateArgs& args, const kfp::Connection& c,
+                                      client::HttpTransport& t) {
+      return kfp::compare_command(inputs, compare->metric, args, c, &t, std::cout, std::cerr);
+    });
+  });
+}
+
 void add_runs_commands(CLI::App& app, int& exit_code) {
-  CLI::App* runs = app.add_subcommand("runs", "List runs, show one, wait for, stop, retry, archive or delete runs");
+  CLI::App* runs = app.add_subcommand("runs", "List runs, show one, compare them, wait for, stop, retry, archive or delete runs");
   runs->require_subcommand(1);
   auto list = std::make_shared<OperateOptions>();
   CLI::App* ls = add_list(*runs, "list", "List runs, newest first", kfp::Kind::Run, list, exit_code);
@@ -388,6 +456,7 @@ void add_runs_commands(CLI::App& app, int& exit_code) {
       return kfp::wait_command(wait->id, options, args, c, t, std::cout, std::cerr);
     });
   });
+  add_runs_compare(*runs, exit_code);
   add_action(*runs, "stop", "Terminate a run", kfp::Kind::Run, kfp::Action::Terminate, "The run's id", exit_code);
   add_action(*runs, "retry", "Retry a failed run's failed steps", kfp::Kind::Run, kfp::Action::Retry,
              "The run's id", exit_code);

@@ -145,6 +145,7 @@ int run_local(const LocalOptions& options) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   run.jobs = options.jobs > 0 ? options.jobs : static_cast<int>(cores > 0 ? cores : 1);
   run.progress = !options.quiet && progress_wanted(STDOUT_FILENO);
+  run.ascii = options.ascii;
   // Container steps run under bubblewrap: say so before anything starts if it cannot.
   if (std::system("bwrap --ro-bind / / /bin/true >/dev/null 2>&1") != 0) {
     std::cerr << "pipec: error: run --local needs bubblewrap to sandbox the steps, and 'bwrap "
@@ -217,6 +218,9 @@ void add_local_options(CLI::App& command, LocalOptions& options) {
       ->group(group);
   command.add_option("--from", options.from,
                      "STEP: run this step and every step after it again (with --resume or --cache)")
+      ->group(group);
+  command.add_flag("--ascii", options.ascii,
+                   "Draw the metric series' sparklines in ASCII (default: Unicode blocks in a UTF-8 locale)")
       ->group(group);
   command.add_option("--pipeline", options.pipeline,
                      "The pipeline of the file to run, when several are not called by another")

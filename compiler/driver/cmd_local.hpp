@@ -30,6 +30,7 @@ struct LocalOptions {
   std::string from;                  // --from STEP: it and what depends on it run again
   bool local = false;
   bool quiet = false;  // -q: no progress line
+  bool ascii = false;  // --ascii: sparklines in ASCII
   CommonOptions common;
 };
 

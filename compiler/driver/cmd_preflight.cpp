@@ -6,8 +6,10 @@
 #include "compiler/driver/cmd_preflight.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -18,12 +20,14 @@
 #include "compiler/client/kfp/parameters.hpp"
 #include "compiler/compile/compile.hpp"
 #include "compiler/driver/commands.hpp"
+#include "compiler/driver/preflight_jobs.hpp"
 #include "compiler/preflight/needs.hpp"
 #include "input/json.hpp"
 #include "kube/client.hpp"
 #include "kube/preflight.hpp"
 #include "rules/names.hpp"
 #include "rules/preflight.hpp"
+#include "runtime/preflight_job.hpp"
 
 namespace pipec::driver {
 namespace {
@@ -90,7 +94,8 @@ std::optional<Q> question_of(const Need& need) {
     case Need::What::served: q.what = Q::What::served; break;
     case Need::What::access: q.what = Q::What::access; q.subject = need.subject; break;
     case Need::What::quota: q.what = Q::What::quota; q.needs = need.amounts; break;
-    case Need::What::image: return std::nullopt;
+    case Need::What::image:
+    case Need::What::job: return std::nullopt;
   }
   return q;
 }
@@ -171,6 +176,7 @@ std::string object_of(const Need& need, const std::string& ns) {
     case Need::What::local_queue: return pf::object_label(pf::Kind::local_queue, ns, need.name);
     case Need::What::runtime: return "Trainer runtime of step '" + need.step + "'";
     case Need::What::image: return "image of step '" + need.step + "'";
+    case Need::What::job: return need.name + " of step '" + need.step + "'";
     default: return need.name.empty() ? "step '" + need.step + "'" : need.name + " of step '" + need.step + "'";
   }
 }
@@ -205,6 +211,63 @@ std::vector<Located> ask(const std::vector<Need>& needs, kube::KubeClient& clien
     for (auto& f : by_need[&need]) out.push_back({&need, std::move(f)});
   }
   return out;
+}
+
+// The rendered training jobs (preflight_jobs.hpp): each one's dryRun=All create, the
+// LimitRanges and the nodes, at its step. No dry run is sent for a step with an error
+// found already (a missing runtime, a kind not served, a claim): the admission would
+// refuse it for that same cause, and the error is reported once. `jobs` holds the needs
+// the findings point at.
+void ask_jobs(const std::vector<RenderedJob>& rendered, std::deque<Need>& jobs, std::vector<Located>& found,
+              kube::KubeClient& client, const std::string& ns) {
+  std::set<std::string> failed;
+  for (const auto& l : found)
+    if (l.finding.verdict == pf::Verdict::error) failed.insert(l.need->step);
+  std::vector<Q> questions;
+  std::vector<const Need*> asked;
+  for (const auto& r : rendered) {
+    auto& need = jobs.emplace_back();
+    need.what = Need::What::job;
+    need.step = r.step->name;
+    need.range = r.step->range;
+    need.skipped = r.skipped;
+    need.name = "the job";
+    auto created = input::parse_json(r.created);
+    if (need.skipped.empty() && !created.is_object()) need.skipped = "the launcher printed no job";
+    if (!need.skipped.empty()) {
+      found.push_back({&need, {pf::Verdict::skipped, "dryrun.admitted", object_of(need, ns), 0,
+                               object_of(need, ns) + " is not checked: " + need.skipped, {}}});
+      continue;
+    }
+    const auto kind = input::member_text(created, "kind");
+    need.name = kind;
+    const auto* served = pf::served_kind(kind);
+    // No dry run for runtime "pods" (no job is created), nor where its refusal would
+    // repeat an error of the step.
+    const bool dry_run = !r.pods && !failed.count(need.step);
+    if (dry_run && served != nullptr &&
+        input::member_text(created, "apiVersion") == std::string(served->group) + "/" + std::string(served->version)) {
+      created["metadata"]["namespace"] = ns;
+      Q q;
+      q.what = Q::What::dry_run;
+      q.name = kind;
+      q.manifest = created.dump();
+      questions.push_back(std::move(q));
+      asked.push_back(&need);
+    } else if (dry_run) {
+      found.push_back({&need, {pf::Verdict::skipped, "dryrun.admitted", object_of(need, ns), 0,
+                               object_of(need, ns) + " is not sent: " + input::member_text(created, "apiVersion") +
+                                   " is not a version preflight asks about",
+                               {}}});
+    }
+    for (auto& q : runtime::pod_questions(input::parse_json(r.source))) {
+      questions.push_back(std::move(q));
+      asked.push_back(&need);
+    }
+  }
+  auto answers = kube::ask_preflight(client, ns, questions);
+  for (std::size_t i = 0; i < asked.size(); ++i)
+    for (auto& f : answers[i]) found.push_back({asked[i], std::move(f)});
 }
 
 }  // namespace
@@ -255,7 +318,13 @@ int run_preflight(const PreflightOptions& options) {
   needs_options.training_runtime = options.training_runtime;
   const auto needs = preflight::collect_needs(*compiled.pipeline, needs_options);
   kube::KubeClient client(*config);
-  const auto found = ask(needs, client, ns, options.registry);
+  auto found = ask(needs, client, ns, options.registry);
+  RenderOptions render_options;
+  render_options.params = needs_options.params;
+  render_options.mpi_v1 = options.mpi_v1;
+  render_options.training_runtime = options.training_runtime;
+  std::deque<Need> job_needs;
+  ask_jobs(render_training_jobs(*compiled.pipeline, render_options), job_needs, found, client, ns);
 
   std::vector<pf::Finding> all;
   std::map<pf::Verdict, int> counts;

@@ -342,10 +342,18 @@ using Node = std::variant<Step, Loop>;
 struct Loop {
   std::string name;  // generated, unique: "for-<var>" or "for-<var>-2", ...
   std::string var;
-  /// At most this many iterations at once (0: no limit). Argo holds it in a DAG
-  /// template around the loop, `limit_name` (generated, unique, set when limit > 0).
+  /// At most this many iterations at once (0: no limit). Argo holds it, and the check of a
+  /// loop that tolerates failures, in a DAG template around the loop, `limit_name`
+  /// (generated, unique, set when limit > 0 or tolerates()).
   int limit = 0;
   std::string limit_name;
+  /// Failure tolerance: the loop succeeds when at most `max_failures` items failed (-1: no
+  /// such rule) and at least `min_success` of them (a share, 0: no such rule) succeeded;
+  /// without either, any failed item fails it. `tolerance_range`: where the first is written.
+  int max_failures = -1;
+  double min_success = 0;
+  SourceRange tolerance_range;
+  bool tolerates() const { return max_failures >= 0 || min_success > 0; }
   Type item_type;
   Box<Value> items;  // always set: a literal list (withItems) or a Ref/list value (withParam)
   std::vector<Node> body;

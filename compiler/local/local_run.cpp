@@ -6,8 +6,37 @@
 
 #include "compiler/base/atomic_file.hpp"
 #include "compiler/base/progress.hpp"
+#include "compiler/base/sparkline.hpp"
+#include "input/limits.hpp"
+#include "input/read.hpp"
 
 namespace pipec::local::detail {
+
+// --- the metric series in the terminal --------------------------------------------------
+
+// Each step's metric series (steps/STEP/metric-series.json) as sparklines, one line per
+// STEP.METRIC after the table; "" when no step has one. A file that cannot be read says so.
+std::string Runner::series_section() const {
+  std::vector<SeriesLine> lines;
+  std::string notes;
+  for (const auto& r : records_) {
+    std::string path = o_.run_dir + "/steps/" + r.name + "/metric-series.json";
+    std::string text, why;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) continue;
+    std::vector<SeriesLine> series;
+    if (!input::read_file(path, input::kMaxSeriesFileBytes, text, why) || !read_series(text, series, why)) {
+      notes += fmt::format("  {}: {}\n", path, why);
+      continue;
+    }
+    for (auto& line : series) {
+      line.name = r.name + "." + line.name;
+      lines.push_back(std::move(line));
+    }
+  }
+  if (lines.empty() && notes.empty()) return "";
+  return "\nSERIES\n" + series_lines(lines, spark_glyphs(o_.ascii), "") + notes;
+}
 
 // --- values ----------------------------------------------------------------------------
 
@@ -186,6 +215,23 @@ Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase) {
   return o;
 }
 
+// A loop's outcome from its items': failed when an item failed, unless the loop tolerates it
+// (`max_failures`, `min_success`), which prints how many failed and that the loop holds.
+Outcome Runner::loop_outcome(const ir::Loop& loop, const std::string& label, const std::vector<Outcome>& results) {
+  std::size_t failed = 0;
+  for (Outcome o : results) failed += o != Outcome::Succeeded && o != Outcome::Skipped;
+  if (failed == 0) return Outcome::Succeeded;
+  if (loop.max_failures < 0 && loop.min_success <= 0) return Outcome::Failed;
+  const std::size_t total = results.size(), succeeded = total - failed;
+  bool holds = loop.max_failures < 0 || failed <= static_cast<std::size_t>(loop.max_failures);
+  // At least the share: succeeded / total >= min_success, as Flyte's min_success_ratio.
+  if (loop.min_success > 0 && static_cast<double>(succeeded) < loop.min_success * static_cast<double>(total) - 1e-9)
+    holds = false;
+  print_line(label, fmt::format("{} of {} items failed: {}", failed, total,
+                                holds ? "the loop tolerates it" : "more than the loop tolerates"));
+  return holds ? Outcome::Succeeded : Outcome::Failed;
+}
+
 Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
   std::string label = scope.prefix + loop.name + scope.suffix;
   ir::Literal items;
@@ -246,7 +292,8 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
   if (std::any_of(scopes.begin(), scopes.end(), [&](const auto& s) { return ran_again(*s); }))
     mark_forced(scope, loop.name);
   for (Outcome o : results)
-    if (o != Outcome::Succeeded && o != Outcome::Skipped) return o == Outcome::Stopped ? o : Outcome::Failed;
+    if (o == Outcome::Stopped) return o;
+  if (Outcome o = loop_outcome(loop, label, results); o != Outcome::Succeeded) return o;
   // Fan-in: each output the plan says the loop gives out of its body (a step's, or an
   // inner loop's list) as the list of every iteration's value, for the steps after it.
   const ir::Plan& plan = pipeline_of(scope).plan;
@@ -553,6 +600,7 @@ int Runner::run() {
     for (const auto& out : p_.outputs)
       out_ << fmt::format("{:<{}}  {}\n", out.name, w_out, shown_value(outputs[out.name].get<std::string>()));
   }
+  out_ << series_section();
   if (!outputs_error.empty()) out_ << fmt::format("\npipeline {}: {}\n", p_.name, outputs_error);
   // The run's status is its DAGs' (dag_failed): a failure that a step handles, or of an
   // `allow_failure` step, leaves it succeeded.

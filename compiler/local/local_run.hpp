@@ -39,6 +39,7 @@ struct RunOptions {
   std::map<std::string, std::string> params;  // every parameter's run-time text
   std::string bwrap = "bwrap";                // the sandbox program
   bool progress = false;                      // a live progress line (on a terminal)
+  bool ascii = false;                         // sparklines in ASCII whatever the locale
   std::vector<std::string> visible_dirs;      // kept visible in the sandbox under /tmp
   std::map<std::string, std::string> volumes; // claim -> host directory (--volume)
   /// Resume and the cache (docs/local.md): an earlier run dir whose steps' results are

@@ -102,27 +102,33 @@ bool Runner::start(Proc& p, std::string& error) {
     if (log_fd >= 0) close(log_fd);
     return false;
   }
-  pid_t pid = fork();
-  if (pid < 0) {
-    error = fmt::format("cannot start {}: {}", p.label, std::strerror(errno));
+  // posix_spawn (a vfork): a fork would copy the page tables of this large, threaded
+  // process for every step, and its threads' writes would then fault on every shared page.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, pipe_signal;
+  sigemptyset(&none);
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &pipe_signal);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = -1;
+  int spawned = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), cenv.data());
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
+    error = fmt::format("cannot run {} for {}: {}", cargv[0], p.label, std::strerror(spawned));
     close(fds[0]);
     close(fds[1]);
     close(log_fd);
     return false;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    signal(SIGPIPE, SIG_DFL);
-    int null = open("/dev/null", O_RDONLY);
-    dup2(null, 0);
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    execvpe(cargv[0], cargv.data(), cenv.data());
-    dprintf(2, "pipec: cannot run %s: %s\n", cargv[0], std::strerror(errno));
-    _exit(127);
   }
   setpgid(pid, pid);
   close(fds[1]);

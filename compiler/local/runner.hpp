@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <poll.h>
+#include <spawn.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -201,8 +202,10 @@ class Runner {
                          const std::vector<Outcome>& state);
   Outcome run_step(const ir::Step& step, Scope& scope, int phase);
   Outcome run_loop(const ir::Loop& loop, Scope& scope, int phase);
+  Outcome loop_outcome(const ir::Loop& loop, const std::string& label, const std::vector<Outcome>& results);
   Outcome run_call(const ir::Step& step, Scope& scope, int phase);
   std::map<std::string, std::string> outputs_of(const ir::Pipeline& p, const Scope& s);
+  std::string series_section() const;
   Json record_outputs(const std::map<std::string, std::string>& values);
   /// The pipeline whose DAG `s` belongs to: a called one, or the one run.
   const ir::Pipeline& pipeline_of(const Scope& s) const {

@@ -33,6 +33,11 @@ bool kernel_or_own(const std::string& top) {
   return top == "/tmp" || top == "/proc" || top == "/dev" || top == "/sys";
 }
 
+// The host directories the view of the host's / hides (each under an empty read-only
+// tmpfs): its /tmp, its processes (/proc: the step has a PID namespace of its own) and its
+// devices and shared memory (/dev, /dev/shm). /sys is the step's to read, as before.
+constexpr const char* kHidden[] = {"/tmp", "/proc", "/dev"};
+
 // The host directories that must become the step's own (writable, holding the host's
 // entries read-only): every top-level host directory, so that a step can make a new entry
 // in any of them whatever the host holds (as an image's directories are writable: a step
@@ -70,7 +75,7 @@ std::set<std::string> directories_to_open(const std::vector<std::string>& writab
 // kHostView (a symlink is made, not mounted: about 210 mounts cost 250-300 ms a step, the
 // views one per top-level directory), except what the step's own tree holds there already
 // (an input file placed before the start). A top-level entry not opened (/sys, a file) is
-// bound read-only at its own path.
+// such a symlink too: a mount costs more (bwrap reads the whole mount table after each).
 void add_entries(std::vector<std::string>& a, const std::string& dir, const std::set<std::string>& open,
                  const std::vector<std::string>& own) {
   std::error_code ec;
@@ -87,8 +92,6 @@ void add_entries(std::vector<std::string>& a, const std::string& dir, const std:
       continue;  // the step's own file
     } else if (e.is_symlink(ec)) {
       a.insert(a.end(), {"--symlink", fs::read_symlink(e.path(), ec).string(), path});
-    } else if (dir == "/") {
-      a.insert(a.end(), {"--ro-bind-try", path, path});
     } else {
       a.insert(a.end(), {"--symlink", host_view(path), path});
     }
@@ -102,12 +105,17 @@ std::vector<std::string> sandbox_argv(const Sandbox& p, const std::vector<std::s
   std::vector<std::string> a = {p.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc",
                                 "--bind", root, "/"};
   const std::set<std::string> open = directories_to_open(p.writable_dirs);
-  // The views' mount points on a tmpfs, read-only once they are made: not a new inode of
-  // the run dir's file system each (LinkStore says why that counts).
-  a.insert(a.end(), {"--tmpfs", kHostView});
-  for (const auto& d : open)
-    if (fs::path(d).parent_path() == "/") a.insert(a.end(), {"--ro-bind-try", d, kHostView + d});
-  a.insert(a.end(), {"--remount-ro", kHostView});
+  // One read-only view of the host's /, its /tmp, /proc and /dev hidden: bwrap reads the
+  // whole mount table after every bind (to make its submounts read-only too), so one bind
+  // of / costs less than one per top-level directory (docs/local.md "Scheduling").
+  a.insert(a.end(), {"--ro-bind", "/", kHostView});
+  for (const char* hidden : kHidden) {
+    // Where the host keeps it (a /tmp that is a symlink to /var/tmp: that is hidden).
+    std::error_code ec;
+    const std::string real = fs::canonical(hidden, ec).string();
+    if (!ec && real != "/" && fs::is_directory(real, ec))
+      a.insert(a.end(), {"--tmpfs", kHostView + real, "--remount-ro", kHostView + real});
+  }
   add_entries(a, "/", open, p.own_files);
   a.insert(a.end(), {"--dev", "/dev", "--proc", "/proc"});
   for (const auto& [host, mount] : p.volume_binds) {

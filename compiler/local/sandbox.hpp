@@ -29,12 +29,13 @@ struct Sandbox {
 /// (dir/fs unless given; so `mkdir /data` works, stays private and is kept in the run dir;
 /// /tmp is root/tmp),
 /// holding the host's top-level directories, each a directory of the step's own holding
-/// the host's entries read-only as symlinks into one read-only bind of each top-level host
-/// directory at /.pipec-host/DIR (a tmpfs, read-only once they are bound; so a step can make /data/x, /opt/app or /srv/app whether
-/// or not the host has /data: what it sees does not depend on which top-level directories
-/// the host has), as is every host directory on the way to a writable directory, so the
-/// step can create what a container could under /usr/local/app. /sys is the host's,
-/// read-only. Then a fresh /dev and /proc, the volume directories read-write at their
+/// the host's entries read-only as symlinks into one read-only bind of the host's / at
+/// /.pipec-host (its /tmp, /proc and /dev hidden under empty read-only tmpfs mounts; so a
+/// step can make /data/x, /opt/app or /srv/app whether or not the host has /data: what it
+/// sees does not depend on which top-level directories the host has), as is every host
+/// directory on the way to a writable directory, so the step can create what a container
+/// could under /usr/local/app. /sys and the host's top-level files are such symlinks too
+/// (read-only). Then a fresh /dev and /proc, the volume directories read-write at their
 /// mount paths, the file binds read-only, the visible directories under /tmp read-only,
 /// and dir/work as the working directory (at its own path, or at the op's `working_dir`).
 /// Nothing else is created: a directory a step writes into must be made by the step, as

@@ -108,9 +108,11 @@ class Lowerer {
           std::string name = base;
           for (int n = 2; taken_.count(name); ++n) name = base + "-" + std::to_string(n);
           taken_.insert(name);
-          if (s.limit > 0) {  // the name of the template that holds the limit
-            std::string limit = name + "-limit";
-            for (int n = 2; taken_.count(limit); ++n) limit = name + "-limit-" + std::to_string(n);
+          if (s.limit > 0 || s.max_failures >= 0 || s.min_success > 0) {
+            // the name of the template around the loop (its limit, its failure check)
+            std::string suffix = s.limit > 0 ? "-limit" : "-outcome";
+            std::string limit = name + suffix;
+            for (int n = 2; taken_.count(limit); ++n) limit = name + suffix + "-" + std::to_string(n);
             taken_.insert(limit);
             limit_names_[&s] = std::move(limit);
           }
@@ -222,7 +224,10 @@ class Lowerer {
     out.name = loop_names_.at(&s);
     out.var = s.var;
     out.limit = s.limit;
-    if (s.limit > 0) out.limit_name = limit_names_.at(&s);
+    out.max_failures = s.max_failures;
+    out.min_success = s.min_success;
+    out.tolerance_range = s.tolerance_range;
+    if (limit_names_.contains(&s)) out.limit_name = limit_names_.at(&s);
     out.item_type = s.item_type;
     out.items = *s.items;
     out.range = s.range;

@@ -319,6 +319,7 @@ const char* need_check(Need::What what) {
     case Need::What::access: return "access.create";
     case Need::What::quota: return "quota.headroom";
     case Need::What::image: return "image.manifest";
+    case Need::What::job: return "dryrun.admitted";
   }
   return "preflight";
 }

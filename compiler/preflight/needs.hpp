@@ -31,6 +31,10 @@ struct Need {
     access,            ///< service account `subject` may create `name`'s kind
     quota,             ///< ResourceQuota headroom for `amounts` (one training step at once)
     image,             ///< the image `name` has a manifest in its registry
+    job,               ///< the training job step `step` creates, rendered: admitted by a
+                       ///< dryRun=All create, within the LimitRanges, placeable on a node.
+                       ///< Not collected here (rendering is compiler/training's and the
+                       ///< launcher's): `pipec preflight` adds one per training step
   };
   What what = What::claim;
   std::string name;

@@ -234,12 +234,7 @@ OpInfo Checker::check_op(const ast::OpDecl& op, const LoadedModule& m) {
 void Checker::check_pipeline(const ast::PipelineDecl& p) {
   program_.name = p.name.name;
   program_.range = p.name.range;
-  std::string dns = to_dns1123(p.name.name);
-  if (dns.empty() || dns.size() > kMaxK8sNameLength)
-    diags_.error(p.name.range,
-                 fmt::format("pipeline name '{}' does not give a valid Kubernetes name "
-                             "(1 to {} letters, digits or '-')",
-                             p.name.name, kMaxK8sNameLength));
+  (void)dns_name_ok(p.name.name, p.name.range, "pipeline");
   // Top-level declarations first: params, description, finally.
   const ast::FinallyStmt* finally = nullptr;
   for (const auto& s : p.body.statements) {

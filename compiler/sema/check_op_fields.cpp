@@ -143,11 +143,7 @@ void Checker::body_metadata(const BodyRow&, const ast::BodyField& field, BodySta
   // value could reach the structure. The label rules are the launcher's own.
   auto what = "'" + name + "'";
   auto items = entries(field.value, what, [&](const ast::MapEntry& e, const std::string& key) {
-    if (rules::is_label_key(key)) return true;
-    diags_.error(e.range, fmt::format("'{}' is not a Kubernetes {} key ([prefix/]name, "
-                                      "name at most 63 of [A-Za-z0-9-_.])",
-                                      key, name == "annotations" ? "annotation" : "label"));
-    return false;
+    return label_key_ok(diags_, key, e.range, name);
   });
   auto& out = name == "node_selector" ? b.c.node_selector : name == "labels" ? b.c.labels : b.c.annotations;
   for (auto& [key, v] : items) {
@@ -156,14 +152,38 @@ void Checker::body_metadata(const BodyRow&, const ast::BodyField& field, BodySta
       continue;
     }
     std::string text = ir::literal_text(v.literal);
-    if (name != "annotations" && !rules::is_label_value(text)) {
-      diags_.error(v.range, fmt::format("'{}' is not a Kubernetes label value (at most 63 of "
-                                        "[A-Za-z0-9-_.], alphanumeric at both ends)",
-                                        text));
-      continue;
-    }
+    if (name != "annotations" && !label_value_ok(diags_, text, v.range)) continue;
     out.emplace_back(key, std::move(text));
   }
+}
+
+// The one rule of a node selector's, a label's or an annotation's key and of a label's
+// value, for container ops and training ops alike: the launcher's own (rules/names).
+bool label_key_ok(Diagnostics& diags, const std::string& key, SourceRange at, std::string_view field) {
+  if (rules::is_label_key(key)) return true;
+  diags.error(at, fmt::format("'{}' is not a Kubernetes {} key ([prefix/]name, name at most 63 of [A-Za-z0-9-_.])",
+                              key, field == "annotations" ? "annotation" : "label"));
+  return false;
+}
+
+bool label_value_ok(Diagnostics& diags, const std::string& text, SourceRange at) {
+  if (rules::is_label_value(text)) return true;
+  diags.error(at, fmt::format("'{}' is not a Kubernetes label value (at most 63 of [A-Za-z0-9-_.], "
+                              "alphanumeric at both ends)",
+                              text));
+  return false;
+}
+
+// The one rule of a toleration, for container ops and training ops alike: a literal text
+// rules::toleration_json reads.
+std::optional<std::string> toleration_of(Diagnostics& diags, const Value& item) {
+  std::string text = item.is_literal() ? ir::literal_text(item.literal) : "";
+  auto json = item.is_literal() && item.type.kind == TypeKind::String ? rules::toleration_json(text) : std::nullopt;
+  if (!json)
+    diags.error(item.range, "a toleration is a literal \"key\", \"key=value\", either with \":NoSchedule\", "
+                            "\":PreferNoSchedule\" or \":NoExecute\", or \"*\"" +
+                                (item.is_literal() ? fmt::format(", got '{}'", text) : std::string()));
+  return json;
 }
 
 void Checker::body_volumes(const BodyRow&, const ast::BodyField& field, BodyState& b) {
@@ -327,15 +347,7 @@ void Checker::body_tolerations(const BodyRow&, const ast::BodyField& field, Body
   for (const auto& item : list->items) {
     auto v = value(item, Context::Body);
     if (!v) continue;
-    std::string text = v->is_literal() ? ir::literal_text(v->literal) : "";
-    auto json = v->is_literal() && v->type.kind == TypeKind::String ? rules::toleration_json(text)
-                                                                     : std::nullopt;
-    if (!json) {
-      diags_.error(v->range, "a toleration is a literal \"key\", \"key=value\", either with "
-                             "\":NoSchedule\", \":PreferNoSchedule\" or \":NoExecute\", or \"*\"");
-      continue;
-    }
-    b.c.tolerations.push_back(*json);
+    if (auto json = toleration_of(diags_, *v)) b.c.tolerations.push_back(*json);
   }
 }
 

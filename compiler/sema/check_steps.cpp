@@ -12,6 +12,7 @@
 
 #include "compiler/base/spellcheck.hpp"
 #include "compiler/sema/checker.hpp"
+#include "rules/kubernetes.hpp"
 
 namespace pipec::sema::detail {
 
@@ -173,6 +174,7 @@ Stmt Checker::check_for(const ast::ForStmt& s) {
     diags_.note(step->decl->name.range, "step declared here");
   }
   if (s.limit) out.limit = loop_limit(*s.limit);
+  loop_tolerance(s, out);
   out.item_type = item_type;
   out.items = std::move(items);
   // Steps in the body depend on what the items use (lowering lifts that to the loop).
@@ -209,6 +211,40 @@ int Checker::loop_limit(const ast::Expression& expr) {
     return 0;
   }
   return static_cast<int>(i);
+}
+
+// `max_failures N` (a literal int >= 0) and `min_success R` (a literal number in (0, 1]):
+// how many failed items, or what share of succeeded ones, the loop tolerates.
+void Checker::loop_tolerance(const ast::ForStmt& s, Stmt& out) {
+  if (s.max_failures) {
+    const ast::Expression& e = strip(*s.max_failures);
+    const auto* n = node<ast::NumberLit>(e);
+    auto v = n ? number(*n) : std::nullopt;
+    out.tolerance_range = range_of(e);
+    if (n && !v) {
+      // out of range, reported
+    } else if (!v || !v->literal.is_number_integer() || v->literal.get<std::int64_t>() < 0 ||
+               v->literal.get<std::int64_t>() > 2147483647) {
+      diags_.error(range_of(e), "a loop's 'max_failures' must be a literal int from 0 to 2147483647");
+    } else {
+      out.max_failures = static_cast<int>(v->literal.get<std::int64_t>());
+    }
+  }
+  if (s.min_success) {
+    const ast::Expression& e = strip(*s.min_success);
+    const auto* n = node<ast::NumberLit>(e);
+    auto v = n ? number(*n) : std::nullopt;
+    if (!out.tolerance_range.valid()) out.tolerance_range = range_of(e);
+    double r = v && v->literal.is_number() ? v->literal.get<double>() : -1;
+    if (n && !v) {
+      // out of range, reported
+    } else if (!(r > 0 && r <= 1)) {
+      diags_.error(range_of(e), "a loop's 'min_success' must be a literal number above 0 and at most 1 "
+                                "(the share of items that must succeed, e.g. 0.75)");
+    } else {
+      out.min_success = r;
+    }
+  }
 }
 
 // Fills `out`; returns false for a duplicate step, which has no statement.
@@ -271,6 +307,10 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
       for (const auto& q : op->params) names.push_back(q.name);
       if (suggest(arg.name.range, arg.name.name, names))
         suggested.insert(spellcheck(arg.name.name, names));
+      if (op->kind == ir::OpKind::TrainJob &&
+          std::find(rules::kNotInTrainJob.begin(), rules::kNotInTrainJob.end(), arg.name.name) !=
+              rules::kNotInTrainJob.end())
+        diags_.note(arg.name.range, std::string(rules::kNotInTrainJobWhy));
       diags_.note(op->range, fmt::format("'{}' declared here", op->name));
       continue;
     }
@@ -280,6 +320,15 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
           return fmt::format("argument '{}' of {} '{}'", arg.name.name, callable_kind(*op), op->name);
         }))
       continue;
+    // A list or map with run-time values in it: only a training op takes one apart (its
+    // env, data, ...); a container's argument and a pipeline's parameter are one value.
+    if ((v->kind == Value::Kind::List || v->kind == Value::Kind::Map) &&
+        (op->kind == ir::OpKind::Container || op->kind == ir::OpKind::Pipeline)) {
+      diags_.error(v->range, fmt::format("a list or map built from run-time values cannot be passed to {} '{}'; "
+                                         "pass a list parameter or a literal list",
+                                         callable_kind(*op), op->name));
+      continue;
+    }
     // A called pipeline's parameter keeps its constraint (`in 1..64`): a constant argument
     // is checked against it here, as a default is.
     if (auto c = callee_params_.find(op->name); c != callee_params_.end() && v->is_literal())
@@ -288,9 +337,16 @@ bool Checker::check_step(const ast::StepDecl& s, Stmt& out) {
     out.args.emplace_back(arg.name.name, std::move(*v));
   }
   if (op && op->container) check_bound_fields(*op, out.args);
-  if (op && op->kind == ir::OpKind::TrainJob) check_train_job(out.args);
-  if (op && (op->kind == ir::OpKind::MpiJob || op->kind == ir::OpKind::TfJob || op->kind == ir::OpKind::PyTorchJob))
+  if (op && op->kind == ir::OpKind::TrainJob) {
+    // The arguments train_job shares with the other training ops, once its own hold.
+    std::size_t errors = diags_.error_count();
+    check_train_job(out.args);
+    if (diags_.error_count() == errors) check_training(*op, out.args, s.name.range);
+  }
+  if (op && (op->kind == ir::OpKind::MpiJob || op->kind == ir::OpKind::TfJob || op->kind == ir::OpKind::PyTorchJob)) {
     check_training_retries(out.args, op->name);
+    check_training(*op, out.args, s.name.range);
+  }
   if (op) {
     for (std::size_t i = 0; i < op->params.size(); ++i) {
       const auto& p = op->params[i];
@@ -383,6 +439,7 @@ std::string Checker::component_variant(const OpInfo& sig,
   std::string name = sig.name;
   if (!names.empty())
     for (int k = 2; program_.ops.count(name = fmt::format("{}_{}", sig.name, k)); ++k) {}
+  if (name != sig.name) (void)dns_name_ok(name, call, "op");  // the targets' name of this variant
   names.emplace(key, name);
   OpInfo info = sig;
   info.name = name;

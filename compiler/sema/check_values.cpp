@@ -502,21 +502,26 @@ bool Checker::suggest(SourceRange at, const std::string& word, const std::vector
   return true;
 }
 
-void Checker::check_dns_name(const ast::Identifier& id, const char* what, DnsNames& seen) {
-  std::string dns = to_dns1123(id.name);
+// The one check that a name (a pipeline's, an op's, a step's) gives a Kubernetes name, the
+// name both targets print (rules::to_dns1123): they check nothing of it.
+bool Checker::dns_name_ok(const std::string& name, SourceRange at, const char* what) {
+  std::string dns = to_dns1123(name);
   if (dns.empty()) {
-    diags_.error(id.range,
-                 fmt::format("{} name '{}' gives an empty Kubernetes name; use letters or digits",
-                             what, id.name));
-    return;
+    diags_.error(at, fmt::format("{} name '{}' gives an empty Kubernetes name; use letters or digits", what, name));
+    return false;
   }
   if (dns.size() > kMaxK8sNameLength) {
-    diags_.error(id.range,
-                 fmt::format("{} name '{}' is too long: Kubernetes names have at most {} "
-                             "characters, '{}' has {}",
-                             what, id.name, kMaxK8sNameLength, dns, dns.size()));
-    return;
+    diags_.error(at, fmt::format("{} name '{}' is too long: Kubernetes names have at most {} "
+                                 "characters, '{}' has {}",
+                                 what, name, kMaxK8sNameLength, dns, dns.size()));
+    return false;
   }
+  return true;
+}
+
+void Checker::check_dns_name(const ast::Identifier& id, const char* what, DnsNames& seen) {
+  if (!dns_name_ok(id.name, id.range, what)) return;
+  std::string dns = to_dns1123(id.name);
   auto [it, inserted] = seen.try_emplace(
       std::move(dns), std::pair<std::string_view, SourceRange>(id.name, id.range));
   if (!inserted) {

@@ -6,6 +6,7 @@
 //   check_op_body.cpp   container op bodies: image, command, env, resources, outputs, ...
 //   check_params.cpp    pipeline parameters, their constraints, and `settings`
 //   check_steps.cpp     steps and their arguments, `if`, `for`, scopes and dependencies
+//   check_training.cpp  the training ops' arguments
 //   check_calls.cpp     pipelines as steps: the one built, callees, recursion, outputs
 //   check_values.cpp    values, names, conditions, types and the shared helpers
 // Private to compiler/sema: only those files include it.
@@ -112,6 +113,13 @@ struct BodyState {
 std::string resource_problem(const std::string& key, const ir::Literal& literal);
 std::vector<std::string> metric_texts(const ir::Literal& literal);
 
+// The one rule of a label or annotation key, a label value (node selectors too) and a
+// toleration (its JSON, or nullopt when reported), for container ops and training ops
+// alike (check_op_fields.cpp).
+bool label_key_ok(Diagnostics& diags, const std::string& key, SourceRange at, std::string_view field);
+bool label_value_ok(Diagnostics& diags, const std::string& text, SourceRange at);
+std::optional<std::string> toleration_of(Diagnostics& diags, const Value& item);
+
 class Checker {
  public:
   Checker(SourceManager& sources, Diagnostics& diags, const Host& host)
@@ -184,6 +192,8 @@ class Checker {
   void check_bound_fields(const OpInfo& op, const std::vector<std::pair<std::string, Value>>& args);
   // check_train_job.cpp
   void check_train_job(const std::vector<std::pair<std::string, Value>>& args);
+  // check_training.cpp: every training op's arguments, `step` where a default stands
+  void check_training(const OpInfo& op, const std::vector<std::pair<std::string, Value>>& args, SourceRange step);
 
   // check_params.cpp
   void check_param(const ast::ParamDecl& p);
@@ -203,6 +213,7 @@ class Checker {
   int next_if_scope(const ast::IfStmt& s, bool else_branch);
   Stmt check_for(const ast::ForStmt& s);
   int loop_limit(const ast::Expression& expr);
+  void loop_tolerance(const ast::ForStmt& s, Stmt& out);
   bool check_step(const ast::StepDecl& s, Stmt& out);
   void check_upon(const ast::AfterItem& item, const StepEntry& after,
                   const std::vector<std::uint32_t>& reads, Stmt& out);
@@ -232,6 +243,7 @@ class Checker {
   bool declare(std::map<std::string, SourceRange>& seen, const ast::Identifier& id,
                const char* what);
   bool suggest(SourceRange at, const std::string& word, const std::vector<std::string>& names);
+  bool dns_name_ok(const std::string& name, SourceRange at, const char* what);
   void check_dns_name(const ast::Identifier& id, const char* what, DnsNames& seen);
   static std::string map_key(const ast::MapKey& key);
 

@@ -58,6 +58,10 @@ struct Stmt {
   // For: `for var in items [limit N] { body }`; deps are the steps the items use.
   std::string var;
   int limit = 0;  // 0: no limit
+  // `max_failures N` (-1: none) and `min_success R` (0: none): the loop's failure tolerance.
+  int max_failures = -1;
+  double min_success = 0;
+  SourceRange tolerance_range;  // where the first of them is written
   ir::Type item_type;
   Box<ir::Value> items;
   std::vector<Stmt> body;

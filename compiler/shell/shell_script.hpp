@@ -23,8 +23,9 @@ namespace pipec::shell {
 ///   - inside `${...}` of the user's script: as its enclosing context
 ///   - inside `$(...)`:                     as bare (a new context)
 ///   - in an unquoted here-document body:   ${VAR}
-/// and it is an error (at the reference) inside backticks, inside `$((...))`, in a
-/// here-document whose delimiter is quoted, or in a comment. A line that starts with `-`
+///   - in a `#` comment:                    "${VAR}" (the shell never expands it there)
+/// and it is an error (at the reference) inside backticks, inside `$((...))`, or in a
+/// here-document whose delimiter is quoted. A line that starts with `-`
 /// right after a line that ended without `\` gets a warning: it runs as a command of its
 /// own. Returns false if it reported an error.
 [[nodiscard]] bool write_script(const std::vector<ir::Part>& parts,

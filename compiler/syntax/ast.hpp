@@ -244,11 +244,13 @@ struct IfStmt : Located {
   boost::optional<Block> else_block;
 };
 
-/// `for VAR in ITEMS [limit N] { ... }`
+/// `for VAR in ITEMS [limit N] [max_failures N] [min_success R] { ... }`
 struct ForStmt : Located {
   Identifier var;
   Expression items;
-  boost::optional<Expression> limit;  // at most this many iterations at once
+  boost::optional<Expression> limit;         // at most this many iterations at once
+  boost::optional<Expression> max_failures;  // the loop succeeds with at most N failed items
+  boost::optional<Expression> min_success;   // ... with at least this share succeeded
   Block body;
 };
 

@@ -25,7 +25,7 @@ BOOST_FUSION_ADAPT_STRUCT(pipec::syntax::ast::StepDecl, name, op, args, after, a
 BOOST_FUSION_ADAPT_STRUCT(pipec::syntax::ast::Description, keyword, text)
 BOOST_FUSION_ADAPT_STRUCT(pipec::syntax::ast::Block, open, statements)
 BOOST_FUSION_ADAPT_STRUCT(pipec::syntax::ast::IfStmt, condition, then_block, else_block)
-BOOST_FUSION_ADAPT_STRUCT(pipec::syntax::ast::ForStmt, var, items, limit, body)
+BOOST_FUSION_ADAPT_STRUCT(pipec::syntax::ast::ForStmt, var, items, limit, max_failures, min_success, body)
 BOOST_FUSION_ADAPT_STRUCT(pipec::syntax::ast::FinallyStmt, keyword, body)
 BOOST_FUSION_ADAPT_STRUCT(pipec::syntax::ast::SettingsStmt, keyword, body)
 BOOST_FUSION_ADAPT_STRUCT(pipec::syntax::ast::OutputStmt, keyword, name, value)

@@ -119,7 +119,9 @@ class Printer {
       }
     } else if (const auto* f = boost::get<x3::forward_ast<ast::ForStmt>>(&s.get())) {
       line(depth, "(for " + f->get().var.name + " in " + expr(f->get().items) +
-                      (f->get().limit ? " limit " + expr(*f->get().limit) : "") + ")");
+                      (f->get().limit ? " limit " + expr(*f->get().limit) : "") +
+                      (f->get().max_failures ? " max_failures " + expr(*f->get().max_failures) : "") +
+                      (f->get().min_success ? " min_success " + expr(*f->get().min_success) : "") + ")");
       block(depth + 1, f->get().body);
     } else if (const auto* fin = boost::get<x3::forward_ast<ast::FinallyStmt>>(&s.get())) {
       line(depth, "(finally)");

@@ -110,9 +110,12 @@ auto const else_body_def = block | else_if;
 // else if ...: a block holding the one nested if
 auto const else_if_def = x3::attr('{') >> x3::repeat(1)[if_statement];
 auto const if_statement_def = if_stmt;
-// for shard in shards limit 4 { ... }: `limit` is a keyword only here
+// for shard in shards limit 4 max_failures 1 min_success 0.5 { ... }: `limit`,
+// `max_failures` and `min_success` are keywords only here
 auto const for_stmt_def = kw_for > identifier > kw_in > expression() >
-                          -(keyword("limit") > expression()) > block;
+                          -(keyword("limit") > expression()) >
+                          -(keyword("max_failures") > expression()) >
+                          -(keyword("min_success") > expression()) > block;
 // finally { ... }
 auto const finally_stmt_def = keyword_text("finally") > block;
 // settings { timeout "6h" }: `settings` is a keyword only here

@@ -374,8 +374,8 @@ void report_expectation(std::string_view text, FileId file, std::size_t where,
     static const std::vector<std::string> kDeclarations = {"use", "op", "pipeline"};
     // Inside a statement: the words that stand there (`limit` only in a `for`), not those
     // that begin one (`stpe c` after an unclosed call is a missing ')', not a typo).
-    static const std::vector<std::string> kInside = {"after", "else", "in",   "limit", "and",
-                                                     "or",    "not",  "true", "false"};
+    static const std::vector<std::string> kInside = {
+        "after", "else", "in", "limit", "max_failures", "min_success", "and", "or", "not", "true", "false"};
     const auto& candidates = expected.rfind("statement", 0) == 0 ? kStatements
                              : expected.find("'pipeline'") != std::string::npos ? kDeclarations
                                                                                  : kInside;
@@ -508,6 +508,8 @@ class Finisher {
   void operator()(ast::ForStmt& s) {
     expr(s.items);
     if (s.limit) expr(*s.limit);
+    if (s.max_failures) expr(*s.max_failures);
+    if (s.min_success) expr(*s.min_success);
     block(s.body);
   }
   void operator()(ast::FinallyStmt& s) { block(s.body); }

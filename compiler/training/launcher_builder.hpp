@@ -25,10 +25,6 @@ inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 inline bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
 
-// Quantities and durations: the launcher's own rules (runtime/job_render.hpp).
-inline bool is_quantity(const std::string& s) { return rules::is_quantity(s); }
-inline bool is_duration(const std::string& s) { return rules::parse_duration(s).has_value(); }
-
 /// One option's words as the table gives them (rules::add_launcher_arg), its value a word
 /// each target spells its own way.
 inline void add_arg(std::vector<LauncherWord>& argv, Option id, LauncherWord value) {
@@ -67,11 +63,6 @@ class Builder {
     return nullptr;
   }
   SourceRange where(const ir::Value& v) const { return v.range.valid() ? v.range : step_.range; }
-  void error(const ir::Value& v, std::string message) {
-    diags_.error(where(v), std::move(message));
-    ok_ = false;
-  }
-  std::string op_arg(const std::string& name) const { return "'" + name + "' of " + step_.op; }
 
   /// The default a reference has in the manifest: the parameter's default, else nullopt.
   std::optional<ir::Literal> ref_default(const ir::Ref& ref) const {
@@ -131,7 +122,7 @@ class Builder {
   };
 
   /// Resolves a scalar argument; `placeholder` is its manifest value when a reference has
-  /// no known default. Interpolating into it is an error (only `command` interpolates).
+  /// no known default. A list or map is none (sema has refused it).
   std::optional<Scalar> scalar(const std::string& name, const ir::Value& v,
                                ir::Literal placeholder) {
     if (v.kind == ir::Value::Kind::Literal) return Scalar{v.literal, {}};
@@ -145,7 +136,6 @@ class Builder {
       auto text = interpolated_default(v);
       return Scalar{text ? ir::Literal(*text) : placeholder, input_for(name, v)};
     }
-    error(v, "argument " + op_arg(name) + " must be a single value");
     return std::nullopt;
   }
 
@@ -164,31 +154,6 @@ class Builder {
     return text;
   }
 
-
-  // --- checks of literal values --------------------------------------------------------
-  bool check_int(const std::string& name, const ir::Value& v, const Scalar& s, long min) {
-    if (!s.input.empty() || !s.value.is_number_integer()) return true;
-    long n = s.value.get<long>();
-    if (n < min) {
-      error(v, "argument " + op_arg(name) + " must be at least " + std::to_string(min) +
-                   ", got " + std::to_string(n));
-      return false;
-    }
-    if (n > 2147483647L) {
-      error(v, "argument " + op_arg(name) + " is too large: " + std::to_string(n));
-      return false;
-    }
-    return true;
-  }
-
-  bool check_quantity(const std::string& name, const ir::Value& v, const Scalar& s) {
-    if (!s.input.empty()) return true;
-    std::string text = ir::literal_text(s.value);
-    if (text.empty() || is_quantity(text)) return true;
-    error(v, "argument " + op_arg(name) + " must be a Kubernetes quantity such as '2', '500m' " +
-                 "or '10Gi', got '" + text + "'");
-    return false;
-  }
 
   // A limit from scalar argument `arg_name` into `limits[resource]` (none for an empty or 0
   // literal), bound at `pointer` + the resource (a JSON pointer: '/' written "~1") when a
@@ -244,7 +209,6 @@ class Builder {
   bool read_command();
   bool read_sync();
   bool read_node_placement();
-  bool read_scheduling();
   bool read_metadata();
   Json metadata(const std::string& base, bool job);
   void scheduling(Json& spec, const std::string& base);

@@ -72,9 +72,10 @@ struct LauncherCall {
 };
 
 /// Builds the job manifest for the defaults, the bindings and the launcher arguments
-/// for a training step (OpKind MpiJob, TfJob, PyTorchJob). Reports misuse that only
-/// the lowering can see (a literal data entry without ':', an invalid metric name)
-/// at the argument's range. Returns false if it reported an error.
+/// for a training step (OpKind MpiJob, TfJob, PyTorchJob, TrainJob). sema has checked
+/// every argument (compiler/sema/check_training.cpp); the only diagnostics are those of
+/// placing values in the command's script (compiler/shell). Returns false if it reported
+/// an error, or for a step sema would have refused.
 [[nodiscard]] bool build_launcher_call(const ir::Step& step, const JobOptions& options,
                                        LauncherCall& call, Diagnostics& diags);
 

@@ -1,8 +1,8 @@
 // train_job's lowering: a Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1,
 // Trainer v2.3) in its own terms, on any runtime by name, with a binding for every value
 // known only at run time, and the launcher's argv (docs/training-ops.md "train_job").
-// sema has checked the literals of train_job's own arguments; the arguments it shares
-// with the other training ops are read by launcher_arguments.cpp, by the same rules.
+// sema has checked its arguments (check_train_job.cpp, check_training.cpp); the arguments
+// it shares with the other training ops are read by launcher_arguments.cpp.
 #include "compiler/training/launcher_builder.hpp"
 #include "rules/kubernetes.hpp"
 #include "runtime/trainer_v2.hpp"
@@ -54,10 +54,7 @@ Json Builder::trainjob_env(const char* name, const std::string& base) {
     env.push_back(Json{{"name", key}, {"value", ir::literal_text(s->value)}});
   };
   if (each_entry(*v, add)) return env;
-  if (ir::whole_ref(*v) && v->type.kind == ir::TypeKind::Map)
-    bind(base, input_for(name, *v), Kind::EnvMap);
-  else
-    error(*v, "argument " + op_arg(name) + " must list its variables ({NAME: value, ...})");
+  if (ir::whole_ref(*v) && v->type.kind == ir::TypeKind::Map) bind(base, input_for(name, *v), Kind::EnvMap);
   return env;
 }
 

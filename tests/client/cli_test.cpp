@@ -29,6 +29,7 @@ TEST_F(ClientCli, RunBuildsAPipeFileUploadsAndFollowsTheRun) {
   EXPECT_NE(r.out.find("created experiment 'Default'"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("run state: Pending\nrun state: Running\nrun state: Succeeded\n"
                        "metrics:\n  step     metric    value\n  train-x  accuracy  50%\n"
+                       "series: absent from the server's answer (each step's series is its artifact metric-series; pipec run --local draws them)\n"
                        "run 'r1' Succeeded\n"),
             std::string::npos)
       << r.out;
@@ -207,6 +208,47 @@ TEST_F(ClientCli, UploadTargetKfpV2AndAV2PackageFileUseTheV2Api) {
   ASSERT_EQ(file.exit, 0) << file.err;
   EXPECT_EQ(fake_.count("POST /apis/v2beta1/pipelines/upload?"), 2);
   EXPECT_EQ(fake_.count("POST /apis/v1beta1"), 0);
+}
+
+// `runs compare` of local run directories: no server is asked (none is given).
+TEST_F(ClientCli, RunsCompareLocalRunDirectories) {
+  auto run_dir = [&](const std::string& name, const std::string& outcome, const std::string& lr,
+                     const std::string& metrics) {
+    std::filesystem::path dir = dir_ / name;
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "parameters.json") << json{{"lr", lr}, {"epochs", "10"}}.dump();
+    std::ofstream(dir / "summary.json")
+        << json{{"pipeline", "p"}, {"outcome", outcome}, {"seconds", 1.5},
+                {"steps", json::array({{{"step", "train"}, {"kind", "mpi_job"}, {"outcome", outcome},
+                                        {"seconds", 1.0}, {"started", 0.0}, {"after", json::array()},
+                                        {"metrics", metrics}, {"message", ""}}})}}
+               .dump();
+    return dir.string();
+  };
+  std::string a = run_dir("p-1", "succeeded", "1", "loss=0.5 acc=0.9");
+  std::string b = run_dir("p-2", "failed", "2", "loss=0.25 acc=0.9");
+  Result r = pipec({"runs", "compare", a, b});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "  run         p-1        p-2\n"
+            "* state       succeeded  failed\n"
+            "parameters:\n"
+            "  epochs      10         10\n"
+            "* lr          1          2\n"
+            "metrics:\n"
+            "  train.acc   0.9        0.9\n"
+            "* train.loss  0.5        0.25\n"
+            "(* the runs differ in this row)\n");
+  Result j = pipec({"runs", "compare", a, b, "--metric", "loss", "-o", "json"});
+  ASSERT_EQ(j.exit, 0) << j.err;
+  json doc = json::parse(j.out);
+  EXPECT_EQ(doc["runs"][1], (json{{"run", b}, {"source", "local"}, {"id", b}, {"name", "p-2"}, {"state", "failed"}}));
+  EXPECT_EQ(doc["metrics"], json::parse(R"([{"name": "train.loss", "values": [0.5, 0.25],
+                                             "formats": ["RAW", "RAW"], "differs": true}])"));
+  // Anything but a directory is a server run's id: without a server, a usage error.
+  Result missing = pipec({"runs", "compare", a, (dir_ / "nothing").string()});
+  EXPECT_EQ(missing.exit, 2);
+  EXPECT_NE(missing.err.find("--host"), std::string::npos) << missing.err;
 }
 
 }  // namespace

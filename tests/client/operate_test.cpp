@@ -18,6 +18,12 @@
 // - run_v2_oom.json: run_v2_failed.json with a task `evaluate` FAILED whose `error`
 //   (googlerpcStatus, "only populated when the task is in FAILED or CANCELED state" in the
 //   v2beta1 spec) says OOMKilled (exit code 137).
+// - run_v1_succeeded.json: run_v1_failed.json made to succeed (made from it by hand): another
+//   id and name, `lr` 0.01, every node Succeeded without a message, and the metrics
+//   `accuracy` (PERCENTAGE, 0.88) of node `prepare` and `loss` (RAW, 0.25) of node `fit`:
+//   the second run of `runs compare`.
+// - run_v2_succeeded.json: run_v2_failed.json made to succeed likewise (another run_id and
+//   display_name, `lr` 0.01, every task SUCCEEDED without an error).
 // Filters are checked against the Predicate definitions of the same specs.
 
 #include <deque>
@@ -29,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/client/kfp/commands.hpp"
+#include "compiler/client/kfp/compare.hpp"
 #include "compiler/client/kfp/operate.hpp"
 #include "compiler/client/kfp/resources.hpp"
 #include "tests/client/fake_kfp.hpp"
@@ -150,6 +157,7 @@ TEST_F(ClientOperate, RunsGetShowsAV1RunFromItsRecordedDetail) {
             "metrics:\n"
             "  step                    metric    value\n"
             "  train-x7k2p-1787723858  accuracy  91.2%\n"
+            "series: absent from the server's answer (each step's series is its artifact metric-series; pipec run --local draws them)\n"
             "steps:\n"
             "  step     state      duration  reason\n"
             "  prepare  Succeeded  1m05s\n"
@@ -205,6 +213,107 @@ TEST_F(ClientOperate, RunsGetJsonIsTheRecordOfBothApis) {
   EXPECT_EQ(v1["metrics"][0]["value"], 0.912);
 }
 
+// `pipec runs compare`: the table from recorded answers of each API version.
+TEST_F(ClientOperate, RunsCompareShowsTwoV1RunsSideBySide) {
+  transport_.answer("GET /apis/v1beta1/runs/r1", read_data("run_v1_failed.json"));
+  transport_.answer("GET /apis/v1beta1/runs/r3", read_data("run_v1_succeeded.json"));
+  std::vector<CompareInput> inputs{{"r1", false, {}}, {"r3", false, {}}};
+  ASSERT_EQ(compare_command(inputs, "", args(false), connection_, &transport_, out_, err_), 0) << err_.str();
+  EXPECT_EQ(out_.str(),
+            "  run               train 2026-05-01 10:00:00  train 2026-05-02 10:00:00\n"
+            "* state             Failed                     Succeeded\n"
+            "parameters:\n"
+            "  layers            [3,2]                      [3,2]\n"
+            "* lr                0.001                      0.01\n"
+            "metrics:\n"
+            "* fit.loss          -                          0.25\n"
+            "* prepare.accuracy  91.2%                      88%\n"
+            "(* the runs differ in this row)\n");
+  out_.str("");
+  ASSERT_EQ(compare_command(inputs, "accuracy", args(false), connection_, &transport_, out_, err_), 0);
+  EXPECT_NE(out_.str().find("* prepare.accuracy  91.2%"), std::string::npos) << out_.str();
+  EXPECT_EQ(out_.str().find("fit.loss"), std::string::npos) << out_.str();
+}
+
+TEST_F(ClientOperate, RunsCompareShowsTwoV2RunsAndSaysTheyHaveNoMetrics) {
+  transport_.answer("GET /apis/v2beta1/runs/r2", read_data("run_v2_failed.json"));
+  transport_.answer("GET /apis/v2beta1/runs/r4", read_data("run_v2_succeeded.json"));
+  std::vector<CompareInput> inputs{{"r2", false, {}}, {"r4", false, {}}};
+  ASSERT_EQ(compare_command(inputs, "", args(true), connection_, &transport_, out_, err_), 0) << err_.str();
+  EXPECT_EQ(out_.str(),
+            "  run      train v2      train v2 again\n"
+            "* state    FAILED        SUCCEEDED\n"
+            "parameters:\n"
+            "  layers   [3,2]         [3,2]\n"
+            "* lr       0.001         0.01\n"
+            "  message  it's \"$(id)\"  it's \"$(id)\"\n"
+            "metrics: none\n"
+            "note: run 'train v2' is a v2beta1 run, whose API gives no metrics (KFP v2 keeps them as artifacts)\n"
+            "note: run 'train v2 again' is a v2beta1 run, whose API gives no metrics (KFP v2 keeps them as "
+            "artifacts)\n"
+            "(* the runs differ in this row)\n");
+}
+
+// The JSON of docs/client.md "Comparing runs": its members, their types and order.
+TEST_F(ClientOperate, RunsCompareJsonFollowsItsDocumentedSchema) {
+  transport_.answer("GET /apis/v1beta1/runs/r1", read_data("run_v1_failed.json"));
+  transport_.answer("GET /apis/v1beta1/runs/r3", read_data("run_v1_succeeded.json"));
+  ComparedRun local;
+  local.run = local.id = "pipec-runs/p-1";
+  local.source = "local";
+  local.name = "p-1";
+  local.state = "succeeded";
+  local.parameters = {{"lr", "0.01"}};
+  local.metrics = {{"fit.loss", 0.5, ""}};
+  std::vector<CompareInput> inputs{{"r1", false, {}}, {"r3", false, {}}, {"pipec-runs/p-1", true, local}};
+  ASSERT_EQ(compare_command(inputs, "", args(false, true), connection_, &transport_, out_, err_), 0) << err_.str();
+  json doc = json::parse(out_.str());
+  auto keys = [](const json& object) {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : object.items()) out.push_back(k);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(keys(doc), (std::vector<std::string>{"format", "metrics", "parameters", "runs"}));
+  EXPECT_EQ(doc["format"], "pipec-runs-compare/1");
+  ASSERT_EQ(doc["runs"].size(), 3u);
+  for (const json& run : doc["runs"]) {
+    EXPECT_EQ(keys(run), (std::vector<std::string>{"id", "name", "run", "source", "state"}));
+    for (const auto& [k, v] : run.items()) EXPECT_TRUE(v.is_string()) << k;
+  }
+  EXPECT_EQ(doc["runs"][0]["source"], "v1beta1");
+  EXPECT_EQ(doc["runs"][0]["run"], "r1");
+  EXPECT_EQ(doc["runs"][2]["source"], "local");
+  std::vector<std::string> names;
+  for (const json& p : doc["parameters"]) {
+    EXPECT_EQ(keys(p), (std::vector<std::string>{"differs", "name", "values"}));
+    EXPECT_TRUE(p["differs"].is_boolean());
+    ASSERT_EQ(p["values"].size(), 3u);
+    for (const json& v : p["values"]) EXPECT_TRUE(v.is_string() || v.is_null()) << p;
+    names.push_back(p["name"]);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"layers", "lr"}));
+  EXPECT_EQ(doc["parameters"][0]["values"], json::parse(R"(["[3,2]", "[3,2]", null])"));
+  EXPECT_EQ(doc["parameters"][0]["differs"], true);
+  names.clear();
+  for (const json& m : doc["metrics"]) {
+    EXPECT_EQ(keys(m), (std::vector<std::string>{"differs", "formats", "name", "values"}));
+    ASSERT_EQ(m["values"].size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+      EXPECT_TRUE(m["values"][i].is_number() || m["values"][i].is_null()) << m;
+      EXPECT_EQ(m["values"][i].is_null(), m["formats"][i].is_null()) << m;
+      if (m["formats"][i].is_string()) {
+        EXPECT_TRUE(m["formats"][i] == "RAW" || m["formats"][i] == "PERCENTAGE") << m;
+      }
+    }
+    names.push_back(m["name"]);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"fit.loss", "prepare.accuracy"}));
+  EXPECT_EQ(doc["metrics"][0]["values"], json::parse("[null, 0.25, 0.5]"));
+  EXPECT_EQ(doc["metrics"][1]["values"], json::parse("[0.912, 0.88, null]"));
+  EXPECT_EQ(doc["metrics"][1]["formats"], json::parse(R"(["PERCENTAGE", "PERCENTAGE", null])"));
+}
+
 // `pipec runs wait` / `run --wait`: each step's change once, then the failed steps.
 TEST_F(ClientOperate, WaitPrintsEachStepsStateChangesFromRecordedV1Answers) {
   json failed = json::parse(read_data("run_v1_failed.json"));
@@ -239,6 +348,7 @@ TEST_F(ClientOperate, WaitPrintsEachStepsStateChangesFromRecordedV1Answers) {
             "metrics:\n"
             "  step                    metric    value\n"
             "  train-x7k2p-1787723858  accuracy  91.2%\n"
+            "series: absent from the server's answer (each step's series is its artifact metric-series; pipec run --local draws them)\n"
             "step 'fit' Failed; the end of its log (pipec logs r1 'fit' for all of it):\n"
             "  | epoch 8\n  | epoch 9\n  | epoch 10\n  | epoch 11\n  | epoch 12\n  | epoch 13\n"
             "  | epoch 14\n  | epoch 15\n  | epoch 16\n  | epoch 17\n  | epoch 18\n  | epoch 19\n"

@@ -6,10 +6,14 @@ PROGRAM's comments hold its table: `# expect: STEP OUTCOME` (succeeded, failed, 
 not run) and `# expect run: STATUS`. The test checks that `pipec run --local` ends each step
 and the run so; that the Argo workflow validates and encodes the policy (`failFast` in
 each DAG template, and each `# expect argo: TASK continueOn failed`, `TASK depends EXPR`,
-`TASK dependencies A,B` or `TASK arg VALUE` read back from the task of that name); and
-that the KFP v2 target either loads in kfp 2.17 (with each `# expect kfp-v2: TASK
-triggerPolicy STRATEGY`) or, where v2 has no form for a policy, stops with an error at
-FILE:LINE:COL of the form it cannot express (`# expect kfp-v2 error: LINE:COL TEXT`).
+`TASK dependencies A,B` or `TASK arg VALUE` read back from the task of that name, or
+`TEMPLATE/TASK` from that template's); that the check after a loop that tolerates failures
+decides as the table (`# expect argo loop: TEMPLATE N items, K succeeded: holds|fails`: the
+check task of that template is given N items, and its template's command is run here with
+Argo's list of K succeeded iterations' outputs); and that the KFP v2 target either loads in
+kfp 2.17 (with each `# expect kfp-v2: TASK triggerPolicy STRATEGY`) or, where v2 has no form
+for a policy, stops with an error at FILE:LINE:COL of the form it cannot express (`# expect
+kfp-v2 error: LINE:COL TEXT`; on Argo likewise `# expect argo error: LINE:COL TEXT`).
 """
 import json
 import os
@@ -40,7 +44,7 @@ def expectations(prefix):
 
 
 def table():
-    steps, status, kfp_error = {}, None, None
+    steps, status, kfp_error, argo_error = {}, None, None, None
     for line in open(PROGRAM, encoding="utf-8"):
         if m := re.match(r"# expect: (\S+)\s+(succeeded|failed|skipped|not run)\s*$", line):
             steps[m.group(1)] = m.group(2)
@@ -48,9 +52,11 @@ def table():
             status = m.group(1)
         elif m := re.match(r"# expect kfp-v2 error: (\d+:\d+) (.*)$", line):
             kfp_error = (m.group(1), m.group(2).strip())
+        elif m := re.match(r"# expect argo error: (\d+:\d+) (.*)$", line):
+            argo_error = (m.group(1), m.group(2).strip())
     if not steps or not status:
         fail(f"{PROGRAM} has no table")
-    return steps, status, kfp_error
+    return steps, status, kfp_error, argo_error
 
 
 def local(steps, status):
@@ -81,10 +87,13 @@ def fail_fast_setting():
     return True
 
 
-def argo():
+def argo(argo_error):
     """The Argo Workflow (--target kfp-v1)."""
     out = os.path.join(RUN + ".argo.yaml")
     p = build("kfp-v1", out)
+    if argo_error:
+        located_error("argo", p, argo_error)
+        return
     if p.returncode != 0:
         fail(f"argo build: {p.stderr}")
     v = subprocess.run([VALIDATE, out], capture_output=True, text=True, timeout=60)
@@ -105,6 +114,7 @@ def argo():
         if (True, False) in forms and (False, True) in forms:
             fail(f"template {t['name']} mixes depends and dependencies")
     tasks = {task["name"]: task for t in dags for task in t["dag"]["tasks"]}
+    tasks.update({t["name"] + "/" + task["name"]: task for t in dags for task in t["dag"]["tasks"]})
     for name, what, value in expectations("# expect argo: "):
         task = tasks.get(name)
         if task is None:
@@ -121,18 +131,52 @@ def argo():
             fail(f"unknown expectation {what}")
         if not ok:
             fail(f"argo task {name}: expected {what} {value}, got {json.dumps(task)}")
+    loop_checks({t["name"]: t for t in wf["spec"]["templates"]})
+
+
+def loop_checks(templates):
+    """Each `# expect argo loop:` line: the loop's check, run as Argo would run its pod."""
+    for line in open(PROGRAM, encoding="utf-8"):
+        m = re.match(r"# expect argo loop: (\S+) (\d+) items, (\d+) succeeded: (holds|fails)\s*$", line)
+        if not m:
+            continue
+        name, items, succeeded, outcome = m.groups()
+        tasks = [t for t in templates[name]["dag"]["tasks"] if t["template"] == "pipec-loop-check"]
+        if len(tasks) != 1:
+            fail(f"argo template {name}: no check task")
+        args = {p["name"]: p["value"] for p in tasks[0]["arguments"]["parameters"]}
+        loop = [t for t in templates[name]["dag"]["tasks"] if t is not tasks[0]][0]
+        if args["items"] != items or args["succeeded"] != "{{tasks.%s.outputs.parameters}}" % loop["name"]:
+            fail(f"argo check of {name}: arguments {args}")
+        # Each iteration that succeeded gives an output, so that Argo lists it.
+        body = templates[loop["template"]].get("outputs", {}).get("parameters", [])
+        if "pipec-item-ok" not in [p["name"] for p in body]:
+            fail(f"argo loop body {loop['template']}: no output pipec-item-ok")
+        # Argo's list of the succeeded iterations' outputs: one object each, the marker in it.
+        args["succeeded"] = json.dumps([{"pipec-item-ok": f"n{i}", "x": "a\\\"],{"} for i in range(int(succeeded))])
+        command = [re.sub(r"\{\{inputs\.parameters\.([\w-]+)\}\}", lambda v: args[v.group(1)], word)
+                   for word in templates["pipec-loop-check"]["container"]["command"]]
+        p = subprocess.run(command, capture_output=True, text=True, timeout=30)
+        print(p.stdout, p.stderr)
+        if p.returncode != (0 if outcome == "holds" else 1):
+            fail(f"argo check of {name} with {succeeded} of {items} succeeded: exit {p.returncode}, expected {outcome}")
+
+
+def located_error(target, p, expected):
+    """`p`, a build for `target`, stopped with the error `expected` (LINE:COL, TEXT)."""
+    where, text = expected
+    print(p.stderr)
+    if p.returncode == 0:
+        fail(f"{target} build succeeded; expected an error")
+    if f"{os.path.basename(PROGRAM)}:{where}: error: {text}" not in p.stderr.replace(PROGRAM, os.path.basename(PROGRAM)):
+        fail(f"{target} error not at {where} with '{text}': {p.stderr}")
 
 
 def kfp_v2(kfp_error):
     out = os.path.join(RUN + ".kfpv2.yaml")
     p = build("kfp-v2", out)
     if kfp_error:
-        where, text = kfp_error
-        print(p.stderr)
-        if p.returncode == 0:
-            fail("kfp-v2 build succeeded; expected an error")
-        if f"{os.path.basename(PROGRAM)}:{where}: error: {text}" not in p.stderr.replace(PROGRAM, os.path.basename(PROGRAM)):
-            fail(f"kfp-v2 error not at {where} with '{text}': {p.stderr}")
+        located_error("kfp-v2", p, kfp_error)
         return
     if p.returncode != 0:
         fail(f"kfp-v2 build: {p.stderr}")
@@ -148,8 +192,8 @@ def kfp_v2(kfp_error):
             fail(f"kfp-v2 task {name}: expected {what} {value}, got {json.dumps(tasks.get(name))}")
 
 
-steps, status, kfp_error = table()
+steps, status, kfp_error, argo_error = table()
 local(steps, status)
-argo()
+argo(argo_error)
 kfp_v2(kfp_error)
 print("ok", NAME)

@@ -115,6 +115,85 @@ TEST(Scheduling, EveryOperatorKindCarriesTheFieldsToEveryPod) {
     EXPECT_NE(v.output.find(name + ".json: ok"), std::string::npos) << name << "\n" << v.output;
 }
 
+// dsl-examples/shared_cluster.pipe, as written: each of its three jobs (the PyTorchJob, the
+// MPIJob in both of its versions, the TFJob), with the parameters' defaults and with other
+// values, carries the queue label, the labels and the annotation on the job and on every
+// replica's pod template, the priority class and the scheduler in every pod template, and
+// /dev/shm of its size in every main container; every job passes its CRD.
+TEST(Scheduling, TheSharedClusterExampleRendersEveryJobTheCrdsAccept) {
+  struct Job {
+    std::string step;
+    bool mpi_v1;
+    std::string shm;
+    int replica_types;
+  };
+  const std::vector<Job> jobs = {
+      {"ddp", false, "8Gi", 2}, {"allreduce", false, "4Gi", 2}, {"allreduce", true, "4Gi", 2}, {"tf", false, "2Gi", 2}};
+  const std::string path = std::string(PIPEC_SOURCE_DIR) + "/dsl-examples/shared_cluster.pipe";
+  const std::string text = testing::read_text(path);
+  std::vector<std::pair<std::string, std::string>> docs;
+  for (const auto& j : jobs) {
+    training::JobOptions options;
+    options.mpi_v1 = j.mpi_v1;
+    auto out = testing::build_train(text, options, path, j.step);
+    ASSERT_TRUE(out.built) << j.step << ": " << out.diagnostics;
+    ASSERT_EQ(out.step->name, j.step);
+    const std::string name = j.step + (j.mpi_v1 ? "-v1" : "");
+    docs.emplace_back(name + "-manifest", testing::parts_of(out.call).manifest_text);
+    const std::map<std::string, std::string> other = {
+        {"queue", "team-b"}, {"priority", "batch-low"}, {"workers", "5"}, {"team", "nlp"}};
+    for (const auto* values : {&other, static_cast<const std::map<std::string, std::string>*>(nullptr)}) {
+      auto r = testing::render(out.call, texts(out, values ? *values : std::map<std::string, std::string>{}));
+      ASSERT_TRUE(r.ok) << name << ": " << r.error;
+      json job = json::parse(r.job);
+      // ddp takes both from the parameters, tf the queue; allreduce's are literals.
+      const std::string queue = values && j.step != "allreduce" ? "team-b" : "team-vision";
+      const std::string priority = values && j.step == "ddp" ? "batch-low" : "research-high";
+      const std::string team = values ? "nlp" : "vision";
+      const json& meta = job["metadata"];
+      EXPECT_EQ(meta["labels"]["kueue.x-k8s.io/queue-name"], queue) << name;
+      EXPECT_EQ(meta["labels"]["cost-center"], "cv-42") << name;
+      EXPECT_EQ(meta["annotations"]["example.com/owner"], "vision-team@example.com") << name;
+      if (j.step == "ddp") {
+        EXPECT_EQ(meta["labels"]["team"], team);
+      }
+      EXPECT_EQ(job["spec"]["runPolicy"]["suspend"], true) << name;
+      EXPECT_EQ(job["spec"]["runPolicy"]["schedulingPolicy"]["priorityClass"], priority) << name;
+      const json& roles = job["spec"][specs_of(job)];
+      EXPECT_EQ(static_cast<int>(roles.size()), j.replica_types) << name << " " << roles.dump();
+      for (const auto& [role, replica] : roles.items()) {
+        const json& pod = replica["template"];
+        const std::string where = name + " " + role;
+        EXPECT_EQ(pod["metadata"]["labels"]["kueue.x-k8s.io/queue-name"], queue) << where;
+        EXPECT_EQ(pod["metadata"]["labels"]["cost-center"], "cv-42") << where;
+        if (j.step == "ddp") {
+          EXPECT_EQ(pod["metadata"]["labels"]["team"], team) << where;
+        }
+        EXPECT_EQ(pod["metadata"]["annotations"]["example.com/owner"], "vision-team@example.com") << where;
+        EXPECT_EQ(pod["spec"]["priorityClassName"], priority) << where;
+        EXPECT_EQ(pod["spec"]["schedulerName"], "volcano") << where;
+        EXPECT_NE(pod["spec"]["containers"][0]["volumeMounts"].dump().find("\"mountPath\":\"/dev/shm\""),
+                  std::string::npos)
+            << where;
+        EXPECT_NE(pod["spec"]["volumes"].dump().find("\"medium\":\"Memory\",\"sizeLimit\":\"" + j.shm + "\""),
+                  std::string::npos)
+            << where;
+      }
+      if (j.step == "allreduce") {
+        EXPECT_EQ(job["spec"]["runPolicy"]["schedulingPolicy"]["minAvailable"], 3) << name;
+      }
+      if (j.step == "ddp") {
+        EXPECT_EQ(job["spec"]["runPolicy"]["schedulingPolicy"]["queue"], "gpu");
+      }
+      docs.emplace_back(name + (values ? "-other" : "-defaults"), r.job);
+    }
+  }
+  auto v = testing::validate_jobs(docs);
+  EXPECT_EQ(v.code, 0) << v.output;
+  for (const auto& [name, text] : docs)
+    EXPECT_NE(v.output.find(name + ".json: ok"), std::string::npos) << name << "\n" << v.output;
+}
+
 // A queue given as "" at run time takes the label and the suspension away; hostile texts
 // are refused by the label rule, or stay one string value (an annotation).
 TEST(Scheduling, RunTimeValuesAreDataNeverStructure) {
@@ -135,6 +214,31 @@ TEST(Scheduling, RunTimeValuesAreDataNeverStructure) {
     r = testing::render(out.call, texts(out, {{"team", hostile}}));
     EXPECT_FALSE(r.ok) << hostile;
     EXPECT_NE(r.error.find("label value"), std::string::npos) << r.error;
+  }
+  // An annotation's value may be any text: from a parameter it stays that one string, on
+  // the job and on every pod template, and the job keeps its shape.
+  const std::string annotated = R"(use arena
+pipeline p {
+  param owner: string = "a@example.com"
+  step train = pytorch_job(image: "img:1", command: "python t.py", workers: 2,
+                           annotations: {"example.com/owner": owner})
+})";
+  auto with_owner = testing::build_train(annotated, {}, "a.pipe");
+  ASSERT_TRUE(with_owner.built) << with_owner.diagnostics;
+  auto plain = testing::render(with_owner.call, texts(with_owner, {}));
+  ASSERT_TRUE(plain.ok) << plain.error;
+  for (const std::string hostile : {"a\"}, \"x\": {\"y", "line\nbreak", "{{workflow.name}}", "$(id) `id`"}) {
+    r = testing::render(with_owner.call, texts(with_owner, {{"owner", hostile}}));
+    ASSERT_TRUE(r.ok) << r.error;
+    json job = json::parse(r.job);
+    EXPECT_EQ(job["metadata"]["annotations"]["example.com/owner"], hostile);
+    for (const auto& [role, replica] : job["spec"]["pytorchReplicaSpecs"].items())
+      EXPECT_EQ(replica["template"]["metadata"]["annotations"]["example.com/owner"], hostile) << role;
+    json shape = json::parse(plain.job);
+    shape["metadata"]["annotations"]["example.com/owner"] = hostile;
+    for (auto& [role, replica] : shape["spec"]["pytorchReplicaSpecs"].items())
+      replica["template"]["metadata"]["annotations"]["example.com/owner"] = hostile;
+    EXPECT_EQ(job, shape) << r.job;
   }
 }
 
@@ -223,7 +327,7 @@ TEST(Scheduling, BadLiteralsAreLocatedErrors) {
       {R"(queue: "Team A")", "a queue name"},
       {R"(priority_class: "High")", "a Kubernetes name"},
       {R"(shm_size: "lots")", "a Kubernetes quantity"},
-      {R"(labels: {team: "a b"})", "not a label value"},
+      {R"(labels: {team: "a b"})", "not a Kubernetes label value"},
       {R"(min_available: -1)", "at least 0"},
   };
   for (const auto& [arg, message] : cases) {

@@ -199,7 +199,8 @@ pipeline p {
 
 // dsl-examples/trainer_runtimes.pipe: both steps (a torchtune runtime with its
 // initializers, a namespaced TrainingRuntime) render, with the parameters' defaults,
-// TrainJobs the v2.3.0 CRD accepts.
+// TrainJobs the v2.3.0 CRD accepts, in the Kueue queue (the label and spec.suspend), the
+// tune step's labels on the TrainJob and its nodes' pods, the train step's /dev/shm in them.
 TEST(TrainJob, TheExampleRendersTrainJobsTheCrdAccepts) {
   std::string path = std::string(PIPEC_SOURCE_DIR) + "/dsl-examples/trainer_runtimes.pipe";
   SourceManager sources;
@@ -230,6 +231,27 @@ TEST(TrainJob, TheExampleRendersTrainJobsTheCrdAccepts) {
   EXPECT_EQ(json::parse(docs[0].second)["spec"]["initializer"]["model"]["storageUri"],
             "hf://meta-llama/Llama-3.2-1B-Instruct");
   EXPECT_EQ(json::parse(docs[1].second)["spec"]["runtimeRef"]["kind"], "TrainingRuntime");
+  for (const auto& [name, text] : docs) {
+    json job = json::parse(text);
+    EXPECT_EQ(job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"], "team-a") << name;
+    EXPECT_EQ(job["spec"]["suspend"], true) << name;
+    const json& jobs = job["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"];
+    ASSERT_FALSE(jobs.empty()) << name << ": " << text;
+    for (const auto& rj : jobs) {
+      const json& pod = rj["template"]["spec"]["template"];
+      if (name == "example-tune") {
+        EXPECT_EQ(job["metadata"]["labels"]["cost-center"], "nlp-7");
+        EXPECT_EQ(pod["metadata"]["labels"]["cost-center"], "nlp-7") << pod.dump();
+      } else {
+        EXPECT_NE(pod["spec"]["containers"][0]["volumeMounts"].dump().find("\"mountPath\":\"/dev/shm\""),
+                  std::string::npos)
+            << pod.dump();
+        EXPECT_NE(pod["spec"]["volumes"].dump().find("\"medium\":\"Memory\",\"sizeLimit\":\"16Gi\""),
+                  std::string::npos)
+            << pod.dump();
+      }
+    }
+  }
   auto v = testing::validate_jobs(docs);
   EXPECT_EQ(v.code, 0) << v.output;
 }

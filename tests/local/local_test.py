@@ -25,10 +25,11 @@ def fail(msg):
     sys.exit(1)
 
 
-def run(*args, expect, run_dir=None):
+def run(*args, expect, run_dir=None, env=None):
     subprocess.run(["rm", "-rf", run_dir or RUN])
     p = subprocess.run([PIPEC, "run", "--local", *args, "--run-dir", run_dir or RUN],
-                       capture_output=True, text=True, timeout=240)
+                       capture_output=True, text=True, timeout=240,
+                       env=None if env is None else {**os.environ, **env})
     print(p.stdout)
     print(p.stderr, file=sys.stderr)
     if p.returncode != expect:
@@ -408,6 +409,21 @@ def podfs():
             fail("the step wrote the host's " + d)
         if not os.path.exists(os.path.join(RUN, "steps/top/fs" + d + "/pipec-podfs/x/f")):
             fail("not kept in the step's root: " + d)
+    # The host's /tmp, processes and shared memory stay hidden, also in the read-only view
+    # of the host's / that the step's entries link into; nothing there can be written.
+    marker = f"pipec-podfs-{os.getpid()}"
+    made = ["/tmp/" + marker, "/dev/shm/" + marker]
+    try:
+        for m in made:
+            if os.path.isdir(os.path.dirname(m)):
+                open(m, "w").close()
+        run(pipe, "-p", "which=hidden", "-p", "marker=" + marker, "--volume", "state=" + state, expect=0)
+        if read("steps/hidden/outputs/seen") != "":
+            fail("the step saw or wrote what it must not: " + read("steps/hidden/outputs/seen"))
+    finally:
+        for m in made:
+            if os.path.exists(m):
+                os.remove(m)
     # Retried, then succeeded: success with no message from the failed attempt.
     p = run(pipe, "-p", "which=retry", "--volume", "state=" + state, expect=0)
     summary = {s["step"]: s for s in json.loads(read("summary.json"))["steps"]}
@@ -446,7 +462,19 @@ def fanin():
 def metrics():
     """Container ops' metrics, as pipec-metrics collects them: from the output (stderr too),
     a spec from a parameter, and from a file the command writes."""
-    run(os.path.join(HERE, "metrics.pipe"), expect=0)
+    p = run(os.path.join(HERE, "metrics.pipe"), expect=0, env={"LC_ALL": "C.UTF-8"})
+    # After the table, a sparkline per STEP.METRIC of the series (steps in the order they ended).
+    series = p.stdout.split("\nSERIES\n", 1)[-1].split("\n\n")[0].splitlines()
+    want = ["evaluate.accuracy  " + "\u2581" * 12 + "\u2588" * 12 + "  0.5 \u2192 0.93  min 0.5  max 0.93  (2 values)",
+            "evaluate.loss      " + "\u2581" * 24 + "  0.3 \u2192 0.3  min 0.3  max 0.3  (1 value)",
+            "evaluate.f1        " + "\u2581" * 24 + "  0.88 \u2192 0.88  min 0.88  max 0.88  (1 value)",
+            "score.rmse         " + "\u2581" * 24 + "  0.25 \u2192 0.25  min 0.25  max 0.25  (1 value)"]
+    if "\nSERIES\n" not in p.stdout or sorted(series) != sorted(want):
+        fail(f"series lines: {series}")
+    # --ascii: the same in ASCII, whatever the locale.
+    p = run(os.path.join(HERE, "metrics.pipe"), "--ascii", expect=0, env={"LC_ALL": "C.UTF-8"})
+    if "evaluate.accuracy  " + "_" * 12 + "#" * 12 + "  0.5 -> 0.93  min 0.5  max 0.93  (2 values)\n" not in p.stdout:
+        fail("--ascii: no ASCII sparkline")
     got = json.loads(read("steps/evaluate/mlpipeline-metrics.json"))["metrics"]
     if got != [{"format": "PERCENTAGE", "name": "accuracy", "numberValue": 0.93},
                {"format": "RAW", "name": "loss", "numberValue": 0.3},

@@ -6,7 +6,8 @@
 // The fixture: {"objects": {API_PATH: OBJECT}, "serve": {GROUP/VERSION: [PLURAL]},
 // "runtimes": {NAME: "torch"|"mpi"} (ClusterTrainingRuntimes, served by Trainer's stand-in),
 // "roles": {ANY: {"subject", "group", "resources", "verbs"}}, "absent_images": [REPO:REF],
-// "reads_403": N}.
+// "reads_403": N, "forbid": [PATH_PREFIX] (GETs answered 403), "require_labels": {LABEL:
+// WEBHOOK} (an admission webhook refusing jobs without the label)}.
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -42,6 +43,10 @@ int main(int argc, char** argv) {
                   role.at("verbs").get<std::vector<std::string>>());
   for (const auto& image : absent) kube.image_absent(image.get<std::string>());
   kube.reads_403 = fixture.value("reads_403", 0);
+  for (const auto& prefix : fixture.value("forbid", json::array())) kube.forbid(prefix.get<std::string>());
+  const json labels = fixture.value("require_labels", json::object());
+  for (const auto& [label, webhook] : labels.items())
+    kube.require_label(label, webhook.get<std::string>());
   std::cout << kube.port() << std::endl;
   std::string rest((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   std::ofstream out(argv[2]);

@@ -10,6 +10,8 @@ MODE
                   and HTTP status, and no other problem is; exit 1 (`# exit: N` otherwise).
                   `# expect: none`: no problem. Each `# skipped: LINE:COL CHECK` is a finding
                   `skipped` there (a value known only at run time). `# args: ...` adds options.
+                  `# status: N`: the finding's HTTP status is N. Each `# sent: TEXT`: a
+                  request the stand-in was sent holds TEXT.
   examples        every dsl-examples/*.pipe on the clean cluster: exit 0, no error, warning
                   or unknown.
   forbidden       every read answered 403: unknowns at 403, exit 0; with --strict, exit 1.
@@ -140,8 +142,11 @@ def run_case(pipe):
             fixture = merge(fixture, json.load(f))
     cluster = Cluster(fixture)
     code, findings, r = preflight(cluster, pipe, shlex.split(args[1]) if args else [])
-    cluster.stop()
+    sent = cluster.stop()
     name = os.path.basename(pipe)
+    for m in re.finditer(r"^# sent: (.+)$", text, re.M):
+        if not any(m[1] in request for request in sent):
+            fail(f"{name}: no request holds '{m[1]}': {sent}")
     found = problems(findings)
     want = int(exit_code[1]) if exit_code else 1
     if code != want:
@@ -166,6 +171,9 @@ def run_case(pipe):
         fail(f"{name}: {where(f)} {f.get('check')}, expected {name}:{line}:{col} {check}: {f.get('message')}")
     if not f.get("object") or "http_status" not in f:
         fail(f"{name}: the finding has no object or HTTP status: {f}")
+    status = re.search(r"^# status: (\d+)$", text, re.M)
+    if status and f.get("http_status") != int(status[1]):
+        fail(f"{name}: HTTP {f.get('http_status')}, expected {status[1]}: {f.get('message')}")
     print(f"{name}: {where(f)} {f['check']} ({f['verdict']}, HTTP {f['http_status']}) {f['object']}")
 
 
@@ -185,6 +193,8 @@ def run_examples():
     sent = cluster.stop()
     if not any(s.startswith("HEAD /v2/") for s in sent) or not any("accessreviews" in s for s in sent):
         fail("the examples asked no registry or no access review")
+    if not any("?dryRun=All" in s for s in sent) or not any(s.startswith("GET /api/v1/nodes") for s in sent):
+        fail("the examples' training jobs were not sent as dry runs, or no node was asked about")
 
 
 def run_forbidden():

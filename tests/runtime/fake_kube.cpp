@@ -146,20 +146,8 @@ void FakeKube::routes() {
     std::lock_guard lock(mutex_);
     if (dry_run && !serves_locked(req.matches[1], plural))
       return send_status(res, 404, "NotFound", "the server could not find the requested resource");
-    if (plural == "trainjobs" && !trainer_runtimes_.empty()) {
-      // Trainer's validating webhook: the ClusterTrainingRuntime must exist (core/
-      // clustertrainingruntime.go ValidateObjects); controller-runtime denies with 403.
-      std::string runtime = job["spec"]["runtimeRef"].value("name", std::string());
-      if (!trainer_runtimes_.count(runtime))
-        return send_status(
-            res, 403, "Forbidden",
-            fmt::format("admission webhook \"validator.trainjob.trainer.kubeflow.org\" denied the request: "
-                        "spec.RuntimeRef: Invalid value: v1alpha1.RuntimeRef{{Name:\"{0}\", "
-                        "APIGroup:(*string)(0xc000f3a2d0), Kind:(*string)(0xc000f3a2e0)}}: "
-                        "clustertrainingruntimes.trainer.kubeflow.org \"{0}\" not found: specified "
-                        "clusterTrainingRuntime must be created before the TrainJob is created",
-                        runtime));
-    }
+    if (auto refusal = admission_refusal_locked(plural, ns, job))  // the webhooks
+      return send_status(res, 403, "Forbidden", *refusal);
     if (dry_run && !jobs_.count(name)) {  // admitted, and nothing is stored
       res.status = 201;
       return res.set_content(job.dump(), "application/json");

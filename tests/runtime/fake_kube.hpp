@@ -138,6 +138,13 @@ class FakeKube {
   void add_role(const std::string& subject, const std::string& group,
                 std::vector<std::string> resources, std::vector<std::string> verbs);
   std::atomic<int> reads_403{0};  ///< preflight's object GETs and reviews answer 403 (N times)
+  /// GETs of paths under `prefix` (/api/v1/nodes) answer 403, as to an identity whose
+  /// Role lacks them.
+  void forbid(const std::string& prefix);
+  /// An admission webhook `webhook` (a policy engine's) that refuses every job created,
+  /// dry run or not, without the label `label` on the job (403, the API's message for a
+  /// webhook's denial).
+  void require_label(const std::string& label, const std::string& webhook);
   /// The image registry on the same port (`HEAD /v2/NAME/manifests/REF`, which a GET of it
   /// answers too): every manifest exists but those of `repository_reference`
   /// ("library/python:3.11", "team/train@sha256:...") made absent here (404).
@@ -198,6 +205,10 @@ class FakeKube {
   // Whether a dryRun=All create of `plural` in `group_version` is served (any, until
   // serve_api is called); mutex held.
   bool serves_locked(const std::string& group_version, const std::string& plural) const;
+  // Why the admission webhooks refuse creating `job` (require_label's, Trainer's for a
+  // TrainJob), or nullopt when they admit it; mutex held.
+  std::optional<std::string> admission_refusal_locked(const std::string& plural, const std::string& ns,
+                                                      nlohmann::json& job);
   struct Role {
     std::string subject, group;
     std::vector<std::string> resources, verbs;
@@ -231,6 +242,8 @@ class FakeKube {
   std::map<std::string, std::vector<std::string>> served_;       // group/version -> plurals
   std::vector<Role> roles_;
   std::vector<std::string> absent_images_;
+  std::vector<std::string> forbidden_;
+  std::map<std::string, std::string> required_labels_;  // label -> webhook
   std::map<std::string, std::vector<std::string>> jobset_pods_;  // in creation order
 };
 

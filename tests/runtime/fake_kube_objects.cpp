@@ -1,12 +1,14 @@
 // FakeKube's answers to preflight's reads: named objects and their collections (claims,
 // Secrets, ConfigMaps, ServiceAccounts, quotas, limit ranges, nodes, storage and priority
 // classes, Trainer runtimes, Kueue queues), discovery of API groups/versions, and
-// Local/SelfSubjectAccessReviews evaluated from a list of Roles, as the API answers them.
+// Local/SelfSubjectAccessReviews evaluated from a list of Roles, as the API answers them;
+// the admission webhooks a create meets (a label policy, Trainer's).
 #include <fmt/format.h>
 #include <httplib.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "tests/runtime/fake_kube.hpp"
@@ -60,6 +62,43 @@ void FakeKube::image_absent(const std::string& repository_reference) {
   absent_images_.push_back(repository_reference);
 }
 
+void FakeKube::forbid(const std::string& prefix) {
+  std::lock_guard lock(mutex_);
+  forbidden_.push_back(prefix);
+}
+
+void FakeKube::require_label(const std::string& label, const std::string& webhook) {
+  std::lock_guard lock(mutex_);
+  required_labels_[label] = webhook;
+}
+
+std::optional<std::string> FakeKube::admission_refusal_locked(const std::string& plural, const std::string& ns,
+                                                          json& job) {
+  for (const auto& [label, webhook] : required_labels_)
+    if (!job.is_object() || !job.value("metadata", json::object()).value("labels", json::object()).contains(label))
+      return fmt::format("admission webhook \"{}\" denied the request: the {} has no label '{}', which every "
+                         "job in this namespace must carry",
+                         webhook, plural, label);
+  if (plural != "trainjobs" || trainer_runtimes_.empty()) return std::nullopt;
+  // Trainer's validating webhook: the ClusterTrainingRuntime must exist (core/
+  // clustertrainingruntime.go ValidateObjects), or the TrainingRuntime of the job's
+  // namespace (core/trainingruntime.go); controller-runtime denies with 403.
+  std::string runtime = job["spec"]["runtimeRef"].value("name", std::string());
+  const bool namespaced = job["spec"]["runtimeRef"].value("kind", std::string()) == "TrainingRuntime";
+  if (namespaced && !objects_.count("/apis/trainer.kubeflow.org/v1alpha1/namespaces/" + ns + "/trainingruntimes/" + runtime))
+    return fmt::format("admission webhook \"validator.trainjob.trainer.kubeflow.org\" denied the request: "
+                       "spec.RuntimeRef: Invalid value: trainingruntimes.trainer.kubeflow.org \"{}\" not found",
+                       runtime);
+  if (!namespaced && !trainer_runtimes_.count(runtime))
+    return fmt::format("admission webhook \"validator.trainjob.trainer.kubeflow.org\" denied the request: "
+                       "spec.RuntimeRef: Invalid value: v1alpha1.RuntimeRef{{Name:\"{0}\", "
+                       "APIGroup:(*string)(0xc000f3a2d0), Kind:(*string)(0xc000f3a2e0)}}: "
+                       "clustertrainingruntimes.trainer.kubeflow.org \"{0}\" not found: specified "
+                       "clusterTrainingRuntime must be created before the TrainJob is created",
+                       runtime);
+  return std::nullopt;
+}
+
 void FakeKube::object_routes() {
   auto& s = *server_;
   // A named object, or its collection (a List of the objects under it).
@@ -69,6 +108,11 @@ void FakeKube::object_routes() {
           res, 403, "Forbidden",
           fmt::format("User \"system:serviceaccount:team:runner\" cannot get {}", req.path));
     std::lock_guard lock(mutex_);
+    for (const auto& prefix : forbidden_)
+      if (req.path.rfind(prefix, 0) == 0)
+        return send_status(
+            res, 403, "Forbidden",
+            fmt::format("User \"tester\" cannot get {}: no RBAC policy matched", req.path));
     if (auto it = objects_.find(req.path); it != objects_.end())
       return res.set_content(it->second.dump(), "application/json");
     const std::string runtimes = "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes/";

@@ -93,6 +93,8 @@ TEST_F(RuntimeLauncher, KfpV2ExecutorOutputCarriesTheMetricsAsArtifactMetadata) 
                                      {"uri", "minio://mlpipeline/v2/artifacts/p/r/train/metrics"}}})}}}}},
                   {"outputFile", (dir_ / "kfp" / "output_metadata.json").string()}}}};
   o.executor_input = input.dump();
+  // The series goes to the path of the output artifact `metric_series` (--series-file).
+  o.series_file = (dir_ / "kfp" / "metric_series").string();
   auto r = run(o, [&](const std::string& job) {
     wait_for([&] { return kube_.count("GET /apis/kubeflow.org/v2beta1/namespaces/team/mpijobs?") >= 1; });
     kube_.add_pod(job + "-launcher", job, "launcher", 0);
@@ -108,6 +110,10 @@ TEST_F(RuntimeLauncher, KfpV2ExecutorOutputCarriesTheMetricsAsArtifactMetadata) 
       "type":{"schemaTitle":"system.Metrics"},"uri":"minio://mlpipeline/v2/artifacts/p/r/train/metrics",
       "metadata":{"loss":0.4,"Final-Cost":0.5333}}]}}})"));
   EXPECT_NE(read(dir_ / "out" / "metrics.json").find(R"("name":"Final-Cost")"), std::string::npos);
+  json series = json::parse(read(dir_ / "kfp" / "metric_series"));
+  EXPECT_EQ(series["metrics"][0]["name"], "loss");
+  EXPECT_EQ(series["metrics"][0]["count"], 2);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out" / "metric-series.json"));
 }
 
 // stdout is the pod's log byte for byte: CRLF lines and a progress bar's '\r' redraws are

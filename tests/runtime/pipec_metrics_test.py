@@ -107,6 +107,24 @@ check(eo.get("artifacts", {}).get("metrics", {}).get("artifacts", [{}])[0].get("
       f"executor output {eo}")
 check(run("--metric", "acc", "--executor-input", "[1]", "--", "echo").returncode == 2, "bad executor input")
 
+# --series-file (the kfp-v2 target passes the path of the output artifact `metric_series`):
+# the series goes there, not beside the metrics file; without it, beside the metrics file.
+series = os.path.join(WORK, "v2", "artifacts", "metric_series")
+beside = os.path.join(os.path.dirname(out), "metric-series.json")
+if os.path.exists(beside):
+    os.remove(beside)
+p = run("--metric", "acc", "--metrics-file", out, "--series-file", series, "--executor-input",
+        json.dumps(executor_input), "--", "sh", "-c", "echo step=1 acc=0.5; echo step=2 acc=0.75")
+check(p.returncode == 0, f"--series-file: exit {p.returncode} {p.stderr!r}")
+doc = json.load(open(series)) if os.path.exists(series) else {}
+check(doc.get("format") == "pipec-metric-series/1" and
+      doc.get("metrics", [{}])[0].get("points") == [{"order": 0, "step": 1, "value": 0.5},
+                                                    {"order": 1, "step": 2, "value": 0.75}],
+      f"--series-file: {doc}")
+check(not os.path.exists(beside), "--series-file: a series was written beside the metrics file too")
+p = run("--metric", "acc", "--metrics-file", out, "--", "echo", "acc=0.5")
+check(os.path.exists(beside), "no --series-file: no metric-series.json beside the metrics file")
+
 # --install: a working copy (what the init container does).
 copy = os.path.join(WORK, "bin", "pipec-metrics")
 os.makedirs(os.path.dirname(copy), exist_ok=True)

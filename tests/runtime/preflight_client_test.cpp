@@ -102,6 +102,8 @@ TEST(RuntimePreflight, EachSeededDefectIsFoundOnceAtItsQuestion) {
   kube.put_object(
       "/api/v1/namespaces/team/persistentvolumeclaims/data",
       {{"spec", {{"accessModes", {"ReadWriteOnce"}}}}, {"status", {{"phase", "Bound"}}}});
+  kube.put_object("/api/v1/nodes/node-a", {{"metadata", {{"name", "node-a"}}}});
+  kube.put_object("/api/v1/nodes/node-b", {{"metadata", {{"name", "node-b"}}}});
   kube.put_object("/api/v1/namespaces/team/secrets/s3",
                   {{"data", {{"AWS_ACCESS_KEY_ID", "aWQ="}}}});
   kube.put_object("/api/v1/namespaces/team/resourcequotas/gpus",

@@ -80,7 +80,7 @@ async function main() {
   assert.strictEqual(grammar.scopeName, 'source.pipe');
   assert.strictEqual(c.grammars[0].embeddedLanguages['meta.embedded.block.python'], 'python');
   const snippets = JSON.parse(text(c.snippets[0].path));
-  for (const want of ['op', 'training step', 'pipeline', 'for', 'finally']) assert.ok(snippets[want], `no snippet '${want}'`);
+  for (const want of ['op', 'training step', 'trainer v2 step', 'pipeline', 'for', 'finally']) assert.ok(snippets[want], `no snippet '${want}'`);
   text('src/launch.js');
   text('README.md');
   assert.match(text('LICENSE.txt'), /Apache License/);

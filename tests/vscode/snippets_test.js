@@ -1,7 +1,8 @@
 // The extension's snippets (editors/vscode/snippets/pipe.json), expanded as VS Code expands
 // them with each placeholder's default (a choice's first item), make one program that
 // `pipec check` accepts: an op, a Python op, and a pipeline holding a parameter, steps, a
-// training step, a loop, a condition and `finally`. Every snippet is used.
+// training step, a Trainer v2 `train_job` step, a loop, a condition and `finally`. Every
+// snippet is used.
 //
 // usage: node snippets_test.js PIPEC WORKDIR
 'use strict';
@@ -41,6 +42,7 @@ const program = [
       expand('param', { 1: 'flag' }),
       expand('step', { 1: 'second', 4: 'flag' }),
       expand('training step'),
+      expand('trainer v2 step'),
       expand('for', { 0: expand('step', { 1: 'each', 4: 'item' }) }),
       expand('if', { 1: 'flag == "value"', 2: expand('step', { 1: 'yes' }), 0: expand('step', { 1: 'no' }) }),
       expand('finally'),
@@ -55,4 +57,12 @@ const r = cp.spawnSync(pipec, ['check', file], { encoding: 'utf8' });
 assert.strictEqual(r.status, 0, `pipec check of the expanded snippets:\n${r.stderr}\n${program}`);
 // An op snippet's python is Python: square(x) is checked by pipec against the op.
 assert.match(program, /op square\(x: float\) -> \(y: float\) \{\n  python ```\n    def square\(x: float\) -> float:/);
+// The train_job snippet offers the runtimes Trainer v2.3 ships, the ones whose TrainJobs
+// tests/jobs/train_job_test.cpp validates against the CRD (its kShipped).
+assert.match(program, /step tune = train_job\(\n  trainer_runtime: "torch-distributed",\n  num_nodes: 2,/);
+const jobsTest = fs.readFileSync(path.join(__dirname, '../jobs/train_job_test.cpp'), 'utf8');
+const shipped = jobsTest.slice(jobsTest.indexOf('kShipped = {'), jobsTest.indexOf('};', jobsTest.indexOf('kShipped = {')));
+const offered = snippets['trainer v2 step'].body.join('\n').match(/trainer_runtime: "\$\{2\|([^|]*)\|\}"/);
+assert.ok(offered, 'the train_job snippet offers its runtimes as a choice');
+assert.deepStrictEqual(offered[1].split(','), [...shipped.matchAll(/\{"([a-z0-9.-]+)", R"\(/g)].map((m) => m[1]));
 console.log(`ok: ${used.size} snippets`);

@@ -249,7 +249,7 @@ int follow_run(KfpApi& api, const std::string& run_id, const std::string& shown_
     return kExitErrors;
   }
   const std::string& name = shown_name.empty() ? last.name : shown_name;
-  if (!last.metrics.empty()) out << "metrics:\n" << metrics_table(last.metrics);
+  if (!last.metrics.empty()) out << "metrics:\n" << metrics_table(last.metrics) << series_absent_line();
   switch (end) {
     case RunEnd::Succeeded:
       out << fmt::format("run '{}' {}\n", name, last.status);

@@ -107,7 +107,7 @@ void print_run(const Record& run, std::ostream& out) {
     for (const Record& m : metrics)
       list.push_back({m.value("step", std::string()), m.value("name", std::string()),
                       m.value("value", 0.0), m.value("format", std::string())});
-    out << "metrics:\n" << metrics_table(list);
+    out << "metrics:\n" << metrics_table(list) << series_absent_line();
   }
   if (const Record& steps = run["steps"]; steps.is_array() && !steps.empty()) {
     // A reason column (why a step waits or failed) when the server gave one.

@@ -155,6 +155,7 @@ void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& o
 
 void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& out) {
   loops_[loop.name] = &loop;
+  if (loop.tolerates()) tolerant_.push_back(&loop);
   Scope body;
   body.dag = cur_->plan.place(loop.name)->body;
   claim_template(loop.name, loop.range, "the loop over '" + loop.var + "'");
@@ -166,16 +167,21 @@ void WorkflowWriter::task_for(const ir::Loop& loop, Scope& scope, std::string& o
     (is_file(ref) ? files : inputs).push_back(input);
   }
   add_dag_template(loop.name, inputs, std::move(tasks), 0, files);
-  if (loop.limit <= 0) {
+  if (loop.limit_name.empty()) {
     loop_task(loop, loop.name, body, scope, true, out);
     return;
   }
   // Argo's `parallelism` counts the running tasks of one DAG template: a template that
-  // holds only the loop task bounds the loop's iterations and nothing else.
-  claim_template(loop.limit_name, loop.range, "the limit of the loop over '" + loop.var + "'");
+  // holds only the loop task bounds the loop's iterations and nothing else. A loop that
+  // tolerates failures has the check of its items' outcomes there too (loop_check_task):
+  // the task of that template succeeds or fails as the loop does.
+  claim_template(loop.limit_name, loop.range,
+                 std::string(loop.limit > 0 ? "the limit" : "the failure check") + " of the loop over '" +
+                     loop.var + "'");
   Scope limit;
   std::string limit_tasks;
   loop_task(loop, loop.name, body, limit, false, limit_tasks);
+  if (loop.tolerates()) loop_check_task(loop, limit, limit_tasks);
   std::vector<std::pair<std::string, std::string>> params, artifacts;
   std::vector<std::string> limit_inputs, limit_files;
   for (const auto& key : limit.import_order) {
@@ -210,6 +216,13 @@ void WorkflowWriter::loop_task(const ir::Loop& loop, const std::string& tmpl, Sc
   if (here) {
     task_dependencies(out, loop.depends, outcomes(scope));
     if (std::string when = when_of(loop.when, scope); !when.empty()) append_scalar_entry(out, "when", when, 8);
+  } else if (loop.tolerates()) {
+    // Its failed (or errored) items fail neither the template around it nor the check,
+    // which runs after the loop whatever its outcome.
+    new_line(out, 8);
+    out += "continueOn:";
+    append_entry(out, "failed", Json(true), 10);
+    append_entry(out, "error", Json(true), 10);
   }
   task_arguments(out, params, artifacts);
   if (loop.items->is_literal()) {
@@ -219,11 +232,35 @@ void WorkflowWriter::loop_task(const ir::Loop& loop, const std::string& tmpl, Sc
   }
 }
 
+// After a loop that tolerates failures, in the template around it: the task that decides
+// the loop's outcome (kLoopCheck). Argo gives a loop's outputs as the list of its succeeded
+// iterations' outputs (`{{tasks.LOOP.outputs.parameters}}`, one object per iteration with
+// outputs), and each iteration gives kLoopItemOutput: the list's length is the number of
+// items that succeeded. The check compares it with the number of items, `max_failures`
+// and `min_success` (-1 and 0 when not set), and fails when the rule does not hold.
+void WorkflowWriter::loop_check_task(const ir::Loop& loop, Scope& scope, std::string& out) {
+  if (!templates_.contains(kLoopCheck)) {
+    claim_template(kLoopCheck, loop.range, "the failure check of loops");
+    add_template(kLoopCheck, loop_check_template());
+  }
+  std::string items = loop.items->is_literal() ? std::to_string(loop.items->literal.size())
+                                               : argo_value(*loop.items, scope);
+  begin_task(out, kLoopCheck, kLoopCheck);
+  task_dependencies(out, {loop.name}, false);
+  task_arguments(out, {{"items", std::move(items)},
+                       {"succeeded", "{{tasks." + loop.name + ".outputs.parameters}}"},
+                       {"max-failures", std::to_string(loop.max_failures)},
+                       {"min-success", fmt::format("{}", loop.min_success)}});
+}
+
 // Fan-in: each loop whose steps' outputs are read from outside it gives them as outputs
-// of its template (and of the template holding its limit), as the plan lists them; Argo
-// makes each a JSON list, one value per iteration in item order.
+// of its template (and of the template around it), as the plan lists them; Argo makes each
+// a JSON list, one value per iteration in item order. The body of a loop that tolerates
+// failures also gives kLoopItemOutput (loop_check_task), and the template around it
+// passes on the lists of its succeeded items, `[]` when none succeeded.
 void WorkflowWriter::add_loop_outputs() {
-  auto append_outputs = [&](const std::string& tmpl, const auto& values) {
+  auto append_outputs = [&](const std::string& tmpl, const auto& values, const char* fallback) {
+    if (values.empty()) return;
     std::string& text = templates_.at(tmpl).text;  // a loop's DAG template: text
     new_line(text, 4);
     text += "outputs:";
@@ -236,20 +273,34 @@ void WorkflowWriter::add_loop_outputs() {
       new_line(text, 8);
       text += "valueFrom:";
       append_scalar_entry(text, "parameter", value, 10);
+      if (fallback) append_scalar_entry(text, "default", fallback, 10);
     }
   };
+  // output name -> value, in name order, per loop of this pipeline that has outputs
+  std::map<std::string, std::map<std::string, std::string>> outputs;
   for (const auto& [loop_name, exports] : cur_->plan.exports) {
     Scope body{cur_->plan.place(loop_name)->body, {}, {}};
-    std::map<std::string, std::string> values;  // output name -> value, in name order
+    auto& values = outputs[loop_name];
     for (const auto& e : exports)
       values.emplace(export_name(e.step, e.field), argo_ref(ir::step_output(e.step, e.field), body));
-    append_outputs(loop_name, values);
+  }
+  for (const ir::Loop* loop : tolerant_) {
+    // The id of the body's first task: any value will do. (A body without tasks is no DAG
+    // Argo takes; the validator says so.)
+    if (loop->body.empty()) continue;
+    const auto* step = std::get_if<ir::Step>(&loop->body.front());
+    std::string first = step ? to_dns1123(step->name) : std::get<ir::Loop>(loop->body.front()).name;
+    outputs[loop->name].emplace(kLoopItemOutput, "{{tasks." + first + ".id}}");
+  }
+  tolerant_.clear();
+  for (const auto& [loop_name, values] : outputs) {
+    append_outputs(loop_name, values, nullptr);
     const ir::Loop& loop = *loops_.at(loop_name);
-    if (loop.limit <= 0) continue;
+    if (loop.limit_name.empty()) continue;
     std::map<std::string, std::string> passed;
     for (const auto& [name, value] : values)
-      passed.emplace(name, "{{tasks." + loop_name + ".outputs.parameters." + name + "}}");
-    append_outputs(loop.limit_name, passed);
+      if (name != kLoopItemOutput) passed.emplace(name, "{{tasks." + loop_name + ".outputs.parameters." + name + "}}");
+    append_outputs(loop.limit_name, passed, loop.tolerates() ? "[]" : nullptr);
   }
 }
 

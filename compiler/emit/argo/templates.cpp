@@ -50,13 +50,9 @@ std::string retry_expression(const std::vector<rules::RetryOn>& on) {
 // A word of the container as the plan gives it: an op parameter as the template's input,
 // a `file` parameter as its path.
 std::string WorkflowWriter::argo_word(const ir::Word& w) {
-  if (w.invalid) {
-    // Sema lets run-time values into lists and maps only where an op takes them apart
-    // (training ops' env and data); a container op's argument is one value.
-    error(w.range, "a list or map built from run-time values cannot be passed to a "
-                   "container op; pass a list parameter or a literal list");
-    return "";
-  }
+  // sema lets run-time values into lists and maps only where an op takes them apart
+  // (training ops' env and data): a container's word is never one.
+  if (w.invalid) throw std::logic_error("a container word from a list or map of run-time values");
   std::string s;
   for (std::size_t i = 0; i < w.pieces.size(); ++i) {
     const ir::Piece& piece = w.pieces[i];
@@ -264,6 +260,16 @@ std::string WorkflowWriter::container_template(const ir::Step& step) {
   return name;
 }
 
+// The metric series of a step with metrics, beside its metrics file (docs/runtime.md
+// "Metric series"): an output the UIs list, optional as the metrics file is.
+namespace {
+Json series_artifact() {
+  return {{"name", rules::metrics_cli::kArgoSeriesArtifact},
+          {"path", rules::metrics_cli::kDefaultSeriesFile},
+          {"optional", true}};
+}
+}  // namespace
+
 // The template of a container step: `name`, and `display` as the KFP UI's task name;
 // `with_doc`: with the op's doc comment (`pipec.dev/doc`).
 Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const std::string& name,
@@ -295,10 +301,12 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
       if (!params.empty()) t["outputs"]["parameters"] = std::move(params);
       t["outputs"]["artifacts"] = std::move(artifacts);
     }
-    if (!op->metrics.empty())
+    if (!op->metrics.empty()) {
       t["outputs"]["artifacts"].push_back({{"name", "mlpipeline-metrics"},
                                            {"path", "/tmp/outputs/mlpipeline-metrics.json"},
                                            {"optional", true}});
+      t["outputs"]["artifacts"].push_back(series_artifact());
+    }
     // Visual outputs: the UI metadata pipec-metrics writes from them (KFP v1's UI reads
     // it); each file is an artifact of its own too, which Argo's UI shows.
     if (op->has_visual_outputs())
@@ -403,10 +411,12 @@ std::string WorkflowWriter::launcher_template(const ir::Step& step, training::La
     t["inputs"] = {{"parameters", std::move(params)}};
   }
   Json artifacts = Json::array();
-  if (call.writes_metrics)
+  if (call.writes_metrics) {
     artifacts.push_back({{"name", "mlpipeline-metrics"},
                          {"path", "/tmp/outputs/mlpipeline-metrics.json"},
                          {"optional", true}});
+    artifacts.push_back(series_artifact());
+  }
   if (call.writes_ui_metadata)
     artifacts.push_back({{"name", "mlpipeline-ui-metadata"},
                          {"path", "/tmp/outputs/mlpipeline-ui-metadata.json"},
@@ -438,6 +448,55 @@ std::string WorkflowWriter::launcher_template(const ir::Step& step, training::La
                    {"labels", {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}}}};
   add_template(name, t);
   return name;
+}
+
+namespace {
+
+// The program of kLoopCheck, run by awk (the launcher image has it) with the loop's items
+// (their number, or their JSON list), the JSON list of its succeeded iterations' outputs,
+// `max_failures` (-1: none) and `min_success` (0: none) as its arguments (never as its
+// text). count() is the number of items of a JSON list (-1: no list), skipping strings.
+// Over no items the loop holds: Argo has no outputs of a loop that ran none. The rule is
+// local::Runner::loop_outcome's, and prints its line.
+constexpr const char* kLoopCheckProgram = R"(function count(s,    i, n, c, depth, str, esc, items, any) {
+  if (s !~ /^[ \t\r\n]*\[/) return -1
+  n = length(s)
+  for (i = 1; i <= n; i++) {
+    c = substr(s, i, 1)
+    if (str) { if (esc) esc = 0; else if (c == "\\") esc = 1; else if (c == "\"") str = 0; continue }
+    if (c == "]" || c == "}") { depth--; continue }
+    if (c ~ /[ \t\r\n]/) continue
+    if (c == "," && depth == 1) { items++; continue }
+    if (depth > 0) any = 1
+    if (c == "\"") str = 1
+    else if (c == "[" || c == "{") depth++
+  }
+  return any ? items + 1 : 0
+}
+BEGIN {
+  total = ARGV[1] ~ /^[0-9]+$/ ? ARGV[1] + 0 : count(ARGV[1])
+  ok = total > 0 ? count(ARGV[2]) : 0
+  if (total < 0 || ok < 0) { print "pipec-loop-check: the loop's items or outputs are no JSON list" > "/dev/stderr"; exit 2 }
+  failed = total - ok
+  holds = (ARGV[3] + 0 < 0 || failed <= ARGV[3] + 0) && (ARGV[4] + 0 <= 0 || ok >= ARGV[4] * total - 1e-9)
+  if (failed > 0) printf "%d of %d items failed: %s\n", failed, total, holds ? "the loop tolerates it" : "more than the loop tolerates"
+  exit holds ? 0 : 1
+}
+)";
+
+}  // namespace
+
+Json WorkflowWriter::loop_check_template() const {
+  Json inputs = Json::array();
+  Json args = Json::array({"awk", kLoopCheckProgram});
+  for (const char* name : {"items", "succeeded", "max-failures", "min-success"}) {
+    inputs.push_back({{"name", name}});
+    args.push_back(fmt::format("{{{{inputs.parameters.{}}}}}", name));
+  }
+  return {{"name", kLoopCheck},
+          {"inputs", {{"parameters", std::move(inputs)}}},
+          {"container", {{"image", options_.launcher_image}, {"command", std::move(args)}}},
+          {"metadata", {{"labels", {{"pipelines.kubeflow.org/pipeline-sdk-type", "pipec"}}}}}};
 }
 
 }  // namespace pipec::emit::argo::detail

@@ -113,13 +113,11 @@ std::string WorkflowWriter::argo_value(const ir::Value& v, Scope& scope) {
       break;
     case ir::Value::Kind::List:
     case ir::Value::Kind::Map:
-      // Sema lets run-time values into lists and maps only where an op takes them apart
-      // (training ops' env and data); a container op's argument is one value.
-      error(v.range, "a list or map built from run-time values cannot be passed to a "
-                     "container op; pass a list parameter or a literal list");
+      // sema lets run-time values into lists and maps only where an op takes them apart
+      // (training ops' env and data): a container's or a pipeline's argument is one value.
       break;
   }
-  return "";
+  throw std::logic_error("an argument from a list or map of run-time values");
 }
 
 // A ref inside `{{=...}}` expressions (conditions, podSpecPatch): names are indexed
@@ -148,9 +146,8 @@ std::string WorkflowWriter::expr_value(const ir::Value& v, Scope& scope, const c
       if (text.empty()) text = "''";
       text = "(" + text + ")";
       break;
-    default:
-      error(v.range, "lists and maps cannot be compared");
-      return "''";
+    default:  // sema compares scalars only
+      throw std::logic_error("a list or map in a comparison");
   }
   return as_number ? std::string(as_number) + "(" + text + ")" : text;
 }

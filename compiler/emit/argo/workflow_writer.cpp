@@ -47,11 +47,8 @@ const char* kfp_type(const ir::Type& t) {
 
 std::string WorkflowWriter::k8s_name(const std::string& source, SourceRange range,
                                      const char* what) {
+  // sema has checked that the name gives a Kubernetes name (1 to 63 characters).
   std::string name = to_dns1123(source);
-  if (name.empty() || !is_dns1123_label(name, kMaxK8sNameLength)) {
-    error(range, fmt::format("{} name '{}' does not give a valid Kubernetes name", what, source));
-    return name.empty() ? "invalid" : name;
-  }
   if (name.front() >= '0' && name.front() <= '9') {
     error(range, fmt::format("{} name '{}' becomes '{}', which Argo does not accept as a "
                              "task name (it starts with a digit)",

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <set>
 #include <unordered_set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -61,6 +62,12 @@ inline std::string ref_key(const ir::Ref& r) {
 /// list of its values, one per iteration.
 inline std::string export_name(const std::string& step, const std::string& field) { return step + "-" + field; }
 
+/// The check after a loop that tolerates failures (WorkflowWriter::loop_check_task): its
+/// template and task, and the output each succeeded iteration of the loop gives (no
+/// export_name has two '-').
+inline constexpr const char* kLoopCheck = "pipec-loop-check";
+inline constexpr const char* kLoopItemOutput = "pipec-item-ok";
+
 class WorkflowWriter {
  public:
   WorkflowWriter(const ir::Pipeline& pipeline, const WriteOptions& options, Diagnostics& diags)
@@ -106,6 +113,8 @@ class WorkflowWriter {
                         const std::vector<std::string>& file_inputs = {});
   void loop_task(const ir::Loop& loop, const std::string& tmpl, Scope& inner, Scope& scope,
                  bool here, std::string& out);
+  void loop_check_task(const ir::Loop& loop, Scope& scope, std::string& out);
+  Json loop_check_template() const;
   void add_loop_outputs();
   void add_callee(const ir::Pipeline& callee);
   void add_pipeline_outputs(const ir::Pipeline& p, const std::string& tmpl, Scope& top);
@@ -169,6 +178,7 @@ class WorkflowWriter {
   std::unordered_set<std::string, ir::NameHash, std::equal_to<>> reserved_names_;  // names other templates will take
   std::unordered_map<std::string_view, const ir::ContainerOp*> ops_by_name_;  // p_.ops by name
   std::map<std::string, const ir::Loop*, std::less<>> loops_;  // written, by name
+  std::vector<const ir::Loop*> tolerant_;  // written loops that tolerate failures, of cur_
 };
 
 }  // namespace pipec::emit::argo::detail

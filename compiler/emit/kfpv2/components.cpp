@@ -17,6 +17,15 @@ namespace {
 
 using Option = rules::LauncherOption;  // the launcher's words (rules/launcher_cli.def)
 
+/// The metric series of a step with metrics (docs/runtime.md "Metric series"): an output
+/// artifact the UI lists, the file KFP uploads from the path it names.
+J series_artifact() {
+  return {{"artifactType", {{"schemaTitle", "system.Artifact"}, {"schemaVersion", "0.0.1"}}}};
+}
+std::string series_path() {
+  return fmt::format("{{{{$.outputs.artifacts['{}'].path}}}}", rules::metrics_cli::kV2SeriesArtifact);
+}
+
 /// The script that places a container's file inputs where the op reads them, then runs
 /// the command: `sh -c WRAPPER pipec-inputs N FROM1 TO1 ... FROMn TOn COMMAND...`.
 constexpr const char* kInputsWrapper =
@@ -52,10 +61,9 @@ constexpr const char* kOutputsWrapper =
 // placeholders, a file parameter as the path the inputs prologue copies it to
 // (kInputsWrapper).
 J SpecWriter::op_word(const ir::Word& w) {
-  if (w.invalid) {
-    error(w.range, "a list or map built from run-time values cannot be an argv word");
-    return "";
-  }
+  // sema lets run-time values into lists and maps only where an op takes them apart
+  // (training ops' env and data): a container's word is never one.
+  if (w.invalid) throw std::logic_error("a container word from a list or map of run-time values");
   std::string s;
   for (const auto& piece : w.pieces) {
     switch (piece.kind) {
@@ -77,10 +85,7 @@ J SpecWriter::op_word(const ir::Word& w) {
 std::string SpecWriter::container_component(const ir::Step& step) {
   if (auto it = op_component_.find(step.op); it != op_component_.end()) return it->second;
   auto found = ops_.find(step.op);
-  if (found == ops_.end()) {
-    error(step.range, fmt::format("op '{}' is not a container op", step.op));
-    return "";
-  }
+  if (found == ops_.end()) throw std::logic_error("a container step of no container op");
   const ir::ContainerOp& op = *found->second;
   std::string base = name_of(op.name, op.range, "op");
   std::string component = "comp-" + base, executor = "exec-" + base;
@@ -171,7 +176,10 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     rules::metrics_cli::Call<J> wrap{J("pipec-metrics")};
     wrap.executor_input = J("{{$}}");
     wrap.visuals = std::move(classification);
-    if (!op.metrics.empty()) wrap.metrics_file = J("{{$.outputs.artifacts['metrics'].path}}");
+    if (!op.metrics.empty()) {
+      wrap.metrics_file = J("{{$.outputs.artifacts['metrics'].path}}");
+      wrap.series_file = J(series_path());
+    }
     for (const auto& m : call.metrics) wrap.specs.push_back(op_word(m));
     if (!op.metrics_from.empty()) {
       literal_ok(op.metrics_from, op.range);
@@ -311,9 +319,11 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   if (!outputs.empty()) comp["outputDefinitions"] = {{"parameters", std::move(outputs)}};
   if (!file_inputs.empty()) comp["inputDefinitions"]["artifacts"] = std::move(file_inputs);
   if (!file_outputs.empty()) comp["outputDefinitions"]["artifacts"] = std::move(file_outputs);
-  if (!op.metrics.empty())
+  if (!op.metrics.empty()) {
     comp["outputDefinitions"]["artifacts"]["metrics"] = {
         {"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}};
+    comp["outputDefinitions"]["artifacts"][rules::metrics_cli::kV2SeriesArtifact] = series_artifact();
+  }
   components_[component] = std::move(comp);
   pod_platform(op, executor);
   return component;
@@ -457,9 +467,12 @@ std::string SpecWriter::training_component(const ir::Step& step, training::Launc
   if (has_metrics) {
     comp["outputDefinitions"] = {
         {"artifacts",
-         {{"metrics", {{"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}}}}}};
+         {{"metrics", {{"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}}},
+          {rules::metrics_cli::kV2SeriesArtifact, series_artifact()}}}};
     args.push_back(rules::launcher_flag(Option::MetricsFile));
     args.push_back("{{$.outputs.artifacts['metrics'].path}}");
+    args.push_back(rules::launcher_flag(Option::SeriesFile));
+    args.push_back(series_path());
     args.push_back(rules::launcher_flag(Option::ExecutorInput));
     args.push_back("{{$}}");
   }

@@ -192,6 +192,11 @@ J SpecWriter::loop_task(const ir::Loop& loop, Scope& s, std::set<std::string>& d
   }
   task["parameterIterator"] = std::move(iterator);
   if (loop.limit > 0) task["iteratorPolicy"] = {{"parallelismLimit", loop.limit}};
+  if (loop.tolerates())
+    error(loop.tolerance_range, "a loop's 'max_failures' and 'min_success' have no KFP v2 form (its "
+                                "iteratorPolicy holds only a parallelism limit, and a failed iteration "
+                                "fails the run); build it for Argo (--target kfp-v1) or run it with "
+                                "'pipec run --local'");
   components_[component] = {{"dag", {{"tasks", std::move(tasks)}}},
                             {"inputDefinitions", {{"parameters", std::move(inputs)}}}};
   add_artifact_inputs(components_[component], body.imports);

@@ -33,13 +33,9 @@
 
 namespace pipec::emit::kfpv2::detail {
 
-std::string SpecWriter::name_of(const std::string& source, SourceRange range, const char* what) {
-  std::string name = to_dns1123(source);
-  if (name.empty() || !is_dns1123_label(name, kMaxK8sNameLength)) {
-    error(range, fmt::format("{} name '{}' does not give a valid KFP name", what, source));
-    return name.empty() ? "invalid" : name;
-  }
-  return name;
+// sema has checked that the name gives a Kubernetes name (1 to 63 characters).
+std::string SpecWriter::name_of(const std::string& source, SourceRange, const char*) {
+  return to_dns1123(source);
 }
 
 void SpecWriter::claim_component(const std::string& name, SourceRange range, const std::string& what) {

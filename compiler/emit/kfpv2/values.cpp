@@ -3,6 +3,7 @@
 #include "compiler/emit/kfpv2/spec_writer.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include "rules/names.hpp"
 #include "compiler/ir/print.hpp"
 
@@ -26,7 +27,9 @@ std::string SpecWriter::channel(const ir::Ref& r, const Scope& s) const {
       std::string base = named != loop_item_.end()
                              ? named->second
                              : kChannel + std::string(loop.empty() ? std::string_view(r.name) : loop) + "-item";
-      return r.field.empty() ? base : base + "-" + r.field;
+      // A field of the item as its own value (a condition's input, a string's part): kfp's
+      // loop-argument subvariable, `<item>-subvar-<key>`.
+      return r.field.empty() ? base : base + "-subvar-" + r.field;
     }
     case ir::Ref::Kind::OpParam:
     case ir::Ref::Kind::Run: break;
@@ -71,16 +74,27 @@ J SpecWriter::resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps) {
       std::string key = sibling && !cur_->plan.place(r.name)->conditional ? r.field : channel(r, s);
       return J{{"taskOutputParameter", {{"producerTask", std::move(task)}, {"outputParameterKey", std::move(key)}}}};
     }
-    case ir::Ref::Kind::LoopItem:
-      if (r.name == s.loop_var) {
-        J j = {{"componentInputParameter", s.item_input}};
+    case ir::Ref::Kind::LoopItem: {
+      auto select = [&](std::string input) {
+        J j = {{"componentInputParameter", std::move(input)}};
         if (!r.field.empty()) j["parameterExpressionSelector"] = "parseJson(string_value)[" + J(r.field).dump() + "]";
         return j;
-      }
-      break;
-    case ir::Ref::Kind::OpParam:
-      error(r.range, "an op's own parameter used outside its body");
-      return J::object();
+      };
+      if (r.name == s.loop_var) return select(s.item_input);
+      if (r.field.empty()) break;
+      // A field of an outer loop's item: the whole item comes in and the task selects the
+      // field, as kfp passes a loop item down nested DAGs (kfp-v2.md, "Names").
+      ir::Ref item = r;
+      item.field.clear();
+      for (const Scope* up = &s; up; up = up->parent)
+        if (up->loop_var == r.name) {
+          item.type = up->item_type;
+          break;
+        }
+      return select(import(item, s));
+    }
+    case ir::Ref::Kind::OpParam:  // sema: only inside its op's body
+      throw std::logic_error("an op's own parameter used outside its body");
     case ir::Ref::Kind::Run:
       // KFP v2 gives an exit task the run's end only as a PipelineTaskFinalStatus, a struct
       // input of a Python component (state, error, ...), not a text a container reads.
@@ -119,14 +133,17 @@ void SpecWriter::task_input(J& inputs, const std::string& name, const ir::Value&
         }
         std::string ch = channel(*part.ref, s);
         text += input_placeholder(ch);
-        if (!inputs.contains(ch)) inputs[ch] = resolve(*part.ref, s, deps);
+        // A field of an outer loop's item comes in as its own input (`…-subvar-<key>`), as
+        // kfp passes an f-string's loop-argument subvariable; a whole value as resolve() says.
+        const ir::Ref& r = *part.ref;
+        bool subvar = r.kind == ir::Ref::Kind::LoopItem && !r.field.empty() && r.name != s.loop_var;
+        if (!inputs.contains(ch)) inputs[ch] = subvar ? J{{"componentInputParameter", import(r, s)}} : resolve(r, s, deps);
       }
       inputs[name] = J{{"runtimeValue", {{"constant", text}}}};
       return;
     }
-    default:
-      error(v.range, "a list or map built from run-time values cannot be passed to a step; pass a "
-                     "list parameter or a literal list");
+    default:  // sema: a container's or a pipeline's argument is one value
+      throw std::logic_error("an argument from a list or map of run-time values");
   }
 }
 
@@ -156,15 +173,12 @@ ir::Value SpecWriter::at_call_site(const ir::Value& body, const ir::Step& step) 
     const ir::Value* arg = nullptr;
     for (const auto& [n, v] : step.args)
       if (n == part.ref->name) arg = &v;
-    if (!arg) {
-      error(body.range, fmt::format("op parameter '{}' has no value in step '{}'", part.ref->name, step.name));
-      continue;
-    }
+    if (!arg) throw std::logic_error("an op parameter with no value");  // sema: every one has one
     if (arg->is_literal()) add_text(ir::literal_text(arg->literal));
     else if (const ir::Ref* r = ir::whole_ref(*arg)) out.parts.push_back(ir::Part{{}, *r});
     else if (arg->kind == ir::Value::Kind::Interpolation)
       for (const auto& p : arg->parts) p.ref ? out.parts.push_back(p) : add_text(p.text);
-    else error(arg->range, "a list or map cannot be part of a resource");
+    else throw std::logic_error("a list or map in a resource");  // sema: one value
   }
   if (std::none_of(out.parts.begin(), out.parts.end(), [](const ir::Part& p) { return p.ref.has_value(); })) {
     out.kind = ir::Value::Kind::Literal;
@@ -215,8 +229,7 @@ std::string SpecWriter::cel_value(const ir::Value& v, Scope& s, const char* as) 
     }
     return std::string("(").append(text.empty() ? "''" : text).append(")");  // not "(" + string&&: GCC 12's -Wrestrict at -O3
   }
-  error(v.range, "lists and maps cannot be compared");
-  return "''";
+  throw std::logic_error("a list or map in a comparison");  // sema compares scalars only
 }
 
 std::string SpecWriter::cel_bool(const ir::Value& v, Scope& s) {

@@ -2,7 +2,7 @@
 
 // A small block-style YAML writer for the workflow tree. yaml-cpp's emitter writes about
 // 12 MB/s; this one writes the same documents an order of magnitude faster, and its
-// quoting is ours to test rule by rule (tests/unit/emit_argo/yaml_writer_test.cpp parses
+// quoting is ours to test rule by rule (tests/unit/emit_yaml/yaml_writer_test.cpp parses
 // every output back with yaml-cpp).
 //
 // Layout: two-space indentation, block mappings and sequences (a sequence under a key is

@@ -351,6 +351,10 @@ pipeline p {
   auto t = find_template(b.doc, "train");
   EXPECT_EQ(t["container"]["command"][0].as<std::string>(), "pipec-launcher");
   EXPECT_EQ(t["outputs"]["artifacts"][0]["name"].as<std::string>(), "mlpipeline-metrics");
+  // The metric series beside it: an output the UIs list, optional as the metrics file is.
+  EXPECT_EQ(t["outputs"]["artifacts"][1]["name"].as<std::string>(), "metric-series");
+  EXPECT_EQ(t["outputs"]["artifacts"][1]["path"].as<std::string>(), "/tmp/outputs/metric-series.json");
+  EXPECT_TRUE(t["outputs"]["artifacts"][1]["optional"].as<bool>());
   EXPECT_EQ(t["container"]["env"][0]["valueFrom"]["fieldRef"]["fieldPath"].as<std::string>(), "metadata.uid");
   auto task = find_task(find_template(b.doc, "p"), "train");
   EXPECT_EQ(arg(task, "workers"), "{{workflow.parameters.workers}}");

@@ -9,7 +9,7 @@ namespace {
 
 TEST(MetricsCli, AWrappedCommandIsReadBackAsWritten) {
   Call<std::string> call{"/.pipec/pipec-metrics", {"acc:PERCENTAGE:max", "loss"}, "out/m.txt",
-                         "/m.json", "{{$}}"};
+                         "/m.json", "/s/series", "{{$}}"};
   auto argv = wrap_command(call, {"python", "-c", "print('acc=1')", "--", "--metric"});
   ASSERT_EQ(argv.front(), "/.pipec/pipec-metrics");
   Parsed p;
@@ -18,6 +18,8 @@ TEST(MetricsCli, AWrappedCommandIsReadBackAsWritten) {
   EXPECT_EQ(p.specs, (std::vector<std::string>{"acc:PERCENTAGE:max", "loss"}));
   EXPECT_EQ(p.from, "out/m.txt");
   EXPECT_EQ(p.metrics_file, "/m.json");
+  EXPECT_EQ(p.series_file, "/s/series");
+  EXPECT_EQ(series_path(p.metrics_file, p.series_file), "/s/series");
   EXPECT_EQ(p.executor_input, "{{$}}");
   // Everything after the first `--` is the command, words that look like options too.
   EXPECT_EQ(p.command, (std::vector<std::string>{"python", "-c", "print('acc=1')", "--", "--metric"}));
@@ -25,7 +27,7 @@ TEST(MetricsCli, AWrappedCommandIsReadBackAsWritten) {
 }
 
 TEST(MetricsCli, OptionsLeftOutKeepTheirDefaults) {
-  Call<std::string> call{"pipec-metrics", {"acc"}, {}, {}, {}};
+  Call<std::string> call{"pipec-metrics", {"acc"}, {}, {}, {}, {}};
   auto argv = wrap_command(call, {"true"});
   EXPECT_EQ(argv, (std::vector<std::string>{"pipec-metrics", "--metric", "acc", "--", "true"}));
   Parsed p;
@@ -33,6 +35,8 @@ TEST(MetricsCli, OptionsLeftOutKeepTheirDefaults) {
   ASSERT_TRUE(parse({argv.begin() + 1, argv.end()}, p, why)) << why;
   EXPECT_EQ(p.metrics_file, kDefaultMetricsFile);
   EXPECT_EQ(p.from, "");
+  // The series beside the metrics file: the path the Argo artifact metric-series names.
+  EXPECT_EQ(series_path(p.metrics_file, p.series_file), kDefaultSeriesFile);
 }
 
 TEST(MetricsCli, RefusesMissingValuesUnknownWordsAndNoCommand) {
@@ -70,7 +74,7 @@ TEST(MetricsCli, VisualOutputsAreReadBackAsKindNameAndPath) {
 }
 
 TEST(MetricsCli, UsageNamesEveryOption) {
-  for (const char* word : {kInstall, kMetric, kFrom, kMetricsFile, kExecutorInput, kVisual})
+  for (const char* word : {kInstall, kMetric, kFrom, kMetricsFile, kSeriesFile, kExecutorInput, kVisual})
     EXPECT_NE(usage().find(word), std::string::npos) << word;
 }
 

@@ -82,6 +82,67 @@ TEST(PreflightClaims, AbsentPendingAndSharedClaimsAreFound) {
   EXPECT_EQ(judge_claim("a", "data", {200, &rwx}, 4, false).size(), 1U);
 }
 
+// A ReadWriteOnce claim on several pods: an error where they may land on two nodes or
+// more, fine on one, a warning saying why when the nodes cannot be read. ReadWriteOncePod
+// on several pods is always an error.
+TEST(PreflightClaims, ReadWriteOnceOnManyPodsDependsOnTheNodes) {
+  const json rwo = {{"spec", {{"accessModes", {"ReadWriteOnce"}}}}, {"status", {{"phase", "Bound"}}}};
+  const json node = {{"metadata", {{"name", "n"}}}};
+  const json cordoned = {{"spec", {{"unschedulable", true}}}};
+  const json tainted = {{"spec", {{"taints", json::array({{{"key", "k"}, {"effect", "NoSchedule"}}})}}}};
+  const json two = {{"items", json::array({node, node, cordoned, tainted})}};
+  const json one = {{"items", json::array({node, cordoned, tainted})}};
+  EXPECT_TRUE(claim_needs_nodes({200, &rwo}, 4));
+  EXPECT_FALSE(claim_needs_nodes({200, &rwo}, 1));
+  EXPECT_EQ(schedulable_nodes(&two), 2);
+  const Answer two_nodes{200, &two}, one_node{200, &one}, forbidden{403, nullptr};
+  auto found = judge_claim("a", "data", {200, &rwo}, 4, false, &two_nodes);
+  ASSERT_EQ(found.size(), 2U);
+  EXPECT_EQ(found[1].check, "pvc.access_mode");
+  EXPECT_EQ(found[1].verdict, Verdict::error);
+  EXPECT_NE(found[1].message.find("2 schedulable nodes"), std::string::npos) << found[1].message;
+  found = judge_claim("a", "data", {200, &rwo}, 4, false, &one_node);
+  ASSERT_EQ(found.size(), 2U);
+  EXPECT_EQ(found[1].verdict, Verdict::ok);
+  EXPECT_NE(found[1].message.find("one schedulable node"), std::string::npos) << found[1].message;
+  found = judge_claim("a", "data", {200, &rwo}, 4, false, &forbidden);
+  ASSERT_EQ(found.size(), 2U);
+  EXPECT_EQ(found[1].verdict, Verdict::warning);
+  EXPECT_EQ(found[1].http_status, 403);
+  EXPECT_NE(found[1].message.find("HTTP 403"), std::string::npos) << found[1].message;
+  const json rwop = {{"spec", {{"accessModes", {"ReadWriteOncePod"}}}}, {"status", {{"phase", "Bound"}}}};
+  EXPECT_FALSE(claim_needs_nodes({200, &rwop}, 2));
+  found = judge_claim("a", "data", {200, &rwop}, 2, false, &one_node);
+  ASSERT_EQ(found.size(), 2U);
+  EXPECT_EQ(found[1].verdict, Verdict::error);
+  EXPECT_EQ(judge_claim("a", "data", {200, &rwop}, 1, false).size(), 1U);
+}
+
+TEST(PreflightLimitRange, RequestsAndLimitsOutsideAContainerRangeAreErrors) {
+  const json ranges = {
+      {"items",
+       json::array({{{"metadata", {{"name", "bounds"}}},
+                     {"spec",
+                      {{"limits", json::array({{{"type", "Pod"}, {"max", {{"cpu", "1"}}}},
+                                               {{"type", "Container"},
+                                                {"max", {{"cpu", "8"}, {"memory", "64Gi"}}},
+                                                {"min", {{"memory", "1Gi"}}}}})}}}}})}};
+  const ContainerResources big{"Worker/mpi", {}, {{"cpu", "16"}, {"memory", "8Gi"}}};
+  const ContainerResources small{"Launcher/mpi", {{"memory", "512Mi"}}, {{"memory", "2Gi"}}};
+  const ContainerResources fits{"Worker/main", {{"cpu", "500m"}}, {{"cpu", "8"}, {"memory", "1Gi"}}};
+  auto found = judge_limit_range("a", {200, &ranges}, {big, small, fits});
+  ASSERT_EQ(found.size(), 2U);
+  EXPECT_EQ(found[0].check, "limitrange.bounds");
+  EXPECT_EQ(found[0].verdict, Verdict::error);
+  EXPECT_EQ(found[0].object, "LimitRange a/bounds");
+  EXPECT_EQ(found[0].message, "container Worker/mpi's cpu limit 16 is above LimitRange a/bounds's max 8");
+  EXPECT_EQ(found[1].message,
+            "container Launcher/mpi's memory request 512Mi is below LimitRange a/bounds's min 1Gi");
+  const auto unread = judge_limit_range("a", {403, nullptr}, {big});
+  ASSERT_EQ(unread.size(), 1U);
+  EXPECT_EQ(unread[0].verdict, Verdict::unknown);
+}
+
 TEST(PreflightForbidden, A401Or403IsUnknownNeverOk) {
   for (long status : {401L, 403L}) {
     const auto f = judge_claim("a", "data", {status, nullptr}, 1, false);

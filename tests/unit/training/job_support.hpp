@@ -31,7 +31,7 @@ namespace pipec::testing {
 
 struct TrainOutcome {
   std::optional<ir::Pipeline> pipeline;
-  std::optional<ir::Step> step;  // the first training step of the main DAG
+  std::optional<ir::Step> step;  // the first training step of the main DAG (named `step`, if given)
   training::LauncherCall call;
   bool built = false;
   std::string diagnostics;  // rendered, `input:LINE:COL: error: ...`
@@ -45,7 +45,7 @@ inline std::string read_text(const std::filesystem::path& path) {
 }
 
 inline TrainOutcome build_train(std::string text, training::JobOptions options = {},
-                                std::string name = "input") {
+                                std::string name = "input", const std::string& step = "") {
   SourceManager sources;
   FileId file = sources.add(std::move(name), std::move(text));
   Diagnostics diags;
@@ -54,7 +54,8 @@ inline TrainOutcome build_train(std::string text, training::JobOptions options =
   if (program) out.pipeline = lower::lower(std::move(*program), diags);
   if (out.pipeline) {
     for (const auto& node : out.pipeline->dag)
-      if (const auto* s = std::get_if<ir::Step>(&node); s && s->kind != ir::OpKind::Container) {
+      if (const auto* s = std::get_if<ir::Step>(&node);
+          s && s->kind != ir::OpKind::Container && (step.empty() || s->name == step)) {
         out.step = *s;
         break;
       }

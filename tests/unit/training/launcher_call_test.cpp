@@ -308,7 +308,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "environment variable name 'A-B' in mpi_job"},
         BadCase{"BadToleration",
                 "mpi_job(image: \"i\", command: \"c\", tolerations: [\"k:Sometimes\"])",
-                "must be 'key[=value][:Effect]' or '*'"},
+                "a toleration is a literal \"key\", \"key=value\", either with \":NoSchedule\", \":PreferNoSchedule\" or \":NoExecute\", or \"*\", got 'k:Sometimes'"},
         BadCase{"NoTfReplicas", "tf_job(image: \"i\", command: \"c\", workers: 0)",
                 "tf_job needs a chief or at least one worker"},
         BadCase{"TrainerRuntimeKind",
