@@ -30,6 +30,15 @@ bool parse(const std::vector<std::string>& args, Parsed& out, std::string& why) 
       if (!value(out.from, "a file")) return false;
     } else if (a == kExecutorInput) {
       if (!value(out.executor_input, "KFP v2's executor input")) return false;
+    } else if (a == kVisual) {
+      std::string word;
+      if (!value(word, "KIND:NAME:PATH")) return false;
+      std::size_t c1 = word.find(':'), c2 = c1 == std::string::npos ? c1 : word.find(':', c1 + 1);
+      if (c2 == std::string::npos || c1 == 0 || c2 == c1 + 1 || c2 + 1 == word.size()) {
+        why = "--visual needs KIND:NAME:PATH, got '" + word + "'";
+        return false;
+      }
+      out.visuals.push_back({word.substr(0, c1), word.substr(c1 + 1, c2 - c1 - 1), word.substr(c2 + 1)});
     } else if (a == kEndOfOptions) {
       out.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
       break;
@@ -53,7 +62,8 @@ std::string series_path(const std::string& metrics_file, const std::string& seri
 std::string usage() {
   return std::string("usage: pipec-metrics ") + kInstall + " PATH\n" +
          "       pipec-metrics " + kMetric + " SPEC... [" + kFrom + " FILE] [" + kMetricsFile +
-         " PATH]\n" + "                     [" + kSeriesFile + " PATH] [" + kExecutorInput + " JSON] " + kEndOfOptions +
+         " PATH]\n" + "                     [" + kSeriesFile + " PATH] [" + kVisual + " KIND:NAME:PATH]... [" + kExecutorInput +
+         " JSON] " + kEndOfOptions +
          " COMMAND...\n";
 }
 

@@ -5,7 +5,8 @@
 //
 //   pipec-metrics --install PATH
 //   pipec-metrics --metric SPEC... [--from FILE] [--metrics-file PATH]
-//                 [--series-file PATH] [--executor-input JSON] -- COMMAND...
+//                 [--series-file PATH] [--visual KIND:NAME:PATH]... [--executor-input JSON]
+//                 -- COMMAND...
 
 #include <optional>
 #include <string>
@@ -20,8 +21,11 @@ inline constexpr const char* kFrom = "--from";
 inline constexpr const char* kMetricsFile = "--metrics-file";
 inline constexpr const char* kSeriesFile = "--series-file";
 inline constexpr const char* kExecutorInput = "--executor-input";
+inline constexpr const char* kVisual = "--visual";
 inline constexpr const char* kEndOfOptions = "--";
 inline constexpr const char* kDefaultMetricsFile = "/tmp/outputs/mlpipeline-metrics.json";
+/// KFP v1's UI metadata, beside the metrics file (docs/language.md "Visual outputs").
+inline constexpr const char* kUiMetadataFile = "mlpipeline-ui-metadata.json";
 /// The metric series (docs/runtime.md "Metric series"): the file's name beside the metrics
 /// file when no --series-file says where, and the step's output artifact that holds it on
 /// Argo (`metric-series`, at /tmp/outputs/metric-series.json) and on KFP v2 (`metric_series`,
@@ -43,7 +47,14 @@ struct Call {
   std::optional<Word> metrics_file;    // else kDefaultMetricsFile
   std::optional<Word> series_file;     // else beside the metrics file
   std::optional<Word> executor_input;  // KFP v2's `{{$}}`
+  std::vector<Word> visuals;           // one `--visual` each: visual_word()
 };
+
+/// A visual output as `--visual` names it: `KIND:NAME:PATH` (the type name, the output's
+/// name, the file the command writes).
+inline std::string visual_word(std::string_view kind, std::string_view name, std::string_view path) {
+  return std::string(kind) + ":" + std::string(name) + ":" + std::string(path);
+}
 
 /// `command` run by pipec-metrics as `call` says.
 template <typename Word>
@@ -63,6 +74,10 @@ std::vector<Word> wrap_command(Call<Word> call, std::vector<Word> command) {
   option(kFrom, call.from);
   option(kMetricsFile, call.metrics_file);
   option(kSeriesFile, call.series_file);
+  for (auto& v : call.visuals) {
+    out.push_back(Word(kVisual));
+    out.push_back(std::move(v));
+  }
   option(kExecutorInput, call.executor_input);
   out.push_back(Word(kEndOfOptions));
   for (auto& w : command) out.push_back(std::move(w));
@@ -77,6 +92,10 @@ struct Parsed {
   std::string metrics_file = kDefaultMetricsFile;
   std::string series_file;  // "" is beside metrics_file (series_path)
   std::string executor_input;
+  struct Visual {
+    std::string kind, name, path;  // the kind unchecked: rules/visuals.hpp reads it
+  };
+  std::vector<Visual> visuals;
   std::vector<std::string> command;  // after `--`; not empty
 };
 

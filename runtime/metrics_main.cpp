@@ -5,7 +5,7 @@
 //
 //   pipec-metrics --install PATH
 //   pipec-metrics --metric SPEC... [--from FILE] [--metrics-file PATH]
-//                 [--executor-input JSON] -- COMMAND...
+//                 [--visual KIND:NAME:PATH]... [--executor-input JSON] -- COMMAND...
 // (rules/metrics_cli.hpp: the one command line the compiler writes and this reads)
 //
 // The command's stdout and stderr reach this process's stdout unchanged (the pod's log
@@ -13,7 +13,11 @@
 // The exit status is the command's (128 + N for a signal N); SIGTERM and SIGINT are
 // passed on to it. 2: bad arguments, 127: the command cannot be started. With KFP v2's
 // executor input (`{{$}}`) the metrics also go, as the metadata of the output artifact
-// `metrics` (system.Metrics), into the ExecutorOutput file it names.
+// `metrics` (system.Metrics), into the ExecutorOutput file it names. Each `--visual` file
+// (an op's visual output, docs/language.md "Visual outputs") is read after the command
+// ends: into KFP v1's UI metadata, mlpipeline-ui-metadata.json beside the metrics file, or
+// with KFP v2's executor input (a confusion matrix or an ROC curve, system.
+// ClassificationMetrics) into the ExecutorOutput as its artifact's metadata.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,16 +28,20 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "fileio/atomic_file.hpp"
+#include "input/json.hpp"
 #include "input/read.hpp"
 #include "rules/metrics_cli.hpp"
 #include "runtime/metrics.hpp"
+#include "runtime/visual_outputs.hpp"
 
 namespace {
 
@@ -75,6 +83,33 @@ int install(const std::string& path) {
   return 0;
 }
 
+// The visual outputs' metadata into KFP v2's ExecutorOutput `out` (as the scraper wrote
+// it): each one's artifact as the executor input names it, with its metadata.
+bool add_classification_metadata(std::string_view executor_input, const std::map<std::string, nlohmann::json>& metadata,
+                                 std::string& out) {
+  using nlohmann::json;
+  if (metadata.empty()) return true;
+  json input = pipec::input::parse_json(executor_input);
+  json output = pipec::input::parse_json(out);
+  if (!output.is_object()) output = json::object();
+  const json* artifacts = input.is_object() && input.contains("outputs") && input["outputs"].is_object() &&
+                                  input["outputs"].contains("artifacts") && input["outputs"]["artifacts"].is_object()
+                              ? &input["outputs"]["artifacts"]
+                              : nullptr;
+  for (const auto& [name, meta] : metadata) {
+    if (!artifacts) return false;
+    auto it = artifacts->find(name);
+    if (it == artifacts->end() || !it->is_object() || !it->contains("artifacts") || !(*it)["artifacts"].is_array() ||
+        (*it)["artifacts"].empty() || !(*it)["artifacts"][0].is_object())
+      return false;
+    json artifact = (*it)["artifacts"][0];
+    artifact["metadata"] = meta;
+    output["artifacts"][name] = {{"artifacts", json::array({std::move(artifact)})}};
+  }
+  out = output.dump() + "\n";
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,6 +131,12 @@ int main(int argc, char** argv) {
   std::vector<char*> command;
   for (auto& word : parsed.command) command.push_back(word.data());
   command.push_back(nullptr);
+  std::vector<pipec::runtime::VisualFile> visuals;
+  for (const auto& v : parsed.visuals) {
+    auto kind = pipec::rules::visuals::kind_of(v.kind);
+    if (!kind) return usage("--visual: unknown kind '" + v.kind + "'");
+    visuals.push_back({*kind, v.name, v.path});
+  }
   MetricScraper scraper(specs);
   std::string output_file, executor_output;
   if (!executor_input.empty() && !scraper.executor_output(executor_input, output_file, executor_output, why))
@@ -148,20 +189,40 @@ int main(int argc, char** argv) {
   }
   for (const auto& w : scraper.take_warnings()) std::cerr << "pipec-metrics: warning: " << w << "\n";
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (!pipec::fileio::write_file_atomically(metrics_file, scraper.metrics_json(), why, pipec::fileio::Folders::Create)) {
-    std::cerr << "pipec-metrics: cannot write " << metrics_file << ": " << why << "\n";
+  auto write = [&](const std::string& path, const std::string& text) {
+    if (pipec::fileio::write_file_atomically(path, text, why, pipec::fileio::Folders::Create)) return;
+    std::cerr << "pipec-metrics: cannot write " << path << ": " << why << "\n";
     if (code == 0) code = 1;
+  };
+  auto beside = [&](const char* name) {
+    return (std::filesystem::path(metrics_file).parent_path() / name).string();
+  };
+  // A step with visual outputs only has no metrics to write.
+  if (!specs.empty()) {
+    write(metrics_file, scraper.metrics_json());
+    write(cli::series_path(metrics_file, parsed.series_file), scraper.series_json());
   }
-  auto series_file = cli::series_path(metrics_file, parsed.series_file);
-  if (!pipec::fileio::write_file_atomically(series_file, scraper.series_json(), why, pipec::fileio::Folders::Create)) {
-    std::cerr << "pipec-metrics: cannot write " << series_file << ": " << why << "\n";
-    if (code == 0) code = 1;
-  }
-  if (!executor_input.empty() &&
-      (!scraper.executor_output(executor_input, output_file, executor_output, why) ||
-       (!output_file.empty() && !pipec::fileio::write_file_atomically(output_file, executor_output, why, pipec::fileio::Folders::Create)))) {
-    std::cerr << "pipec-metrics: cannot write KFP v2's executor output: " << why << "\n";
-    if (code == 0) code = 1;
+  std::vector<std::string> visual_warnings;
+  std::map<std::string, nlohmann::json> classification;
+  // KFP v1: the UI metadata; KFP v2: the classification metrics' metadata.
+  if (!visuals.empty() && executor_input.empty())
+    write(beside(pipec::rules::metrics_cli::kUiMetadataFile),
+          pipec::runtime::ui_metadata(visuals, visual_warnings).dump() + "\n");
+  if (!visuals.empty() && !executor_input.empty())
+    classification = pipec::runtime::classification_metadata(visuals, visual_warnings);
+  for (const auto& w : visual_warnings) std::cerr << "pipec-metrics: warning: " << w << "\n";
+  if (!executor_input.empty()) {
+    bool ok = scraper.executor_output(executor_input, output_file, executor_output, why);
+    if (ok && !add_classification_metadata(executor_input, classification, executor_output)) {
+      ok = false;
+      why = "the executor input names no output artifact of a visual output";
+    }
+    if (ok && !output_file.empty())
+      ok = pipec::fileio::write_file_atomically(output_file, executor_output, why, pipec::fileio::Folders::Create);
+    if (!ok) {
+      std::cerr << "pipec-metrics: cannot write KFP v2's executor output: " << why << "\n";
+      if (code == 0) code = 1;
+    }
   }
   return code;
 }

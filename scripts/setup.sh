@@ -20,6 +20,8 @@ packages=(
   bubblewrap openmpi-bin python3-mpi4py python3-torch
   # pipec graph --format svg renders with Graphviz's dot
   graphviz
+  # tests/visuals runs the KFP 1.8 frontend's TypeScript parser of UI metadata
+  node-typescript node-d3-dsv
 )
 missing=()
 for p in "${packages[@]}"; do

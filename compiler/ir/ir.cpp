@@ -112,7 +112,8 @@ std::string Type::str() const {
     case TypeKind::Int: return "int";
     case TypeKind::Float: return "float";
     case TypeKind::Bool: return "bool";
-    case TypeKind::File: return "file";
+    case TypeKind::File:
+      return visual == rules::visuals::Kind::None ? "file" : std::string(rules::visuals::type_name(visual));
     case TypeKind::List: return "list<" + (element.empty() ? std::string("?") : element[0].str()) + ">";
     case TypeKind::Map: return "map<" + (element.empty() ? std::string("?") : element[0].str()) + ">";
   }

@@ -286,6 +286,16 @@ struct ContainerOp {
   bool python = false;
   std::string doc;
   SourceRange range;
+
+  /// Whether an output is a visual kind (html, markdown, table, confusion_matrix, roc),
+  /// which pipec-metrics reads after the command ends.
+  bool has_visual_outputs() const {
+    for (const auto& o : outputs)
+      if (o.type.visual != rules::visuals::Kind::None) return true;
+    return false;
+  }
+  /// Whether pipec-metrics runs the command: for metrics or visual outputs.
+  bool runs_under_pipec_metrics() const { return !metrics.empty() || has_visual_outputs(); }
 };
 
 /// Which lowering a step's op gets. Pipeline: the step calls another pipeline of the

@@ -214,6 +214,7 @@ class Runner {
     return p_;
   }
   Outcome run_container(const ir::Step& step, Scope& scope, int phase, Record& rec);
+  void write_ui_metadata(const ir::ContainerOp& op, const std::string& label, const std::string& dir);
   std::string workspace_dir();
   Outcome run_training(const ir::Step& step, Scope& scope, int phase, Record& rec);
 

@@ -5,6 +5,8 @@
 #include "compiler/shell/shell_script.hpp"
 #include "rules/launcher_cli.hpp"
 #include "compiler/local/replicas.hpp"
+#include "compiler/base/atomic_file.hpp"
+#include "runtime/visual_outputs.hpp"
 
 namespace pipec::local::detail {
 
@@ -55,6 +57,20 @@ bool read_outputs(const ir::ContainerOp& op, const std::string& dir, std::map<st
 }
 
 }  // namespace
+
+// A step's visual outputs as KFP v1's UI shows them (pipec-metrics's rule and format,
+// runtime/visual_outputs): mlpipeline-ui-metadata.json in the step's directory, from the
+// copies kept in dir/outputs, which `pipec report` reads.
+void Runner::write_ui_metadata(const ir::ContainerOp& op, const std::string& label, const std::string& dir) {
+  std::vector<runtime::VisualFile> files;
+  for (const auto& out : op.outputs)
+    if (out.type.visual != rules::visuals::Kind::None) files.push_back({out.type.visual, out.name, dir + "/outputs/" + out.name});
+  std::vector<std::string> warnings;
+  std::string text = runtime::ui_metadata(files, warnings).dump() + "\n";
+  for (const auto& w : warnings) print_line(label, "warning: " + w);
+  if (Status written = write_file_atomically(dir + "/mlpipeline-ui-metadata.json", text); !written)
+    print_line(label, "warning: mlpipeline-ui-metadata.json: " + written.message());
+}
 
 // The run's workspace (settings { workspace ... }): RUN_DIR/workspace, shared by every step
 // that mounts it, made when the first one does.
@@ -274,6 +290,7 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   if (outcome != Outcome::Succeeded) return outcome;
   std::map<std::string, std::string> values;
   if (!read_outputs(*op, proc->dir, values, rec.message)) return Outcome::Failed;
+  if (op->has_visual_outputs()) write_ui_metadata(*op, name, proc->dir);
   keep(name, proc->dir, key, rec);
   std::lock_guard lock(mu_);
   scope.outputs[step.name] = std::move(values);

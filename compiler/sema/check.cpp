@@ -180,6 +180,7 @@ OpInfo Checker::check_op(const ast::OpDecl& op, const LoadedModule& m) {
     param.name = p.name.name;
     param.doc = p.doc;
     auto type = resolve_type(p.type);
+    if (type && !visual_param_ok(p.type, *type)) type.reset();
     if (type) param.type = *type;
     if (type && type->kind == TypeKind::File && p.default_value) {
       diags_.error(range_of(*p.default_value), "a 'file' parameter has no default: a step passes it an "

@@ -16,6 +16,7 @@
 #include "rules/names.hpp"
 #include "rules/quantities.hpp"
 #include "rules/retry.hpp"
+#include "rules/visuals.hpp"
 #include "compiler/sema/checker.hpp"
 #include "compiler/sema/op_body.hpp"
 #include "compiler/sema/python_op.hpp"
@@ -193,6 +194,17 @@ ir::ContainerOp Checker::check_body(const ast::OpDecl& op, OpInfo& info) {
     diags_.error(seen.count("metrics") ? seen["metrics"] : op.name.range,
                  "an op with 'metrics' needs a 'command': pipec-metrics runs it and reads its output "
                  "(the image's own entrypoint is not known)");
+  // A visual output is read by pipec-metrics too, after the command ends.
+  if (c.command.empty())
+    for (const auto& o : op.outputs) {
+      auto it = std::find_if(info.outputs.begin(), info.outputs.end(),
+                             [&](const ir::OpOutput& out) { return out.name == o.name.name; });
+      if (it != info.outputs.end() && it->type.visual != rules::visuals::Kind::None)
+        diags_.error(o.type.range, fmt::format("an op with a visual output ('{}') needs a 'command': pipec-metrics "
+                                               "runs it and reads the file when it ends (the image's own "
+                                               "entrypoint is not known)",
+                                               it->type.str()));
+    }
   // One variable in both maps: which value the container gets would be left to the
   // kubelet (Argo) or to the backend's merge order (KFP v2).
   for (const auto& [var, at] : b.secret_keys) {

@@ -27,7 +27,7 @@ void Checker::check_param(const ast::ParamDecl& p) {
   param.doc = p.doc;
   param.range = p.name.range;
   auto type = resolve_type(p.type);
-  if (!type) return;
+  if (!type || !visual_param_ok(p.type, *type)) return;
   // A called pipeline takes files as an op does (a step passes it an op's file output);
   // the pipeline built has no step before it to give one.
   if (type->kind == TypeKind::File && root_) {

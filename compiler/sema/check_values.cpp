@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "rules/names.hpp"
+#include "rules/visuals.hpp"
 #include "compiler/base/spellcheck.hpp"
 #include "compiler/sema/checker.hpp"
 
@@ -433,8 +434,11 @@ std::optional<ir::Condition> Checker::condition(const ast::Expression& expr) {
 }
 
 std::optional<Type> Checker::resolve_type(const ast::TypeExpr& t) {
-  static const std::vector<std::string> kNames = {"string", "int", "float", "bool",
-                                                  "list",   "map", "file"};
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names = {"string", "int", "float", "bool", "list", "map", "file"};
+    for (const auto& v : rules::visuals::type_names()) names.push_back(v);
+    return names;
+  }();
   const std::string& n = t.name.name;
   auto scalar = [&](TypeKind k) -> std::optional<Type> {
     if (!t.args.empty()) {
@@ -448,6 +452,11 @@ std::optional<Type> Checker::resolve_type(const ast::TypeExpr& t) {
   if (n == "float") return scalar(TypeKind::Float);
   if (n == "bool") return scalar(TypeKind::Bool);
   if (n == "file") return scalar(TypeKind::File);
+  // A visual output (docs/language.md "Visual outputs"): a file the UIs render.
+  if (auto visual = rules::visuals::kind_of(n)) {
+    if (auto file = scalar(TypeKind::File)) return Type::visual_file(*visual);
+    return std::nullopt;
+  }
   if (n == "list" || n == "map") {
     if (t.args.size() != 1) {
       diags_.error(t.range,
@@ -457,7 +466,8 @@ std::optional<Type> Checker::resolve_type(const ast::TypeExpr& t) {
     auto el = resolve_type(t.args[0]);
     if (!el) return std::nullopt;
     if (el->kind == TypeKind::File) {
-      diags_.error(t.args[0].range, "a 'file' is passed whole between steps; it cannot be in a list or map");
+      diags_.error(t.args[0].range, fmt::format("a '{}' is passed whole between steps; it cannot be in a list or map",
+                                                el->str()));
       return std::nullopt;
     }
     return n == "list" ? Type::list_of(*el) : Type::map_of(*el);
@@ -465,6 +475,14 @@ std::optional<Type> Checker::resolve_type(const ast::TypeExpr& t) {
   diags_.error(t.name.range, fmt::format("unknown type '{}'", n));
   suggest(t.name.range, n, kNames);
   return std::nullopt;
+}
+
+bool Checker::visual_param_ok(const ast::TypeExpr& t, const Type& type) {
+  if (type.visual == rules::visuals::Kind::None) return true;
+  diags_.error(t.range, fmt::format("'{}' is a kind of op output (a file the UIs render); a parameter that "
+                                    "takes one is a 'file'",
+                                    type.str()));
+  return false;
 }
 
 bool Checker::declare(std::map<std::string, SourceRange>& seen, const ast::Identifier& id,

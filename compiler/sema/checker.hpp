@@ -238,6 +238,8 @@ class Checker {
   std::optional<ir::Ref> run_value(const ast::Identifier* field, SourceRange range);
   std::optional<ir::Condition> condition(const ast::Expression& expr);
   std::optional<Type> resolve_type(const ast::TypeExpr& t);
+  /// False, with an error at `t`, when `type` is a visual kind (html, ...): an op output only.
+  bool visual_param_ok(const ast::TypeExpr& t, const Type& type);
   bool declare(std::map<std::string, SourceRange>& seen, const ast::Identifier& id,
                const char* what);
   bool suggest(SourceRange at, const std::string& word, const std::vector<std::string>& names);

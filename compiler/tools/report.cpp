@@ -1,4 +1,5 @@
 #include "compiler/tools/report.hpp"
+#include "compiler/tools/report_visuals.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -15,28 +16,9 @@ namespace pipec::tools {
 namespace {
 
 using Json = nlohmann::json;
+using detail::esc;
 
 constexpr std::uint64_t kMaxRunFile = 64ull << 20;  // summary.json, parameters.json
-
-// Text for XHTML: the five special characters as entities, control characters other than
-// tab and newline (which XML refuses) as U+FFFD.
-std::string esc(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') out += "\xEF\xBF\xBD";
-        else out += c;
-    }
-  }
-  return out;
-}
 
 // At most `bytes` bytes of `text`, cut before a UTF-8 continuation byte, with "..." when cut.
 std::string clip(const std::string& text, std::size_t bytes) {
@@ -257,6 +239,7 @@ void write_run_sections(std::string& out, const std::vector<ReportRun>& runs) {
     out += "<h3>Timeline</h3>\n";
     write_timeline(out, run);
     write_steps_table(out, run);
+    detail::write_visuals(out, run);
   }
 }
 
@@ -307,6 +290,7 @@ bool read_report_run(const std::string& dir, ReportRun& run, std::string& error)
       return false;
     }
   }
+  if (!detail::read_report_visuals(dir, run, error)) return false;
   std::string name = dir;
   while (name.size() > 1 && name.back() == '/') name.pop_back();
   run.label = name.substr(name.find_last_of('/') + 1);

@@ -2,10 +2,11 @@
 // `pipec report`: one self-contained XHTML page of one or more local runs (the run
 // directories of `pipec run --local`): the DAG with each step's outcome, a timeline of the
 // steps, one chart per metric with the runs on shared axes, the parameter and metric
-// tables. No script and nothing fetched: inline SVG and one <style>. Every number it shows
+// tables, and the steps' visual outputs. No script and nothing fetched: inline SVG and one <style>. Every number it shows
 // of a run is the text summary.json holds (docs/report.md).
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,10 +18,13 @@ struct ReportRun {
   std::string label;           // the run directory's last name
   nlohmann::json summary;      // summary.json
   nlohmann::json parameters;   // parameters.json (an object of texts), or an empty object
+  /// Each step's visual outputs (steps/STEP/mlpipeline-ui-metadata.json's "outputs"), in
+  /// the order of summary.json's steps.
+  std::vector<std::pair<std::string, nlohmann::json>> visuals;
 };
 
-/// Reads RUN_DIR/summary.json (required) and RUN_DIR/parameters.json (if present), each
-/// at most 64 MiB and checked for the members the report reads. On failure returns false
+/// Reads RUN_DIR/summary.json (required), RUN_DIR/parameters.json (if present) and each
+/// step's visual outputs (steps/STEP/mlpipeline-ui-metadata.json), each at most 64 MiB and checked for the members the report reads. On failure returns false
 /// and sets `error` ("'DIR/summary.json': ...").
 [[nodiscard]] bool read_report_run(const std::string& dir, ReportRun& run, std::string& error);
 

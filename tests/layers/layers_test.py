@@ -29,7 +29,7 @@ FLOOR = {module: i for i, floor in enumerate(FLOORS) for module in floor}
 # runtime/ holds two libraries: the rules and renderers that the compiler links too
 # (pipec_jobrender, no I/O) and the launcher's own code (pipec_runtime). kube/ is the
 # Kubernetes API client (curl) that the launcher and the KFP client both link.
-RUNTIME_RULES = {"job_reasons", "job_render", "metric_series", "metrics", "tf_pods", "trainer_status", "trainer_v2"}
+RUNTIME_RULES = {"job_reasons", "job_render", "metric_series", "metrics", "tf_pods", "trainer_status", "trainer_v2", "visual_outputs"}
 
 LIBRARIES = {
     "pipec_rules": "rules", "pipec_input": "input", "pipec_fileio": "fileio", "pipec_input_yaml": "input", "pipec_base": "compiler/base", "pipec_sha256": "compiler/base", "pipec_stdlib": "stdlib", "pipec_jobrender": "runtime/rules",

@@ -88,10 +88,15 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   // Metrics: pipec-metrics (copied into the pod by an init container, container_template)
   // runs the command and writes KFP's metrics file from its output, with the launcher's
   // scraper; a spec from a parameter is one whole argv word it checks at run time.
-  if (!call.metrics.empty() && !command.empty()) {
-    rules::metrics_cli::Call<Json> wrap{Json(kMetricsTool), {}, {}, {}, {}};
+  // Visual outputs: it reads each file when the command ends into KFP's UI metadata.
+  if (op.runs_under_pipec_metrics() && !command.empty()) {
+    rules::metrics_cli::Call<Json> wrap{Json(kMetricsTool)};
     for (const auto& m : call.metrics) wrap.specs.push_back(argo_word(m));
     if (!op.metrics_from.empty()) wrap.from = Json(op.metrics_from);
+    for (const auto& out : op.outputs)
+      if (out.type.visual != rules::visuals::Kind::None)
+        wrap.visuals.push_back(
+            Json(rules::metrics_cli::visual_word(rules::visuals::type_name(out.type.visual), out.name, out.path)));
     command = Json(rules::metrics_cli::wrap_command(std::move(wrap), std::vector<Json>(command.begin(), command.end())));
   }
   if (!command.empty()) c["command"] = std::move(command);
@@ -106,7 +111,7 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   for (const auto& s : op.secret_env)
     env.push_back({{"name", s.var}, {"valueFrom", {{"secretKeyRef", {{"name", s.secret}, {"key", s.key}}}}}});
   if (!env.empty()) c["env"] = std::move(env);
-  if (!op.volumes.empty() || !op.metrics.empty() || !op.shm_size.empty()) {
+  if (!op.volumes.empty() || op.runs_under_pipec_metrics() || !op.shm_size.empty()) {
     Json mounts = Json::array();
     for (std::size_t i = 0; i < op.volumes.size(); ++i) {
       // The run's workspace is the workflow's claim (volumeClaimTemplates), mounted by name.
@@ -117,7 +122,7 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
       if (op.volumes[i].read_only) mount["readOnly"] = true;
       mounts.push_back(std::move(mount));
     }
-    if (!op.metrics.empty()) mounts.push_back({{"name", kMetricsVolume}, {"mountPath", kMetricsDir}});
+    if (op.runs_under_pipec_metrics()) mounts.push_back({{"name", kMetricsVolume}, {"mountPath", kMetricsDir}});
     if (!op.shm_size.empty()) mounts.push_back({{"name", std::string(rules::kShmVolume)}, {"mountPath", "/dev/shm"}});
     c["volumeMounts"] = std::move(mounts);
   }
@@ -288,7 +293,10 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
         // A file is an artifact only: no parameter holds binary data or a large file.
         if (out.type.kind != ir::TypeKind::File)
           params.push_back({{"name", out.name}, {"valueFrom", {{"path", out.path}}}});
-        artifacts.push_back({{"name", out.name}, {"path", out.path}});
+        Json artifact = {{"name", out.name}, {"path", out.path}};
+        // A visual output is stored as the file itself, not a tarball: Argo's UI shows it.
+        if (out.type.visual != rules::visuals::Kind::None) artifact["archive"] = {{"none", Json::object()}};
+        artifacts.push_back(std::move(artifact));
       }
       if (!params.empty()) t["outputs"]["parameters"] = std::move(params);
       t["outputs"]["artifacts"] = std::move(artifacts);
@@ -298,6 +306,14 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
                                            {"path", "/tmp/outputs/mlpipeline-metrics.json"},
                                            {"optional", true}});
       t["outputs"]["artifacts"].push_back(series_artifact());
+    }
+    // Visual outputs: the UI metadata pipec-metrics writes from them (KFP v1's UI reads
+    // it); each file is an artifact of its own too, which Argo's UI shows.
+    if (op->has_visual_outputs())
+      t["outputs"]["artifacts"].push_back({{"name", "mlpipeline-ui-metadata"},
+                                           {"path", "/tmp/outputs/mlpipeline-ui-metadata.json"},
+                                           {"optional", true}});
+    if (op->runs_under_pipec_metrics()) {
       // pipec-metrics is static: the launcher image's copy runs in any image.
       t["initContainers"] = Json::array(
           {{{"name", "pipec-metrics"},
@@ -329,7 +345,7 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
       for (const auto& [k, v] : op->node_selector) selector[k] = v;
       t["nodeSelector"] = std::move(selector);
     }
-    if (!op->volumes.empty() || !op->metrics.empty() || !op->shm_size.empty()) {
+    if (!op->volumes.empty() || op->runs_under_pipec_metrics() || !op->shm_size.empty()) {
       Json volumes = Json::array();
       for (std::size_t i = 0; i < op->volumes.size(); ++i) {
         const auto& v = op->volumes[i];
@@ -349,7 +365,7 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
         if (v.kind == "secret") vol["secret"] = {{"secretName", v.name}};
         volumes.push_back(std::move(vol));
       }
-      if (!op->metrics.empty()) volumes.push_back({{"name", kMetricsVolume}, {"emptyDir", Json::object()}});
+      if (op->runs_under_pipec_metrics()) volumes.push_back({{"name", kMetricsVolume}, {"emptyDir", Json::object()}});
       if (!op->shm_size.empty())
         volumes.push_back({{"name", std::string(rules::kShmVolume)},
                            {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", op->shm_size}}}});

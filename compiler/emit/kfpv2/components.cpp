@@ -9,6 +9,7 @@
 #include "rules/metrics_cli.hpp"
 #include "rules/names.hpp"
 #include "rules/quantities.hpp"
+#include "rules/visuals.hpp"
 
 namespace pipec::emit::kfpv2::detail {
 
@@ -110,7 +111,7 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     J spec = {{"parameterType", parameter_type(out.type)}};
     if (!out.doc.empty()) spec["description"] = out.doc;
     if (is_file(out.type)) {
-      file_outputs[out.name] = artifact_type();
+      file_outputs[out.name] = artifact_type(out.type);
       continue;
     }
     outputs[out.name] = std::move(spec);
@@ -158,13 +159,27 @@ std::string SpecWriter::container_component(const ir::Step& step) {
   // artifact `metrics` (system.Metrics), into the ExecutorOutput named by {{$}}. A KFP v2
   // task cannot have the init container that brings it on the Argo target: the image
   // must hold it.
-  if (!op.metrics.empty()) {
-    diags_.warning(op.metrics.front().range.valid() ? op.metrics.front().range : op.range,
+  // A confusion matrix's or an ROC curve's file becomes its system.ClassificationMetrics
+  // artifact's metadata the same way (KFP v2's UI draws that, not the file).
+  std::vector<J> classification;
+  for (const auto& out : op.outputs)
+    if (rules::visuals::v2_needs_metadata(out.type.visual)) {
+      literal_ok(out.path, op.range);
+      classification.push_back(J(rules::metrics_cli::visual_word(rules::visuals::type_name(out.type.visual), out.name, out.path)));
+    }
+  if (!op.metrics.empty() || !classification.empty()) {
+    diags_.warning(!op.metrics.empty() && op.metrics.front().range.valid() ? op.metrics.front().range : op.range,
                    "on the kfp-v2 target the image must hold pipec-metrics on its PATH (KFP v2 tasks "
                    "have no init container to bring it): COPY --from=" + options_.launcher_image +
                        " /usr/local/bin/pipec-metrics /usr/local/bin/");
-    rules::metrics_cli::Call<J> wrap{J("pipec-metrics"), {}, {}, J("{{$.outputs.artifacts['metrics'].path}}"),
-                                     J(series_path()), J("{{$}}")};
+    // Each field by name: the call's fields are many, and all optional.
+    rules::metrics_cli::Call<J> wrap{J("pipec-metrics")};
+    wrap.executor_input = J("{{$}}");
+    wrap.visuals = std::move(classification);
+    if (!op.metrics.empty()) {
+      wrap.metrics_file = J("{{$.outputs.artifacts['metrics'].path}}");
+      wrap.series_file = J(series_path());
+    }
     for (const auto& m : call.metrics) wrap.specs.push_back(op_word(m));
     if (!op.metrics_from.empty()) {
       literal_ok(op.metrics_from, op.range);

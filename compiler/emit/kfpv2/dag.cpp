@@ -222,7 +222,7 @@ void add_dag_output(J& component, const std::string& name, const ir::Type& type,
   if (is_file(type)) {
     component["dag"]["outputs"]["artifacts"][name] = {
         {"artifactSelectors", J::array({{{"producerSubtask", producer}, {"outputArtifactKey", key}}})}};
-    component["outputDefinitions"]["artifacts"][name] = artifact_type();
+    component["outputDefinitions"]["artifacts"][name] = artifact_type(type);
   } else {
     component["dag"]["outputs"]["parameters"][name] = {
         {"valueFromParameter", {{"producerSubtask", producer}, {"outputParameterKey", key}}}};

@@ -68,7 +68,11 @@ inline std::string output_artifact_path(std::string_view name) {
 inline bool is_file(const ir::Type& t) { return t.kind == ir::TypeKind::File; }
 
 /// A file passes as an artifact (system.Artifact, kfp's default type).
-inline J artifact_type() { return {{"artifactType", {{"schemaTitle", "system.Artifact"}, {"schemaVersion", "0.0.1"}}}}; }
+/// A file's artifact type: system.Artifact, or a visual output's (system.HTML, ...).
+inline J artifact_type(const ir::Type& t = ir::Type::scalar(ir::TypeKind::File)) {
+  return {{"artifactType",
+           {{"schemaTitle", std::string(rules::visuals::v2_schema_title(t.visual))}, {"schemaVersion", "0.0.1"}}}};
+}
 
 /// A task input's source as the artifact form of what resolve() gives for a parameter.
 inline J as_artifact(const J& source) {

@@ -53,8 +53,28 @@ TEST(MetricsCli, RefusesMissingValuesUnknownWordsAndNoCommand) {
   EXPECT_EQ(install.install, "/x/pipec-metrics");
 }
 
+TEST(MetricsCli, VisualOutputsAreReadBackAsKindNameAndPath) {
+  Call<std::string> call{"pipec-metrics"};
+  call.visuals = {visual_word("html", "page", "/tmp/a:b.html")};
+  auto argv = wrap_command(call, {"true"});
+  EXPECT_EQ(argv, (std::vector<std::string>{"pipec-metrics", "--visual", "html:page:/tmp/a:b.html", "--", "true"}));
+  Parsed p;
+  std::string why;
+  ASSERT_TRUE(parse({argv.begin() + 1, argv.end()}, p, why)) << why;
+  ASSERT_EQ(p.visuals.size(), 1u);
+  EXPECT_EQ(p.visuals[0].kind, "html");
+  EXPECT_EQ(p.visuals[0].name, "page");
+  EXPECT_EQ(p.visuals[0].path, "/tmp/a:b.html");  // the path may hold a colon
+  EXPECT_TRUE(p.specs.empty());
+  for (const char* bad : {"html", "html:page", ":page:/x", "html::/x", "html:page:"}) {
+    Parsed q;
+    EXPECT_FALSE(parse({"--visual", bad, "--", "true"}, q, why)) << bad;
+    EXPECT_EQ(why, std::string("--visual needs KIND:NAME:PATH, got '") + bad + "'");
+  }
+}
+
 TEST(MetricsCli, UsageNamesEveryOption) {
-  for (const char* word : {kInstall, kMetric, kFrom, kMetricsFile, kSeriesFile, kExecutorInput})
+  for (const char* word : {kInstall, kMetric, kFrom, kMetricsFile, kSeriesFile, kExecutorInput, kVisual})
     EXPECT_NE(usage().find(word), std::string::npos) << word;
 }
 
