@@ -11,9 +11,12 @@ each DAG template, and each `# expect argo: TASK continueOn failed`, `TASK depen
 decides as the table (`# expect argo loop: TEMPLATE N items, K succeeded: holds|fails`: the
 check task of that template is given N items, and its template's command is run here with
 Argo's list of K succeeded iterations' outputs); and that the KFP v2 target either loads in
-kfp 2.17 (with each `# expect kfp-v2: TASK triggerPolicy STRATEGY`) or, where v2 has no form
-for a policy, stops with an error at FILE:LINE:COL of the form it cannot express (`# expect
-kfp-v2 error: LINE:COL TEXT`; on Argo likewise `# expect argo error: LINE:COL TEXT`).
+kfp 2.17 (with each `# expect kfp-v2: TASK triggerPolicy STRATEGY`, `TASK finalStatus PRODUCER`
+or `TASK from PRODUCER.OUTPUT` read back from the task of that name, and each `# expect kfp-v2
+state: STATE WORD` from the command that turns the main DAG's final state into `run.status`,
+run here) or, where v2 has no form for a policy, stops with errors at FILE:LINE:COL of the forms
+it cannot express and no others (one `# expect kfp-v2 error: LINE:COL TEXT` line each; on Argo
+likewise `# expect argo error: LINE:COL TEXT`).
 """
 import json
 import os
@@ -44,16 +47,16 @@ def expectations(prefix):
 
 
 def table():
-    steps, status, kfp_error, argo_error = {}, None, None, None
+    steps, status, kfp_error, argo_error = {}, None, [], []
     for line in open(PROGRAM, encoding="utf-8"):
         if m := re.match(r"# expect: (\S+)\s+(succeeded|failed|skipped|not run)\s*$", line):
             steps[m.group(1)] = m.group(2)
         elif m := re.match(r"# expect run: (succeeded|failed)\s*$", line):
             status = m.group(1)
         elif m := re.match(r"# expect kfp-v2 error: (\d+:\d+) (.*)$", line):
-            kfp_error = (m.group(1), m.group(2).strip())
+            kfp_error.append((m.group(1), m.group(2).strip()))
         elif m := re.match(r"# expect argo error: (\d+:\d+) (.*)$", line):
-            argo_error = (m.group(1), m.group(2).strip())
+            argo_error.append((m.group(1), m.group(2).strip()))
     if not steps or not status:
         fail(f"{PROGRAM} has no table")
     return steps, status, kfp_error, argo_error
@@ -163,13 +166,19 @@ def loop_checks(templates):
 
 
 def located_error(target, p, expected):
-    """`p`, a build for `target`, stopped with the error `expected` (LINE:COL, TEXT)."""
-    where, text = expected
+    """`p`, a build for `target`, stopped with the errors `expected` (LINE:COL, TEXT each)
+    and no other: each error line of its stderr is at one of those places."""
     print(p.stderr)
     if p.returncode == 0:
         fail(f"{target} build succeeded; expected an error")
-    if f"{os.path.basename(PROGRAM)}:{where}: error: {text}" not in p.stderr.replace(PROGRAM, os.path.basename(PROGRAM)):
-        fail(f"{target} error not at {where} with '{text}': {p.stderr}")
+    stderr = p.stderr.replace(PROGRAM, os.path.basename(PROGRAM))
+    for where, text in expected:
+        if f"{os.path.basename(PROGRAM)}:{where}: error: {text}" not in stderr:
+            fail(f"{target} error not at {where} with '{text}': {p.stderr}")
+    places = {where for where, _ in expected}
+    for m in re.finditer(r"^\S+?:(\d+:\d+): error: (.*)$", stderr, re.M):
+        if m.group(1) not in places:
+            fail(f"{target}: an error no '# expect {target} error' line names: {m.group(0)}")
 
 
 def kfp_v2(kfp_error):
@@ -187,9 +196,43 @@ def kfp_v2(kfp_error):
     dags = [spec["root"]["dag"]] + [c["dag"] for c in spec.get("components", {}).values() if "dag" in c]
     tasks = {name: task for d in dags for name, task in d["tasks"].items()}
     for name, what, value in expectations("# expect kfp-v2: "):
-        got = tasks.get(name, {}).get(what, {}).get("strategy") if what == "triggerPolicy" else None
-        if got != value:
-            fail(f"kfp-v2 task {name}: expected {what} {value}, got {json.dumps(tasks.get(name))}")
+        task = tasks.get(name, {})
+        inputs = task.get("inputs", {}).get("parameters", {}).values()
+        if what == "triggerPolicy":
+            ok = task.get(what, {}).get("strategy") == value
+        elif what == "finalStatus":  # an input is the PipelineTaskFinalStatus of task `value`
+            ok = {"taskFinalStatus": {"producerTask": value}} in inputs
+        elif what == "from":  # an input is output KEY of task PRODUCER (`PRODUCER.KEY`)
+            producer, key = value.split(".")
+            ok = any(i.get("taskOutputParameter") == {"producerTask": producer, "outputParameterKey": key}
+                     for i in inputs)
+        else:
+            fail(f"unknown expectation {what}")
+        if not ok:
+            fail(f"kfp-v2 task {name}: expected {what} {value}, got {json.dumps(task)}")
+    run_states(spec)
+
+
+def run_states(spec):
+    """Each `# expect kfp-v2 state: STATE WORD`: the command of exec-pipec-run-status, run
+    here with the state the driver selects from the PipelineTaskFinalStatus (STATE may be
+    hostile text: it must come out as a word, and run nothing)."""
+    for line in open(PROGRAM, encoding="utf-8"):
+        if not line.startswith("# expect kfp-v2 state: "):
+            continue
+        state, word = line[len("# expect kfp-v2 state: "):].rstrip("\n").rsplit(" ", 1)
+        work = os.path.join(RUN + ".state")
+        subprocess.run(["rm", "-rf", work])
+        os.makedirs(work)
+        out = os.path.join(work, "status")
+        command = [w.replace("{{$.inputs.parameters['state']}}", state)
+                    .replace("{{$.outputs.parameters['status'].output_file}}", out)
+                   for w in spec["deploymentSpec"]["executors"]["exec-pipec-run-status"]["container"]["command"]]
+        p = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=30)
+        got = open(out, encoding="utf-8").read() if os.path.exists(out) else None
+        if p.returncode != 0 or got != word or sorted(os.listdir(work)) != ["status"]:
+            fail(f"run status of state {state!r}: exit {p.returncode}, {got!r} (expected {word!r}), "
+                 f"files {sorted(os.listdir(work))}")
 
 
 steps, status, kfp_error, argo_error = table()

@@ -34,6 +34,10 @@ import tempfile
 
 import yaml
 
+# pipec's task that turns the main DAG's PipelineTaskFinalStatus into `run.status`: a task
+# reading its output reads the final status, as kfp's exit task reads `taskFinalStatus`.
+RUN_STATUS_COMPONENT = "comp-pipec-run-status"
+
 # name -> what differs on purpose, and the values the conditions read.
 CASES = {
     "conditions": {
@@ -128,6 +132,8 @@ class Model:
 
     def output_of(self, scope, task_key, key):
         task = scope["tasks"][task_key]
+        if task["componentRef"]["name"] == RUN_STATUS_COMPONENT:
+            return ("final-status",)
         comp = self.components[task["componentRef"]["name"]]
         if "dag" not in comp:
             return ("output", self.name(task_key), key)
@@ -140,6 +146,8 @@ class Model:
 
     def leaves_under(self, scope, task_key):
         task = scope["tasks"][task_key]
+        if task["componentRef"]["name"] == RUN_STATUS_COMPONENT:
+            return set()
         comp = self.components[task["componentRef"]["name"]]
         if "dag" not in comp:
             return {self.name(task_key)}
@@ -164,6 +172,8 @@ class Model:
             for b in bindings.values():
                 if b[0] == "output":
                     my_deps.add(b[1])
+            if task["componentRef"]["name"] == RUN_STATUS_COMPONENT:
+                continue
             comp = self.components[task["componentRef"]["name"]]
             if "dag" not in comp:
                 self.leaves[self.name(key)] = dict(conds=my_conds, loops=loops, deps=my_deps,
@@ -286,6 +296,8 @@ def compare(case, pipec, cases_dir, reference_dir):
             check("what %s waits for" % name, sorted(a["deps"] - ignore), sorted(b["deps"] - ignore))
             check("whether %s runs whatever the outcome" % name, a["exitlike"], b["exitlike"])
         check("loops around %s" % name, a["loops"], b["loops"])
+        check("whether %s reads the final status" % name,
+              ("final-status",) in a["bindings"].values(), ("final-status",) in b["bindings"].values())
         check("root parameters %s reads" % name,
               sorted({v[1] for v in a["bindings"].values() if v[0] == "param"}),
               sorted({v[1] for v in b["bindings"].values() if v[0] == "param"}))

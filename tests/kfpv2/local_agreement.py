@@ -16,8 +16,9 @@ import subprocess
 # no '-' and is never `finally`): condition wrappers, the main DAG of a pipeline with
 # `finally`, and the DAG of its finally steps.
 WRAPPER_TASKS = ("condition-", "exit-handler-")
-# A task that builds a pipeline call's string (comp-pipec-text) is no step of its own.
-HELPER_COMPONENTS = ("comp-pipec-text",)
+# A task that builds a pipeline call's string (comp-pipec-text) or turns the main DAG's final
+# state into `run.status` (comp-pipec-run-status) is no step of its own.
+HELPER_COMPONENTS = ("comp-pipec-text", "comp-pipec-run-status")
 
 
 class Disagreement(Exception):

@@ -91,16 +91,18 @@ bool SpecWriter::run(std::string& out) {
     J fin_tasks = J::object();
     dag(p_.exit_handler, fin, fin_tasks);
     claim_component("comp-finally", p_.range, "the 'finally' block");
-    J fin_comp = {{"dag", {{"tasks", std::move(fin_tasks)}}}};
+    J fin_comp = J::object();
     if (J in = component_inputs(fin); !in.empty()) fin_comp["inputDefinitions"] = {{"parameters", std::move(in)}};
     add_artifact_inputs(fin_comp, fin.imports);
-    components_["comp-finally"] = std::move(fin_comp);
     J fin_task = {{"componentRef", {{"name", "comp-finally"}}},
                   {"dependentTasks", J::array({"exit-handler-1"})},
                   {"taskInfo", {{"name", "finally"}}},
                   {"triggerPolicy", {{"strategy", "ALL_UPSTREAM_TASKS_COMPLETED"}}}};
     std::set<std::string> fin_deps;
     pass_imports(fin, root, fin_task, fin_deps);
+    add_run_status(fin, fin_tasks, fin_comp, fin_task);
+    fin_comp["dag"] = {{"tasks", std::move(fin_tasks)}};
+    components_["comp-finally"] = std::move(fin_comp);
     claim_task(root, "finally", p_.range);
     tasks["finally"] = std::move(fin_task);
   }

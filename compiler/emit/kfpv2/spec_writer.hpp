@@ -7,6 +7,7 @@
 // compiler/emit/kfpv2.
 
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -51,6 +52,14 @@ inline std::string resource_input(std::string_view key) { return fmt::format("pi
 /// `{{$.pipeline_job_resource_name}}`, the workflow's name, of which the claim is named.
 inline constexpr const char* kWorkspaceInput = "pipec-workspace";
 inline constexpr const char* kRunNameInput = "pipec-run-name";
+
+/// `run.status` in `finally` (SpecWriter::add_run_status): the finally DAG's input
+/// kFinalStatusInput, the main DAG's PipelineTaskFinalStatus, and its task kRunStatusTask,
+/// whose output `status` is the word; a DAG inside it takes the word as its input
+/// kRunStatusTask. No user value's channel (`pipelinechannel--…`) is named so; a step whose
+/// task would be (`pipec_run_status`) is an error where `run.status` is read (claim_task).
+inline constexpr const char* kFinalStatusInput = "pipec-final-status";
+inline constexpr const char* kRunStatusTask = "pipec-run-status";
 
 inline std::string input_placeholder(std::string_view name) {
   return fmt::format("{{{{$.inputs.parameters['{}']}}}}", name);
@@ -144,6 +153,9 @@ class SpecWriter {
   /// key of its output `field` there.
   std::string task_of(const std::string& node) const;
   J resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps);
+  /// The task of the finally DAG that turns the main DAG's final state into `run.status`,
+  /// its input and the finally task's `taskFinalStatus`, when a finally step reads it.
+  void add_run_status(Scope& fin, J& fin_tasks, J& fin_comp, J& fin_task);
   std::string import(const ir::Ref& r, Scope& s);
   void task_input(J& inputs, const std::string& name, const ir::Value& v, Scope& s,
                   std::set<std::string>& deps);
@@ -188,6 +200,8 @@ class SpecWriter {
   const WriteOptions& options_;
   Diagnostics& diags_;
   bool ok_ = true;
+  /// Where `run.status` is first read in the finally DAG (resolve), if it is.
+  std::optional<SourceRange> run_status_;
 
   std::map<std::string, const ir::ContainerOp*> ops_;
   std::map<std::string, std::string> component_owner_;

@@ -1,5 +1,6 @@
 // How values reach a KFP v2 task: component inputs, sibling outputs, fan-in lists, the
-// loop item, constants with placeholders; conditions as CEL over a wrapper's inputs.
+// loop item, constants with placeholders, `run.status` in `finally`; conditions as CEL over
+// a wrapper's inputs.
 #include "compiler/emit/kfpv2/spec_writer.hpp"
 
 #include <algorithm>
@@ -31,8 +32,9 @@ std::string SpecWriter::channel(const ir::Ref& r, const Scope& s) const {
       // loop-argument subvariable, `<item>-subvar-<key>`.
       return r.field.empty() ? base : base + "-subvar-" + r.field;
     }
-    case ir::Ref::Kind::OpParam:
-    case ir::Ref::Kind::Run: break;
+    case ir::Ref::Kind::Run:  // no user channel starts so (`pipelinechannel--…`)
+      return r.field == "status" ? std::string(kRunStatusTask) : "pipec-run-" + r.field;
+    case ir::Ref::Kind::OpParam: break;
   }
   return kChannel + r.name;
 }
@@ -96,15 +98,67 @@ J SpecWriter::resolve(const ir::Ref& r, Scope& s, std::set<std::string>& deps) {
     case ir::Ref::Kind::OpParam:  // sema: only inside its op's body
       throw std::logic_error("an op's own parameter used outside its body");
     case ir::Ref::Kind::Run:
-      // KFP v2 gives an exit task the run's end only as a PipelineTaskFinalStatus, a struct
-      // input of a Python component (state, error, ...), not a text a container reads.
-      error(r.range, fmt::format("'run.{}' has no KFP v2 form (KFP v2 passes the run's end only as a "
-                                 "PipelineTaskFinalStatus input of a Python component); build for Argo or "
-                                 "run it with 'pipec run --local'",
-                                 r.field));
-      return J::object();
+      if (r.field != "status") {
+        // The backend fills a PipelineTaskFinalStatus with the main DAG's state only (its
+        // `error` is left empty: driver/resolve.go), so which steps failed is not known.
+        error(r.range, fmt::format("'run.{}' has no KFP v2 form (an exit task gets only the main DAG's "
+                                   "final state, a PipelineTaskFinalStatus, not which steps failed); "
+                                   "build for Argo or run it with 'pipec run --local'",
+                                   r.field));
+        return J::object();
+      }
+      // The word comes from the finally DAG's own task kRunStatusTask (add_run_status);
+      // a condition wrapper or loop inside it takes it as an input.
+      if (s.dag != ir::Plan::kFinally || s.wrapper) break;
+      if (!run_status_) run_status_ = r.range;
+      deps.insert(kRunStatusTask);
+      return J{{"taskOutputParameter", {{"producerTask", kRunStatusTask}, {"outputParameterKey", "status"}}}};
   }
   return J{{"componentInputParameter", import(r, s)}};
+}
+
+namespace {
+
+constexpr const char* kRunStatusComponent = "comp-pipec-run-status";
+constexpr const char* kRunStatusExecutor = "exec-pipec-run-status";
+/// The state, a positional argument compared with fixed words and never read as code, as
+/// the word Argo's {{workflow.status}} gives: the KFP v2 backend's states (ML Metadata's:
+/// COMPLETE, CACHED, FAILED, CANCELED; RUNNING when it has not recorded the end) and
+/// kfp.local's (SUCCEEDED, FAILED).
+constexpr const char* kRunStatusScript =
+    "case \"$1\" in COMPLETE|CACHED|SUCCEEDED) s=Succeeded ;; FAILED|CANCELED) s=Failed ;; *) s=Error ;; "
+    "esac; printf '%s' \"$s\" > \"$2\"";
+
+}  // namespace
+
+// `run.status` in `finally`. The finally DAG's task, which runs after the main one
+// (`exit-handler-1`) whatever its end, takes its PipelineTaskFinalStatus as kfp writes an
+// exit task's input (`taskFinalStatus {producerTask: exit-handler-1}`; the backend's driver
+// fills it for the task's first dependent task, driver/resolve.go) into kFinalStatusInput of
+// the finally DAG. There the task kRunStatusTask selects its `state` (a
+// parameterExpressionSelector, as a loop item's field) and writes the word as its output
+// `status`, which the finally steps read. Its image is the launcher's (it needs `sh`).
+void SpecWriter::add_run_status(Scope& fin, J& fin_tasks, J& fin_comp, J& fin_task) {
+  if (!run_status_) return;
+  claim_component(kRunStatusComponent, *run_status_, "the run's status in 'finally'");
+  claim_task(fin, kRunStatusTask, *run_status_);
+  components_[kRunStatusComponent] = {
+      {"executorLabel", kRunStatusExecutor},
+      {"inputDefinitions", {{"parameters", {{"state", {{"parameterType", "STRING"}}}}}}},
+      {"outputDefinitions", {{"parameters", {{"status", {{"parameterType", "STRING"}}}}}}}};
+  executors_[kRunStatusExecutor] = {
+      {"container",
+       {{"image", options_.launcher_image},
+        {"command", J::array({"sh", "-c", kRunStatusScript, kRunStatusTask, input_placeholder("state"),
+                              output_placeholder("status")})}}}};
+  J state = {{"componentInputParameter", kFinalStatusInput},
+             {"parameterExpressionSelector", "parseJson(string_value)[\"state\"]"}};
+  fin_tasks[kRunStatusTask] = {{"componentRef", {{"name", kRunStatusComponent}}},
+                               {"cachingOptions", {{"enableCache", true}}},
+                               {"taskInfo", {{"name", kRunStatusTask}}},
+                               {"inputs", {{"parameters", {{"state", std::move(state)}}}}}};
+  fin_comp["inputDefinitions"]["parameters"][kFinalStatusInput] = {{"parameterType", "TASK_FINAL_STATUS"}};
+  fin_task["inputs"]["parameters"][kFinalStatusInput] = {{"taskFinalStatus", {{"producerTask", "exit-handler-1"}}}};
 }
 
 // One input of a task: a constant, a value from `resolve`, or a string built from values
