@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/defaults.hpp"
 #include "compiler/sema/checker.hpp"
 #include "rules/durations.hpp"
 #include "rules/kubernetes.hpp"
@@ -80,24 +81,9 @@ class TrainingArgs {
   std::string op_arg(const std::string& name) const { return "'" + name + "' of " + op_.name; }
   bool is(ir::OpKind k) const { return op_.kind == k; }
 
-  std::optional<ir::Literal> ref_default(const ir::Ref& ref) const {
-    if (ref.kind != ir::Ref::Kind::Param || !ref.field.empty()) return std::nullopt;
-    for (const auto& p : params_)
-      if (p.name == ref.name) return p.default_value;
-    return std::nullopt;
-  }
+  std::optional<ir::Literal> ref_default(const ir::Ref& ref) const { return ir::param_default(ref, params_); }
   std::optional<std::string> interpolated_default(const Value& v) const {
-    std::string text;
-    for (const auto& part : v.parts) {
-      if (!part.ref) {
-        text += part.text;
-        continue;
-      }
-      auto def = ref_default(*part.ref);
-      if (!def) return std::nullopt;
-      text += ir::literal_text(*def);
-    }
-    return text;
+    return ir::interpolated_default(v, params_);
   }
   std::optional<Scalar> scalar(const std::string& name, const Value& v) {
     if (v.kind == Value::Kind::Literal) return Scalar{v.literal, false};

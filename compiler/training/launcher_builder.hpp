@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/ir/defaults.hpp"
 #include "compiler/training/launcher_call.hpp"
 #include "rules/launcher_cli.hpp"
 #include "runtime/job_render.hpp"
@@ -66,11 +67,7 @@ class Builder {
 
   /// The default a reference has in the manifest: the parameter's default, else nullopt.
   std::optional<ir::Literal> ref_default(const ir::Ref& ref) const {
-    if (ref.kind != ir::Ref::Kind::Param || !options_.params || !ref.field.empty())
-      return std::nullopt;
-    for (const auto& p : *options_.params)
-      if (p.name == ref.name) return p.default_value;
-    return std::nullopt;
+    return options_.params ? ir::param_default(ref, *options_.params) : std::nullopt;
   }
 
   const ir::Param* param_of(const ir::Ref& ref) const {
@@ -141,17 +138,8 @@ class Builder {
 
   /// The text of an interpolation for the parameters' defaults, if all are known.
   std::optional<std::string> interpolated_default(const ir::Value& v) const {
-    std::string text;
-    for (const auto& part : v.parts) {
-      if (!part.ref) {
-        text += part.text;
-        continue;
-      }
-      auto def = ref_default(*part.ref);
-      if (!def) return std::nullopt;
-      text += ir::literal_text(*def);
-    }
-    return text;
+    static const std::vector<ir::Param> none;
+    return ir::interpolated_default(v, options_.params ? *options_.params : none);
   }
 
 
