@@ -31,10 +31,14 @@ for bin in $(find "$r" -type f -perm -u+x); do
 done
 [ "$needed" -gt 0 ] || fail "no program of the package needs a shared library: none was found"
 grep -q "libcurl4" <<<"$depends" || fail "Depends lacks libcurl4 (dpkg-shlibdeps): $depends"
-"$r/bin/pipec" --version | grep -q '^pipec ' || fail "unpacked pipec --version"
+# Each program's output is kept before grep reads it: `prog | grep -q` fails under pipefail
+# when grep stops reading before the program has written its last block (SIGPIPE), as
+# `pipec run --help` did once it outgrew one 4 KiB stdio buffer.
+"$r/bin/pipec" --version >"$tmp/version.txt" && grep -q '^pipec ' "$tmp/version.txt" || fail "unpacked pipec --version"
 "$r/bin/pipec" build "$r/share/doc/pipec/examples/mpi_run.pipe" -o "$tmp/x.tar.gz" -q || fail "unpacked pipec build"
-"$r/bin/pipec" run --help | grep -q -- "--param" || fail "unpacked pipec run --help"
-"$r/bin/pipec-launcher" --help | grep -q "usage: pipec-launcher" || fail "unpacked pipec-launcher --help"
+"$r/bin/pipec" run --help >"$tmp/run-help.txt" && grep -q -- "--param" "$tmp/run-help.txt" || fail "unpacked pipec run --help"
+"$r/bin/pipec-launcher" --help >"$tmp/launcher-help.txt" && grep -q "usage: pipec-launcher" "$tmp/launcher-help.txt" ||
+  fail "unpacked pipec-launcher --help"
 file "$r/bin/pipec" 2>/dev/null | grep -q "not stripped" && fail "pipec is not stripped"
 # The licence (Apache-2.0): the repository's LICENSE is the standard text, and the
 # package's copyright file is machine-readable (DEP-5) and names it for every file.
