@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/client/kfp/resources.hpp"
+#include "compiler/client/kfp/series.hpp"
 #include "input/json.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
@@ -142,6 +143,7 @@ RunInfo read_run_detail(const json& detail) {
     for (const auto& step : workflow_steps(manifest))
       info.steps.push_back({step["name"].get<std::string>(), step["state"].get<std::string>(),
                             step["reason"].get<std::string>()});
+    info.series_steps = series_steps(manifest);
   }
   return info;
 }
