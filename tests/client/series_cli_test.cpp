@@ -103,12 +103,16 @@ TEST_F(ClientCliSeries, AnOversizedAnswerIsANote) {
   std::string id = start_run();
   std::string huge = "{\"data\":\"" + std::string(input::kMaxSeriesAnswerBytes, 'A') + "\"}";
   fake_.answer("GET /apis/v1beta1/runs/" + id + "/nodes/wf-2/", 200, "application/json", huge);
+  // A login page in front of the server: said as such, in one line.
+  fake_.answer("GET /apis/v1beta1/runs/" + id + "/nodes/wf-3/", 200, "text/html", "<html>log in</html>");
   Result r = pipec({"runs", "get", id, "--host", fake_.url()});
   EXPECT_EQ(r.exit, 0) << r.err;
   EXPECT_NE(r.out.find("series:\n  fit: series not read: the ReadArtifact answer is larger than 24 MiB, more "
-                       "than pipec reads\n  eval: series not read: "),
+                       "than pipec reads\n  eval: series not read: cannot read its artifact metric-series: "),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("an HTML page, not an artifact"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("an HTML page, not a log"), std::string::npos) << r.out;
 }
 
 TEST_F(ClientCliSeries, AHostileArchiveIsRefused) {

@@ -153,10 +153,12 @@ class KfpApi {
   ApiStatus call(const std::string& method, const std::string& what, const std::string& path,
                  const std::string& json_body, const Shape& shape, nlohmann::json& answer);
 
-  /// A GET of text (the KFP UI's logs), sent once: a 2xx answer's body goes to `write` as
-  /// it comes, whatever its size, unless it is an HTML page (then an error, as for JSON).
+  /// A GET of text (the KFP UI's logs, an artifact), sent once: a 2xx answer's body goes to
+  /// `write` as it comes, whatever its size (`write` bounds it), unless it is an HTML page
+  /// (then an error, as for JSON, saying the page is not `expected`).
   ApiStatus get_text(const std::string& what, const std::string& path,
-                     const std::function<bool(std::string_view)>& write);
+                     const std::function<bool(std::string_view)>& write,
+                     std::string_view expected = "a log");
 
  private:
   ApiStatus get(const std::string& what, const std::string& path, const Shape& shape,

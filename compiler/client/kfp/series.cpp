@@ -118,7 +118,8 @@ bool fetch_series(KfpApi& api, std::string_view run_id, const SeriesStep& step, 
                                     }
                                     answer.append(piece);
                                     return true;
-                                  });
+                                  },
+                                  "an artifact");
   if (too_large) {
     why = fmt::format("the ReadArtifact answer is larger than {}, more than pipec reads",
                       input::size_text(input::kMaxSeriesAnswerBytes));
@@ -126,11 +127,6 @@ bool fetch_series(KfpApi& api, std::string_view run_id, const SeriesStep& step, 
   }
   if (!status) {
     why = first_line(status.message);
-    return false;
-  }
-  if (answer.size() > input::kMaxSeriesAnswerBytes) {  // kept whole by the transport
-    why = fmt::format("the ReadArtifact answer is larger than {}, more than pipec reads",
-                      input::size_text(input::kMaxSeriesAnswerBytes));
     return false;
   }
   return unpack_series_answer(answer, text, why);
