@@ -20,6 +20,13 @@ inline constexpr std::uint64_t kMaxStepOutputBytes = 16 * kMiB;
 /// A step's metric series file (metric-series.json: at most 50 metrics of 1027 points each
 /// as the scraper writes it), read back by run --local, runs get and runs compare.
 inline constexpr std::uint64_t kMaxSeriesFileBytes = 16 * kMiB;
+/// A KFP ReadArtifact answer holding a step's series (`{"data": BASE64}` of a gzip'd tar
+/// of metric-series.json: the base64 of a 16 MiB file that did not compress, and room to
+/// spare), read by run --wait, runs wait and runs get; the file in it once unpacked is
+/// bounded by kMaxSeriesFileBytes.
+inline constexpr std::uint64_t kMaxSeriesAnswerBytes = 24 * kMiB;
+/// The steps whose series one command reads from a KFP server (one request each).
+inline constexpr std::size_t kMaxSeriesArtifacts = 20;
 /// A package or spec read back (`pipec upload`, `pipec run FILE`), and the workflow or
 /// spec inside a .tar.gz or .zip once unpacked.
 inline constexpr std::uint64_t kMaxPackageBytes = 64 * kMiB;

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "input/base64.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
 #include "input/yaml.hpp"
@@ -32,32 +33,6 @@ std::optional<std::string> read_file(const std::string& path) {
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
   return s;
-}
-
-std::optional<std::string> base64_decode(std::string_view in) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=' || c == '\n' || c == '\r' || c == ' ') continue;
-    int v = value(c);
-    if (v < 0) return std::nullopt;
-    buffer = (buffer << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xff));
-    }
-  }
-  return out;
 }
 
 void global_init() {
@@ -172,7 +147,7 @@ std::optional<KubeConfig> kubeconfig_from_file(const std::string& path, std::str
     };
     auto data_field = [&](const YAML::Node& n, const char* key, std::string& out) -> bool {
       if (!n || !n[key]) return true;
-      auto decoded = base64_decode(n[key].as<std::string>());
+      auto decoded = input::base64_decode(n[key].as<std::string>());
       if (!decoded) {
         error = fmt::format("kubeconfig '{}': '{}' is not base64", path, key);
         return false;

@@ -29,7 +29,7 @@ TEST_F(ClientCli, RunBuildsAPipeFileUploadsAndFollowsTheRun) {
   EXPECT_NE(r.out.find("created experiment 'Default'"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("run state: Pending\nrun state: Running\nrun state: Succeeded\n"
                        "metrics:\n  step     metric    value\n  train-x  accuracy  50%\n"
-                       "series: absent from the server's answer (each step's series is its artifact metric-series; pipec run --local draws them)\n"
+                       "series: absent from the server's answer (it holds no workflow status, which lists each step's artifact metric-series)\n"
                        "run 'r1' Succeeded\n"),
             std::string::npos)
       << r.out;

@@ -71,6 +71,38 @@ void FakeKfp::forbid_namespace(std::string name) {
   forbidden_namespace_ = std::move(name);
 }
 
+void FakeKfp::script_nodes(json nodes) {
+  std::lock_guard lock(mutex_);
+  nodes_ = std::move(nodes);
+}
+
+void FakeKfp::add_artifact(const std::string& node_id, const std::string& name, std::string bytes) {
+  std::lock_guard lock(mutex_);
+  artifacts_[node_id + "/" + name] = std::move(bytes);
+}
+
+std::string base64(const std::string& bytes) {
+  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    unsigned v = static_cast<unsigned char>(bytes[i]) << 16 | static_cast<unsigned char>(bytes[i + 1]) << 8 |
+                 static_cast<unsigned char>(bytes[i + 2]);
+    for (int s = 18; s >= 0; s -= 6) out += alphabet[(v >> s) & 63];
+  }
+  if (i + 1 == bytes.size()) {
+    unsigned v = static_cast<unsigned char>(bytes[i]) << 16;
+    out += alphabet[(v >> 18) & 63];
+    out += alphabet[(v >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == bytes.size()) {
+    unsigned v = static_cast<unsigned char>(bytes[i]) << 16 | static_cast<unsigned char>(bytes[i + 1]) << 8;
+    for (int s = 18; s >= 6; s -= 6) out += alphabet[(v >> s) & 63];
+    out += "=";
+  }
+  return out;
+}
+
 void FakeKfp::script_runs(std::vector<std::string> states, json metrics, std::string message) {
   std::lock_guard lock(mutex_);
   states_ = std::move(states);

@@ -48,6 +48,15 @@ class FakeKfp {
   /// reported once the run is in its last state; a failure message goes in the workflow.
   void script_runs(std::vector<std::string> states, nlohmann::json metrics = nlohmann::json::array(),
                    std::string message = {});
+  /// In the last state, a v1beta1 run's workflow_manifest holds these Argo nodes
+  /// (status.nodes: id -> node, with outputs.artifacts as Argo lists them).
+  void script_nodes(nlohmann::json nodes);
+  /// What ReadArtifact (`GET /apis/v1beta1/runs/RUN/nodes/NODE/artifacts/NAME:read`) hands
+  /// out for NODE's artifact NAME, of any run: `{"data": BASE64 of bytes}` (the shape of 1.8's
+  /// ReadArtifact and of HEAD's streaming handler, run_artifact_server.go). Others: 404 with
+  /// HEAD's `{"error_message": "artifact not found: <nil>", ...}` (1.8: its grpc-gateway
+  /// ResourceNotFoundError).
+  void add_artifact(const std::string& node_id, const std::string& name, std::string bytes);
 
   // --- faults, for requests whose "METHOD /path" starts with `prefix` ---------------------
   // (`times` < 0: every such request)
@@ -121,6 +130,8 @@ class FakeKfp {
   std::vector<std::string> states_ = {"Running", "Succeeded"};
   nlohmann::json metrics_ = nlohmann::json::array();
   std::string failure_message_;
+  nlohmann::json nodes_;  // null: no workflow_manifest unless a failure message
+  std::map<std::string, std::string> artifacts_;  // "NODE/NAME" -> bytes
   std::vector<Fault> faults_;
   std::vector<std::string> requests_;
   std::vector<std::map<std::string, std::string>> headers_;
@@ -133,6 +144,9 @@ class FakeKfp {
   nlohmann::json last_run_;
   nlohmann::json last_schedule_;
 };
+
+/// Standard base64 with padding (Go's base64.StdEncoding), for answers that carry bytes.
+std::string base64(const std::string& bytes);
 
 /// A gzip'd tar (or zip) holding `members` in order, made with libarchive, for tests.
 std::string make_archive(const std::vector<std::pair<std::string, std::string>>& members,

@@ -315,10 +315,31 @@ void FakeKfp::routes_v1beta1() {
     json out = {{"id", it->first}, {"name", run.request["name"]}, {"status", states_[step]}};
     if (last && !metrics_.empty()) out["metrics"] = metrics_;
     json runtime = json::object();
-    if (last && !failure_message_.empty())
-      runtime["workflow_manifest"] = json{{"status", {{"phase", states_[step]}, {"message", failure_message_}}}}.dump();
+    json status = {{"phase", states_[step]}};
+    if (!failure_message_.empty()) status["message"] = failure_message_;
+    if (!nodes_.is_null()) status["nodes"] = nodes_;
+    if (last && (!failure_message_.empty() || !nodes_.is_null()))
+      runtime["workflow_manifest"] = json{{"metadata", {{"name", "wf-" + it->first}}}, {"status", status}}.dump();
     send_json(res, 200, {{"run", out}, {"pipeline_runtime", runtime}});
   });
+  // ReadArtifact: HEAD serves it by hand (run_artifact_server.go), 1.8 through grpc-gateway.
+  s.Get(R"(/apis/v1beta1/runs/([^/]+)/nodes/([^/]+)/artifacts/([^/]+):read)",
+        [this](const httplib::Request& req, httplib::Response& res) {
+          std::lock_guard lock(mutex_);
+          std::string run = req.matches[1], node = req.matches[2], name = req.matches[3];
+          auto it = artifacts_.find(node + "/" + name);
+          if (!runs_.count(run) || it == artifacts_.end()) {
+            std::string path = fmt::format("runs/{}/nodes/{}/artifacts/{}", run, node, name);
+            if (legacy)
+              send_json(res, 404, grpc_error(true, 5, "ResourceNotFoundError: artifact " + path + " not found."));
+            else
+              send_json(res, 404, {{"error_message", "artifact not found: <nil>"},
+                                   {"error_details", "artifact not found: <nil>"}});
+            return;
+          }
+          res.set_header("Cache-Control", "no-cache, private");
+          res.set_content("{\"data\":\"" + base64(it->second) + "\"}", "application/json");
+        });
   // Recurring runs: the body is kept (last_schedule_request) and echoed with an id.
   s.Post("/apis/v1beta1/jobs", [this](const httplib::Request& req, httplib::Response& res) {
     std::lock_guard lock(mutex_);

@@ -304,7 +304,7 @@ TEST_F(ClientCommands, WaitReportsFailureAndTimeoutByExitStatus) {
   args.timeout = std::chrono::milliseconds(0);
   EXPECT_EQ(run(package_from(yaml_), "", args), 0) << err_.str();
   EXPECT_NE(out_.str().find("metrics:\n  step  metric  value\n  eval  auc     0.5\n"
-                            "series: absent from the server's answer (each step's series is its artifact metric-series; pipec run --local draws them)\nrun 'r' Succeeded\n"),
+                            "series: absent from the server's answer (it holds no workflow status, which lists each step's artifact metric-series)\nrun 'r' Succeeded\n"),
             std::string::npos)
       << out_.str();
 }

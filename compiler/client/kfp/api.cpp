@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/client/kfp/resources.hpp"
+#include "compiler/client/kfp/series.hpp"
 #include "input/json.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
@@ -142,6 +143,7 @@ RunInfo read_run_detail(const json& detail) {
     for (const auto& step : workflow_steps(manifest))
       info.steps.push_back({step["name"].get<std::string>(), step["state"].get<std::string>(),
                             step["reason"].get<std::string>()});
+    info.series_steps = series_steps(manifest);
   }
   return info;
 }
@@ -345,7 +347,7 @@ ApiStatus KfpApi::post(const std::string& what, HttpRequest request, const Shape
 }
 
 ApiStatus KfpApi::get_text(const std::string& what, const std::string& path,
-                           const std::function<bool(std::string_view)>& write) {
+                           const std::function<bool(std::string_view)>& write, std::string_view expected) {
   HttpRequest request = make_request("GET", path);
   BodyStream stream;
   stream.accept = [](long status, std::string_view content_type) {
@@ -366,7 +368,7 @@ ApiStatus KfpApi::get_text(const std::string& what, const std::string& path,
     status.reached = true;
     status.http_status = response.status;
     status.message = redact_secrets(
-        not_kfp_message(what, connection_.host, response, "an HTML page, not a log"));
+        not_kfp_message(what, connection_.host, response, fmt::format("an HTML page, not {}", expected)));
     return status;
   }
   if (!response.body.empty() && !write(response.body)) {

@@ -50,6 +50,12 @@ struct StepInfo {
   std::string reason;  // why it waits or failed, when the server says (step_reason)
 };
 
+/// A step whose outputs list its metric series artifact (series.hpp).
+struct SeriesStep {
+  std::string node_id;  // the Argo node id, as ReadArtifact takes it
+  std::string name;     // the step's display name
+};
+
 struct RunInfo {
   std::string id;
   std::string name;
@@ -57,6 +63,9 @@ struct RunInfo {
   std::string message;  // the workflow's status message, when the server sent the manifest
   std::vector<RunMetric> metrics;
   std::vector<StepInfo> steps;  // when the answer holds them, in start order
+  /// v1beta1: the steps whose outputs list a series artifact; nullopt when the answer held
+  /// no workflow status.
+  std::optional<std::vector<SeriesStep>> series_steps;
 };
 
 /// A package to send as the multipart part `uploadfile`.
@@ -144,10 +153,12 @@ class KfpApi {
   ApiStatus call(const std::string& method, const std::string& what, const std::string& path,
                  const std::string& json_body, const Shape& shape, nlohmann::json& answer);
 
-  /// A GET of text (the KFP UI's logs), sent once: a 2xx answer's body goes to `write` as
-  /// it comes, whatever its size, unless it is an HTML page (then an error, as for JSON).
+  /// A GET of text (the KFP UI's logs, an artifact), sent once: a 2xx answer's body goes to
+  /// `write` as it comes, whatever its size (`write` bounds it), unless it is an HTML page
+  /// (then an error, as for JSON, saying the page is not `expected`).
   ApiStatus get_text(const std::string& what, const std::string& path,
-                     const std::function<bool(std::string_view)>& write);
+                     const std::function<bool(std::string_view)>& write,
+                     std::string_view expected = "a log");
 
  private:
   ApiStatus get(const std::string& what, const std::string& path, const Shape& shape,

@@ -15,6 +15,7 @@
 
 #include "compiler/client/kfp/logs.hpp"
 #include "compiler/client/kfp/resources.hpp"
+#include "compiler/client/kfp/series.hpp"
 #include "rules/durations.hpp"
 
 namespace pipec::client::kfp {
@@ -249,7 +250,8 @@ int follow_run(KfpApi& api, const std::string& run_id, const std::string& shown_
     return kExitErrors;
   }
   const std::string& name = shown_name.empty() ? last.name : shown_name;
-  if (!last.metrics.empty()) out << "metrics:\n" << metrics_table(last.metrics) << series_absent_line();
+  if (!last.metrics.empty()) out << "metrics:\n" << metrics_table(last.metrics)
+                                  << series_section(api, run_id, last.series_steps);
   switch (end) {
     case RunEnd::Succeeded:
       out << fmt::format("run '{}' {}\n", name, last.status);

@@ -218,11 +218,6 @@ ApiStatus wait_for_run(KfpApi& api, const std::string& run_id, const WaitOptions
   }
 }
 
-std::string series_absent_line() {
-  return "series: absent from the server's answer (each step's series is its artifact metric-series; "
-         "pipec run --local draws them)\n";
-}
-
 std::string metrics_table(const std::vector<RunMetric>& metrics) {
   std::vector<std::array<std::string, 3>> rows;
   rows.push_back({"step", "metric", "value"});

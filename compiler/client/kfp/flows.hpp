@@ -74,12 +74,6 @@ ApiStatus wait_for_run(KfpApi& api, const std::string& run_id, const WaitOptions
 bool is_final_status(std::string_view status);
 bool is_success_status(std::string_view status);
 
-/// What `run --wait` and `runs get` say of the metrics' series after the metrics table: a
-/// step's series is its output artifact (metric-series on Argo, metric_series on KFP v2;
-/// docs/runtime.md "Metric series"), whose contents no KFP API answer holds, so no
-/// sparkline is drawn for a server run: the line says the series is absent from the answer.
-std::string series_absent_line();
-
 /// The metrics as a table: step, name, value (PERCENTAGE values as "91.2%").
 std::string metrics_table(const std::vector<RunMetric>& metrics);
 

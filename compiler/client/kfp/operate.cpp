@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "compiler/client/kfp/commands.hpp"
+#include "compiler/client/kfp/series.hpp"
 
 namespace pipec::client::kfp {
 
@@ -81,7 +82,8 @@ bool parse_time(const std::string& text, std::time_t& out) {
   return true;
 }
 
-void print_run(const Record& run, std::ostream& out) {
+// `series`: what series_section() says after the metrics table.
+void print_run(const Record& run, const std::string& series, std::ostream& out) {
   out << fmt::format("run '{}' (id {})\n", field(run, "name"), field(run, "id"));
   auto line = [&](const char* label, const std::string& value) {
     if (!value.empty()) out << fmt::format("  {:<12}{}\n", label, value);
@@ -107,7 +109,7 @@ void print_run(const Record& run, std::ostream& out) {
     for (const Record& m : metrics)
       list.push_back({m.value("step", std::string()), m.value("name", std::string()),
                       m.value("value", 0.0), m.value("format", std::string())});
-    out << "metrics:\n" << metrics_table(list) << series_absent_line();
+    out << "metrics:\n" << metrics_table(list) << series;
   }
   if (const Record& steps = run["steps"]; steps.is_array() && !steps.empty()) {
     // A reason column (why a step waits or failed) when the server gave one.
@@ -135,8 +137,8 @@ void print_run(const Record& run, std::ostream& out) {
   }
 }
 
-void print_record(Kind kind, const Record& record, std::ostream& out) {
-  if (kind == Kind::Run) return print_run(record, out);
+// Any record but a run (print_run): one `key: value` line per field.
+void print_record(const Record& record, std::ostream& out) {
   // The labels in one column, at least one space after the longest
   // ("pipeline_version_id:" has 20 characters).
   std::size_t width = 20;
@@ -248,12 +250,21 @@ int get_command(Kind kind, const std::string& id, const OperateArgs& args,
     }
   }
   Record record;
-  if (ApiStatus status = kfp::get(api, kind, resolved, record); !status) {
+  std::string manifest;
+  if (ApiStatus status = kfp::get(api, kind, resolved, record, {}, &manifest); !status) {
     print_error(err, status.message);
     return kExitErrors;
   }
-  if (args.json) print_json(out, record);
-  else print_record(kind, record, out);
+  if (args.json) {
+    print_json(out, record);
+  } else if (kind == Kind::Run) {
+    // A v1 run's series, after its metrics (v2beta1 runs report no metrics).
+    const Record& metrics = record["metrics"];
+    bool series = !args.v2 && metrics.is_array() && !metrics.empty();
+    print_run(record, series ? series_section(api, resolved, series_steps(manifest)) : "", out);
+  } else {
+    print_record(record, out);
+  }
   return kExitOk;
 }
 

@@ -385,7 +385,8 @@ ApiStatus list(KfpApi& api, Kind kind, const ListOptions& options, ListPage& out
   return ApiStatus::success();
 }
 
-ApiStatus get(KfpApi& api, Kind kind, std::string_view id, Record& out, std::string_view pipeline_id) {
+ApiStatus get(KfpApi& api, Kind kind, std::string_view id, Record& out, std::string_view pipeline_id,
+              std::string* workflow_manifest) {
   json answer;
   if (ApiStatus status = api.call("GET", fmt::format("cannot get {} '{}'", noun(kind), id),
                                   item_path(kind, api.api_version(), id, pipeline_id), "",
@@ -393,6 +394,7 @@ ApiStatus get(KfpApi& api, Kind kind, std::string_view id, Record& out, std::str
       !status)
     return status;
   out = read_record(kind, answer, api.api_version());
+  if (workflow_manifest) *workflow_manifest = text(member(answer, "pipeline_runtime"), "workflow_manifest");
   return ApiStatus::success();
 }
 

@@ -50,9 +50,10 @@ struct ListPage {
 /// has no filter for it), so such a page may hold fewer than `page_size`.
 ApiStatus list(KfpApi& api, Kind kind, const ListOptions& options, ListPage& out);
 
-/// One thing by id (a version needs `pipeline_id` on v2beta1).
+/// One thing by id (a version needs `pipeline_id` on v2beta1). `workflow_manifest`, when
+/// given: a v1beta1 run's pipeline_runtime.workflow_manifest ("" when absent).
 ApiStatus get(KfpApi& api, Kind kind, std::string_view id, Record& out,
-              std::string_view pipeline_id = {});
+              std::string_view pipeline_id = {}, std::string* workflow_manifest = nullptr);
 
 /// What can be done to a thing: runs: terminate, retry, archive, unarchive, delete;
 /// experiments: archive, unarchive, delete; pipelines, versions: delete; schedules:
