@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -54,8 +55,21 @@ bool read_series(std::string_view text, std::vector<SeriesLine>& out, std::strin
         why = fmt::format("metric '{}': a point without an order below its count, or without a value", line.name);
         return false;
       }
+      long long at[2] = {-1, -1};  // step, epoch
+      for (int k = 0; k < 2; ++k) {
+        const nlohmann::json& n = input::member(p, k == 0 ? "step" : "epoch");
+        if (n.is_null()) continue;
+        if (!n.is_number_unsigned() || n.get<std::uint64_t>() > 999999999999999999ull) {
+          why = fmt::format("metric '{}': a point's {} is not an unsigned integer of at most 18 digits", line.name,
+                            k == 0 ? "step" : "epoch");
+          return false;
+        }
+        at[k] = static_cast<long long>(n.get<std::uint64_t>());
+      }
       line.orders.push_back(order.get<std::size_t>());
       line.values.push_back(value.get<double>());
+      line.steps.push_back(at[0]);
+      line.epochs.push_back(at[1]);
     }
     if (!line.values.empty()) out.push_back(std::move(line));
   }

@@ -12,17 +12,20 @@
 
 namespace pipec {
 
-/// One metric's series as the file holds it: its points' `order` and `value`, and how many
-/// values were read (`count`; more than the points when the series was thinned).
+/// One metric's series as the file holds it: its points' `order` and `value` (and `step`
+/// and `epoch`, -1 where a point has none), and how many values were read (`count`; more
+/// than the points when the series was thinned).
 struct SeriesLine {
   std::string name;
   std::vector<std::size_t> orders;
   std::vector<double> values;
+  std::vector<long long> steps, epochs;
   std::size_t count = 0;
 };
 
 /// Reads a series file's text. False with `why` when it is not JSON, not of the format
-/// pipec-metric-series/1, or a point is malformed; points are kept in the file's order.
+/// pipec-metric-series/1, or a point is malformed (its `step` or `epoch`, when present, not
+/// an unsigned integer); points are kept in the file's order.
 [[nodiscard]] bool read_series(std::string_view text, std::vector<SeriesLine>& out, std::string& why);
 
 /// How the bars are drawn: Unicode blocks (▁▂▃▄▅▆▇█) or ASCII (`_.-~=+*#`).

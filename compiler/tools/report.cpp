@@ -1,4 +1,5 @@
 #include "compiler/tools/report.hpp"
+#include "compiler/tools/report_charts.hpp"
 #include "compiler/tools/report_visuals.hpp"
 
 #include <algorithm>
@@ -16,17 +17,11 @@ namespace pipec::tools {
 namespace {
 
 using Json = nlohmann::json;
+using detail::clip;
 using detail::esc;
+using detail::run_color;
 
 constexpr std::uint64_t kMaxRunFile = 64ull << 20;  // summary.json, parameters.json
-
-// At most `bytes` bytes of `text`, cut before a UTF-8 continuation byte, with "..." when cut.
-std::string clip(const std::string& text, std::size_t bytes) {
-  if (text.size() <= bytes) return text;
-  std::size_t n = bytes;
-  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
-  return text.substr(0, n) + "...";
-}
 
 // A number of summary.json as summary.json writes it.
 std::string num(const Json& j) { return j.is_number() ? j.dump() : std::string(); }
@@ -45,12 +40,6 @@ const char* outcome_color(const std::string& outcome) {
   if (outcome == "skipped") return "#9e9e9e";
   if (outcome == "stopped") return "#ef6c00";
   return "#616161";  // not run, running, anything else
-}
-
-const char* run_color(std::size_t i) {
-  static const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
-  return kColors[i % (sizeof kColors / sizeof *kColors)];
 }
 
 const Json& steps_of(const ReportRun& run) {
@@ -188,49 +177,6 @@ void write_compare_table(std::string& out, const std::vector<ReportRun>& runs, c
   out += "</table>\n";
 }
 
-// A metric's chart: a bar per run on one value axis (shared by every run), each labeled
-// with its value as summary.json has it; the axis marks the least and the greatest value.
-void write_chart(std::string& out, const std::string& key, const std::vector<std::string>& row,
-                 const std::vector<ReportRun>& runs) {
-  double lo = 0, hi = 0;
-  std::string lo_text, hi_text;
-  for (const auto& v : row) {
-    if (v.empty()) continue;
-    double d = std::strtod(v.c_str(), nullptr);
-    if (lo_text.empty() || d < lo) lo = d, lo_text = v;
-    if (hi_text.empty() || d > hi) hi = d, hi_text = v;
-  }
-  const double base = std::min(0.0, lo), top = std::max(0.0, hi) == base ? base + 1 : std::max(0.0, hi);
-  const int left = 70, plot_w = 300, plot_h = 120, top_y = 24, w = left + plot_w + 20, h = top_y + plot_h + 40;
-  auto y_of = [&](double v) { return top_y + plot_h - (v - base) / (top - base) * plot_h; };
-  out += fmt::format("<figure><figcaption>{}</figcaption>\n", esc(key));
-  out += fmt::format("<svg class=\"chart\" data-metric=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
-                     "role=\"img\">\n",
-                     esc(key), w, h, w, h);
-  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fafafa\" stroke=\"#ccc\"/>\n", left,
-                     top_y, plot_w, plot_h);
-  for (const auto& [v, text] : {std::pair{hi, hi_text}, std::pair{lo, lo_text}}) {
-    if (text.empty()) continue;
-    out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#bbb\" stroke-dasharray=\"4 3\"/>\n"
-                       "<text class=\"num\" x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\">{}</text>\n",
-                       left, fixed(y_of(v)), left + plot_w, fixed(y_of(v)), left - 4, fixed(y_of(v) + 3), esc(text));
-    if (lo_text == hi_text || y_of(lo) - y_of(hi) < 12) break;  // one value, or labels that would overlap
-  }
-  const double slot = static_cast<double>(plot_w) / static_cast<double>(std::max<std::size_t>(row.size(), 1));
-  for (std::size_t r = 0; r < row.size(); ++r) {
-    if (row[r].empty()) continue;
-    double v = std::strtod(row[r].c_str(), nullptr);
-    double x = left + slot * static_cast<double>(r) + slot * 0.2, y0 = y_of(std::max(v, base)), y1 = y_of(std::max(0.0, base));
-    double y = std::min(y0, y1), bh = std::max(1.0, std::abs(y1 - y0));
-    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n"
-                       "<text class=\"num\" x=\"{}\" y=\"{}\" font-size=\"10\">{}</text>\n"
-                       "<text x=\"{}\" y=\"{}\" font-size=\"10\">{}</text>\n",
-                       fixed(x), fixed(y), fixed(slot * 0.6), fixed(bh), run_color(r), fixed(x), fixed(y - 3),
-                       esc(row[r]), fixed(x), top_y + plot_h + 14, esc(clip(runs[r].label, 14)));
-  }
-  out += "</svg>\n</figure>\n";
-}
-
 // Each run's DAG, timeline and step table.
 void write_run_sections(std::string& out, const std::vector<ReportRun>& runs) {
   for (const auto& run : runs) {
@@ -290,7 +236,7 @@ bool read_report_run(const std::string& dir, ReportRun& run, std::string& error)
       return false;
     }
   }
-  if (!detail::read_report_visuals(dir, run, error)) return false;
+  if (!detail::read_report_visuals(dir, run, error) || !detail::read_report_series(dir, run, error)) return false;
   std::string name = dir;
   while (name.size() > 1 && name.back() == '/') name.pop_back();
   run.label = name.substr(name.find_last_of('/') + 1);
@@ -322,7 +268,7 @@ std::string report_html(const std::vector<ReportRun>& runs) {
   if (runs.size() == 1) write_run_sections(out, runs);
   auto metrics = metric_rows(runs);
   out += "<h2>Charts</h2>\n<div class=\"charts\">\n";
-  for (const auto& [key, row] : metrics) write_chart(out, key, row, runs);
+  for (const auto& [key, row] : metrics) detail::write_chart(out, key, row, runs);
   out += "</div>\n<h2>Parameters</h2>\n";
   write_compare_table(out, runs, "parameter", params, false);
   out += "<h2>Metrics</h2>\n";

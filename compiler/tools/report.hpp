@@ -5,11 +5,14 @@
 // tables, and the steps' visual outputs. No script and nothing fetched: inline SVG and one <style>. Every number it shows
 // of a run is the text summary.json holds (docs/report.md).
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "compiler/base/sparkline.hpp"
 
 namespace pipec::tools {
 
@@ -21,10 +24,13 @@ struct ReportRun {
   /// Each step's visual outputs (steps/STEP/mlpipeline-ui-metadata.json's "outputs"), in
   /// the order of summary.json's steps.
   std::vector<std::pair<std::string, nlohmann::json>> visuals;
+  /// Each metric's series ("STEP.METRIC"), from steps/STEP/metric-series.json.
+  std::map<std::string, SeriesLine> series;
 };
 
-/// Reads RUN_DIR/summary.json (required), RUN_DIR/parameters.json (if present) and each
-/// step's visual outputs (steps/STEP/mlpipeline-ui-metadata.json), each at most 64 MiB and checked for the members the report reads. On failure returns false
+/// Reads RUN_DIR/summary.json (required), RUN_DIR/parameters.json (if present), each
+/// step's visual outputs (steps/STEP/mlpipeline-ui-metadata.json) and metric series
+/// (steps/STEP/metric-series.json), each bounded and checked for the members the report reads. On failure returns false
 /// and sets `error` ("'DIR/summary.json': ...").
 [[nodiscard]] bool read_report_run(const std::string& dir, ReportRun& run, std::string& error);
 

@@ -179,6 +179,13 @@ std::string esc(std::string_view text) {
   return out;
 }
 
+std::string clip(const std::string& text, std::size_t bytes) {
+  if (text.size() <= bytes) return text;
+  std::size_t n = bytes;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return text.substr(0, n) + "...";
+}
+
 bool read_report_visuals(const std::string& dir, ReportRun& run, std::string& error) {
   run.visuals.clear();
   for (const auto& step : input::member(run.summary, "steps")) {

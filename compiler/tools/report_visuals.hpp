@@ -2,6 +2,7 @@
 // The report's pieces that draw the steps' visual outputs (docs/report.md "Visual outputs"):
 // what `pipec run --local` keeps of them, KFP v1's UI metadata in each step's directory.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,9 @@ namespace pipec::tools::detail {
 /// tab and newline (which XML refuses) as U+FFFD, and the `:` of `://` as `&#58;` (the page
 /// shows the text, but holds no `http://` or `https://` reference).
 std::string esc(std::string_view text);
+
+/// At most `bytes` bytes of `text`, cut before a UTF-8 continuation byte, with "..." when cut.
+std::string clip(const std::string& text, std::size_t bytes);
 
 /// Reads RUN_DIR/steps/STEP/mlpipeline-ui-metadata.json of each step of `run.summary` that
 /// has one into `run.visuals`; false with `error` on a file that is not UI metadata.

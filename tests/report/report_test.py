@@ -74,6 +74,95 @@ def summary_numbers(run_dir):
     return numbers, keys
 
 
+def series_of(run_dir):
+    """Each STEP.METRIC's series points (steps/STEP/metric-series.json), and every number the
+    files hold (values, steps, epochs, orders) as a float."""
+    with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
+        steps = [s["step"] for s in json.load(f)["steps"]]
+    series, numbers = {}, set()
+    for step in steps:
+        path = os.path.join(run_dir, "steps", step, "metric-series.json")
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        for m in doc["metrics"]:
+            if m["points"]:
+                series[step + "." + m["name"]] = m["points"]
+            for p in m["points"]:
+                numbers |= {float(v) for v in p.values()}
+    return series, numbers
+
+
+def coords(points_attr):
+    return [tuple(float(c) for c in xy.split(",")) for xy in points_attr.split()]
+
+
+def monotone(pairs, what, key):
+    """(data, pixel) pairs of one chart: equal data at equal pixels, more data further along
+    (`sign` +1 to the right, -1 upwards): the runs share the axis."""
+    sign = 1 if what == "x" else -1
+    for a, pa in pairs:
+        for b, pb in pairs:
+            if a == b and pa != pb:
+                fail(f"{key}: {what} {a} drawn at {pa} and at {pb}")
+            if a < b and not sign * (pb - pa) > 0:
+                fail(f"{key}: {what} {a} at {pa} is not before {b} at {pb}")
+
+
+def check_series(root, dirs, summary_nums):
+    """Each chart: a metric some run has a series of is a line per run through its points on
+    shared axes (x: step, epoch or the value's order), a dot at its last point, a ring for a
+    run without a series, a legend naming each run; a metric no run has a series of is a bar
+    per run. The axes' numbers are the series files' or summary.json's."""
+    runs = [(os.path.basename(d), *series_of(d)) for d in dirs]
+    finals = {os.path.basename(d): summary_numbers(d)[1] for d in dirs}
+    numbers = {float(n) for n in summary_nums}
+    for _, _, n in runs:
+        numbers |= n
+    drawn = {"series": 0, "final": 0, "bar": 0}
+    for svg in (e for e in root.iter("svg") if e.get("class") == "chart"):
+        key = svg.get("data-metric")
+        have = [(label, series[key]) for label, series, _ in runs if key in series]
+        if not have:
+            bars = [e for e in svg.iter("rect") if e.get("class") == "bar"]
+            if not bars or svg.get("data-x") is not None:
+                fail(f"{key}: no run has a series, expected a bar chart")
+            drawn["bar"] += len(bars)
+            continue
+        points = [p for _, ps in have for p in ps]
+        axis = ("step" if all("step" in p for p in points) else
+                "epoch" if all("epoch" in p for p in points) else "order")
+        if svg.get("data-x") != axis:
+            fail(f"{key}: x axis {svg.get('data-x')!r}, expected {axis!r}")
+        xs, ys = [], []
+        for label, ps in have:
+            lines = [e for e in svg.iter("polyline") if e.get("data-run") == label]
+            last = [e for e in svg.iter("circle") if e.get("data-run") == label and e.get("class") == "last"]
+            if len(lines) != (1 if len(ps) > 1 else 0) or len(last) != 1:
+                fail(f"{key}: {label}: {len(lines)} lines and {len(last)} last dots for {len(ps)} points")
+            xy = coords(lines[0].get("points")) if lines else [(float(last[0].get("cx")), float(last[0].get("cy")))]
+            if len(xy) != len(ps) or xy[-1] != (float(last[0].get("cx")), float(last[0].get("cy"))):
+                fail(f"{key}: {label}: {len(xy)} points drawn, the series has {len(ps)}")
+            xs += [(p[axis], x) for p, (x, _) in zip(ps, xy)]
+            ys += [(p["value"], y) for p, (_, y) in zip(ps, xy)]
+            drawn["series"] += 1
+        monotone(xs, "x", key)
+        monotone(ys, "y", key)
+        texts = ["".join(e.itertext()) for e in svg.iter("text")]
+        for label, series, _ in runs:
+            if label not in texts:
+                fail(f"{key}: the legend does not name {label}")
+            rings = [e for e in svg.iter("circle") if e.get("data-run") == label and e.get("class") == "final"]
+            if len(rings) != (key not in series and key in finals[label]):
+                fail(f"{key}: {label}: {len(rings)} rings of its final value")
+            drawn["final"] += len(rings)
+        for e in svg.iter("text"):
+            if e.get("class") == "axis" and float("".join(e.itertext())) not in numbers:
+                fail(f"{key}: the axis shows {''.join(e.itertext())}, a number of no series file")
+    return drawn
+
+
 def check_page(dirs, out):
     page = report(dirs, out)
     if report(dirs, out + ".again") != page:
@@ -114,8 +203,9 @@ def check_page(dirs, out):
             for key in ("seconds", "started"):
                 if not any(float(n) == step[key] for n in shown):
                     fail(f"{d}: step {step['step']}'s {key} {step[key]} is not shown")
-    print(f"ok: {out}: {len(charts)} charts, {len(shown)} numbers, all summary.json's")
-    return page
+    drawn = check_series(root, dirs, numbers)
+    print(f"ok: {out}: {len(charts)} charts ({drawn}), {len(shown)} numbers, all summary.json's")
+    return page, drawn
 
 
 def png_rows(path):
@@ -174,7 +264,7 @@ def main():
         sys.exit(77)
     seed, three = runs()
     if SCENARIO == "page":
-        page = check_page(seed, os.path.join(WORK, SCENARIO, "seed.html")).decode("utf-8")
+        page = check_page(seed, os.path.join(WORK, SCENARIO, "seed.html"))[0].decode("utf-8")
         # summary.json says what each step ran after; the DAG draws an arrow for each.
         with open(os.path.join(seed[0], "summary.json"), encoding="utf-8") as f:
             after = {s["step"]: s["after"] for s in json.load(f)["steps"]}
@@ -183,7 +273,22 @@ def main():
         dag = page[page.index('<svg class="dag"'):]
         if dag[:dag.index("</svg>")].count("<polygon") != 3:
             fail("the seed's DAG should have 3 arrows")
-        check_page(three, os.path.join(WORK, SCENARIO, "three.html"))
+        _, drawn = check_page(three, os.path.join(WORK, SCENARIO, "three.html"))
+        if drawn["series"] != 11:  # 3 runs x (2 metrics of 4 epochs, auc) + 2 runs' f1
+            fail(f"three runs: expected 11 series drawn, {drawn}")
+        # A run without series files (one from before them): a ring where the others have
+        # lines, and bars where no run has one.
+        bare = os.path.join(WORK, SCENARIO, "lr-2-bare")
+        shutil.rmtree(bare, ignore_errors=True)
+        os.makedirs(bare)
+        for name in ("summary.json", "parameters.json"):
+            shutil.copy(os.path.join(three[1], name), bare)
+        _, drawn = check_page([three[0], bare], os.path.join(WORK, SCENARIO, "mixed.html"))
+        if drawn["final"] != 3 or drawn["series"] != 4:  # lr-2 has no f1
+            fail(f"a run without series beside one with: expected 3 rings and 4 lines, {drawn}")
+        _, drawn = check_page([bare], os.path.join(WORK, SCENARIO, "bare.html"))
+        if drawn["bar"] != 3:
+            fail(f"a run without series: expected 3 bars, {drawn}")
         # A directory that is no run is refused by name.
         p = subprocess.run([PIPEC, "report", HERE, "-o", os.path.join(WORK, "x.html")],
                            capture_output=True, text=True)

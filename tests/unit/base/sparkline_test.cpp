@@ -30,6 +30,14 @@ TEST(Sparkline, ReadsTheSeriesFileTheScraperWrites) {
   EXPECT_EQ(out[0].name, "loss");
   EXPECT_EQ(out[0].count, 3u);
   EXPECT_EQ(out[0].values, (std::vector<double>{0.9, 0.7, 0.5}));
+  // A point's step and epoch where it has them (the report's x axis), -1 where not.
+  EXPECT_EQ(out[0].steps, (std::vector<long long>{10, -1, 30}));
+  EXPECT_EQ(out[0].epochs, (std::vector<long long>{1, -1, -1}));
+  EXPECT_FALSE(read_series(R"({"format":"pipec-metric-series/1","metrics":[{"name":"a","count":1,
+      "points":[{"order":0,"step":-3,"value":1}]}]})", out, why));
+  EXPECT_NE(why.find("step"), std::string::npos) << why;
+  EXPECT_FALSE(read_series(R"({"format":"pipec-metric-series/1","metrics":[{"name":"a","count":1,
+      "points":[{"order":0,"epoch":"2","value":1}]}]})", out, why));
   EXPECT_FALSE(read_series(R"({"format":"other","metrics":[]})", out, why));
   EXPECT_FALSE(read_series(R"({"format":"pipec-metric-series/1","metrics":[{"name":"a","count":1,
       "points":[{"order":5,"value":1}]}]})", out, why));
