@@ -100,6 +100,26 @@ std::string literal_text(const Literal& l) {
   return l.dump();
 }
 
+namespace {
+constexpr std::pair<ContainerOp::Volume::Kind, const char*> kVolumeKinds[] = {
+    {ContainerOp::Volume::Kind::Pvc, "pvc"},             {ContainerOp::Volume::Kind::Empty, "empty"},
+    {ContainerOp::Volume::Kind::Ephemeral, "ephemeral"}, {ContainerOp::Volume::Kind::ConfigMap, "configmap"},
+    {ContainerOp::Volume::Kind::Secret, "secret"},       {ContainerOp::Volume::Kind::Workspace, "workspace"},
+};
+}  // namespace
+
+const char* volume_kind_word(ContainerOp::Volume::Kind kind) {
+  for (const auto& [k, word] : kVolumeKinds)
+    if (k == kind) return word;
+  return "?";
+}
+
+std::optional<ContainerOp::Volume::Kind> volume_kind_of(std::string_view word) {
+  for (const auto& [k, w] : kVolumeKinds)
+    if (word == w) return k;
+  return std::nullopt;
+}
+
 const Pipeline* Pipeline::callee(std::string_view name) const {
   for (const auto& c : callees)
     if (c.name == name) return &c;

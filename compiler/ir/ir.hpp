@@ -254,7 +254,11 @@ struct ContainerOp {
   /// "ephemeral:SIZE" | "configmap:name" | "secret:name" | "workspace"}`, each with an
   /// optional ":ro"; "workspace" is the run's claim (Settings::workspace).
   struct Volume {
-    std::string kind;  // pvc, empty (memory too), ephemeral, configmap, secret, workspace
+    /// What is mounted: a claim, a scratch emptyDir (`memory` too: an emptyDir with
+    /// `memory` set), a generic ephemeral claim, a ConfigMap, a Secret, the run's workspace.
+    /// Decided once by sema from the source word (volume_kind_of); consumers switch on it.
+    enum class Kind { Pvc, Empty, Ephemeral, ConfigMap, Secret, Workspace };
+    Kind kind = Kind::Empty;
     std::string name;  // claim, config map or secret name ("" for empty and ephemeral)
     std::string path;
     std::string sub_path;   // pvc: the directory of the claim mounted ("" = its root)
@@ -297,6 +301,12 @@ struct ContainerOp {
   /// Whether pipec-metrics runs the command: for metrics or visual outputs.
   bool runs_under_pipec_metrics() const { return !metrics.empty() || has_visual_outputs(); }
 };
+
+/// A volume kind's source word ("pvc", "empty", "ephemeral", "configmap", "secret",
+/// "workspace"; a `memory` volume is an Empty one), and the kind a word names (nullopt for
+/// none of those; "memory" is sema's to read, as an Empty volume with `memory` set).
+const char* volume_kind_word(ContainerOp::Volume::Kind kind);
+std::optional<ContainerOp::Volume::Kind> volume_kind_of(std::string_view word);
 
 /// Which lowering a step's op gets. Pipeline: the step calls another pipeline of the
 /// program (Pipeline::callees holds it, by Step::op). TrainJob: `train_job`, a Kubeflow

@@ -45,16 +45,17 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
         if (op.name != step.op) continue;
         // A claim may be mapped to a host directory (--volume); an emptyDir is the step's
         // own directory; ConfigMaps and Secrets exist only in the cluster.
+        using Kind = ir::ContainerOp::Volume::Kind;
         for (const auto& v : op.volumes) {
-          if (v.kind == "pvc" && !volumes.count(v.name))
+          if (v.kind == Kind::Pvc && !volumes.count(v.name))
             diags.error(op.range, fmt::format("step '{}' cannot run locally: op '{}' mounts the "
                                               "PersistentVolumeClaim '{}', which exists only in the "
                                               "cluster; map it to a directory with --volume {}=DIR",
                                               step.name, op.name, v.name, v.name));
-          if (v.kind == "configmap" || v.kind == "secret")
+          if (v.kind == Kind::ConfigMap || v.kind == Kind::Secret)
             diags.error(op.range, fmt::format("step '{}' cannot run locally: op '{}' mounts the {} "
                                               "'{}', which exists only in the cluster",
-                                              step.name, op.name, v.kind == "secret" ? "Secret" : "ConfigMap",
+                                              step.name, op.name, v.kind == Kind::Secret ? "Secret" : "ConfigMap",
                                               v.name));
         }
         // Fields a local run does not apply: said once a run each, at the first op that
@@ -65,11 +66,11 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
                                              f.not_applied_locally));
         // What a volume's size or medium is: said once a run.
         for (const auto& v : op.volumes)
-          if ((v.kind == "empty" || v.kind == "ephemeral") && (v.memory || !v.size.empty()) &&
+          if ((v.kind == Kind::Empty || v.kind == Kind::Ephemeral) && (v.memory || !v.size.empty()) &&
               noted.insert("volume size").second)
             diags.note(op.range, fmt::format("a local run makes op '{}''s {} volume at '{}' a directory of the step's "
                                              "own: its size{} not applied",
-                                             op.name, v.memory ? "memory" : v.kind, v.path,
+                                             op.name, v.memory ? "memory" : ir::volume_kind_word(v.kind), v.path,
                                              v.memory ? " and its medium (a tmpfs) are" : " is"));
       if (!op.secret_env.empty())
           diags.error(op.range, fmt::format("step '{}' cannot run locally: op '{}' reads '{}' from the "

@@ -83,9 +83,10 @@ StepKey container_key(const ir::ContainerOp& op, const std::string& image, const
     k.outputs.emplace_back(out.name, out.type.kind == ir::TypeKind::File);
   }
   for (const auto& v : op.volumes) {
-    volumes.push_back({v.kind, v.name, v.path, v.sub_path, v.read_only});
+    // The kind's source word ("empty" for a memory volume too): keys stay those of before.
+    volumes.push_back({ir::volume_kind_word(v.kind), v.name, v.path, v.sub_path, v.read_only});
     // What a claim holds is not in the key, and what the step writes there is a side effect.
-    if (v.kind == "pvc") k.cacheable = false;
+    if (v.kind == ir::ContainerOp::Volume::Kind::Pvc) k.cacheable = false;
   }
   k.keyed = {{"format", kKeyFormat}, {"kind", "container"},  {"op", op.name},
              {"image", image},       {"argv", proc.argv},    {"env", env},

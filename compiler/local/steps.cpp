@@ -149,15 +149,16 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
     const auto& v = op->volumes[i];
     // A claim's sub_path is that directory of the mapped one (made if missing, as the
     // kubelet makes it); an ephemeral claim is the step's own directory, as an emptyDir.
-    if (v.kind == "pvc")
+    using Kind = ir::ContainerOp::Volume::Kind;
+    if (v.kind == Kind::Pvc)
       if (auto it = o_.volumes.find(v.name); it != o_.volumes.end()) {
         std::string host = v.sub_path.empty() ? it->second : it->second + "/" + v.sub_path;
         std::error_code made;
         if (!v.sub_path.empty()) fs::create_directories(host, made);
         proc->volume_binds.emplace_back(host, v.path);
       }
-    if (v.kind == "workspace") proc->volume_binds.emplace_back(workspace_dir(), v.path);
-    if (v.kind == "empty" || v.kind == "ephemeral") {
+    if (v.kind == Kind::Workspace) proc->volume_binds.emplace_back(workspace_dir(), v.path);
+    if (v.kind == Kind::Empty || v.kind == Kind::Ephemeral) {
       std::string dir = proc->dir + "/empty-" + std::to_string(i);
       std::error_code made;
       fs::create_directories(dir, made);

@@ -88,9 +88,10 @@ class Collector {
 
   void container(const ir::ContainerOp& op, const ir::Step& step, bool top) {
     for (const auto& v : op.volumes) {
-      if (v.kind == "pvc") add(need(Need::What::claim, v.name, step.name, v.range));
-      if (v.kind == "secret") add(need(Need::What::secret, v.name, step.name, v.range));
-      if (v.kind == "configmap") add(need(Need::What::config_map, v.name, step.name, v.range));
+      using Kind = ir::ContainerOp::Volume::Kind;
+      if (v.kind == Kind::Pvc) add(need(Need::What::claim, v.name, step.name, v.range));
+      if (v.kind == Kind::Secret) add(need(Need::What::secret, v.name, step.name, v.range));
+      if (v.kind == Kind::ConfigMap) add(need(Need::What::config_map, v.name, step.name, v.range));
     }
     for (const auto& s : op.secret_env) {
       auto n = need(Need::What::secret, s.secret, step.name, s.range);

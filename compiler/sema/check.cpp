@@ -50,7 +50,8 @@ void Checker::check_workspace_users() {
       if (op == program_.ops.end()) continue;
       bool asks = false;
       if (op->second.container)
-        for (const auto& v : op->second.container->volumes) asks = asks || v.kind == "workspace";
+        for (const auto& v : op->second.container->volumes)
+          asks = asks || v.kind == ir::ContainerOp::Volume::Kind::Workspace;
       for (const auto& [name, v] : s.args) {
         if (name != "workspace" || op->second.kind == ir::OpKind::Container || op->second.kind == ir::OpKind::Pipeline)
           continue;

@@ -24,39 +24,44 @@ const char* const kResourceKeys[] = {"cpu", "memory", "gpus", "gpu_vendor"};
 
 // A `volumes` source (ir::ContainerOp::Volume); nullopt when it is not one.
 std::optional<ir::ContainerOp::Volume> volume_source(std::string source) {
+  using Kind = ir::ContainerOp::Volume::Kind;
   ir::ContainerOp::Volume vol;
   if (source.size() > 3 && source.compare(source.size() - 3, 3, ":ro") == 0) {
     vol.read_only = true;
     source.resize(source.size() - 3);
   }
   auto colon = source.find(':');
-  vol.kind = source.substr(0, colon);
+  std::string word = source.substr(0, colon);
   std::string rest = colon == std::string::npos ? "" : source.substr(colon + 1);
-  if (vol.kind == "pvc") {
-    auto slash = rest.find('/');
-    vol.name = rest.substr(0, slash);
-    if (slash != std::string::npos) {
-      vol.sub_path = rest.substr(slash + 1);
-      // A relative path inside the claim: the mount path's rule, without the leading '/'.
-      if (vol.sub_path.empty() || !rules::parse_data_entry("x:/" + vol.sub_path)) return std::nullopt;
-      vol.sub_path = rules::parse_data_entry("x:/" + vol.sub_path)->path.substr(1);
+  vol.memory = word == "memory";  // an emptyDir of medium Memory
+  auto kind = vol.memory ? std::optional(Kind::Empty) : ir::volume_kind_of(word);
+  if (!kind) return std::nullopt;
+  vol.kind = *kind;
+  switch (vol.kind) {
+    case Kind::Pvc: {
+      auto slash = rest.find('/');
+      vol.name = rest.substr(0, slash);
+      if (slash != std::string::npos) {
+        vol.sub_path = rest.substr(slash + 1);
+        // A relative path inside the claim: the mount path's rule, without the leading '/'.
+        if (vol.sub_path.empty() || !rules::parse_data_entry("x:/" + vol.sub_path)) return std::nullopt;
+        vol.sub_path = rules::parse_data_entry("x:/" + vol.sub_path)->path.substr(1);
+      }
+      return rules::is_dns1123_subdomain(vol.name) ? std::optional(vol) : std::nullopt;
     }
-    return rules::is_dns1123_subdomain(vol.name) ? std::optional(vol) : std::nullopt;
+    case Kind::Workspace: return colon == std::string::npos ? std::optional(vol) : std::nullopt;
+    case Kind::ConfigMap:
+    case Kind::Secret:
+      vol.name = rest;
+      return rules::is_dns1123_subdomain(vol.name) ? std::optional(vol) : std::nullopt;
+    case Kind::Empty:
+    case Kind::Ephemeral:
+      if ((colon != std::string::npos && !rules::is_quantity(rest)) || (vol.kind == Kind::Ephemeral && rest.empty()))
+        return std::nullopt;
+      vol.size = rest;
+      return vol;
   }
-  if (vol.kind == "workspace") return colon == std::string::npos ? std::optional(vol) : std::nullopt;
-  if (vol.kind == "configmap" || vol.kind == "secret") {
-    vol.name = rest;
-    return rules::is_dns1123_subdomain(vol.name) ? std::optional(vol) : std::nullopt;
-  }
-  if (vol.kind == "memory") {
-    vol.kind = "empty";
-    vol.memory = true;
-  }
-  if ((vol.kind != "empty" && vol.kind != "ephemeral") || (colon != std::string::npos && !rules::is_quantity(rest)) ||
-      (vol.kind == "ephemeral" && rest.empty()))
-    return std::nullopt;
-  vol.size = rest;
-  return vol;
+  return std::nullopt;
 }
 
 }  // namespace

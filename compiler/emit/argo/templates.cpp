@@ -115,8 +115,9 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
     Json mounts = Json::array();
     for (std::size_t i = 0; i < op.volumes.size(); ++i) {
       // The run's workspace is the workflow's claim (volumeClaimTemplates), mounted by name.
-      Json mount = {{"name", op.volumes[i].kind == "workspace" ? std::string(ir::kWorkspaceVolume)
-                                                               : "vol-" + std::to_string(i)},
+      Json mount = {{"name", op.volumes[i].kind == ir::ContainerOp::Volume::Kind::Workspace
+                                ? std::string(ir::kWorkspaceVolume)
+                                : "vol-" + std::to_string(i)},
                     {"mountPath", op.volumes[i].path}};
       if (!op.volumes[i].sub_path.empty()) mount["subPath"] = op.volumes[i].sub_path;
       if (op.volumes[i].read_only) mount["readOnly"] = true;
@@ -349,20 +350,25 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
       Json volumes = Json::array();
       for (std::size_t i = 0; i < op->volumes.size(); ++i) {
         const auto& v = op->volumes[i];
-        if (v.kind == "workspace") continue;  // the workflow's volumeClaimTemplates has it
+        using Kind = ir::ContainerOp::Volume::Kind;
+        if (v.kind == Kind::Workspace) continue;  // the workflow's volumeClaimTemplates has it
         Json vol = {{"name", "vol-" + std::to_string(i)}};
-        if (v.kind == "pvc") vol["persistentVolumeClaim"] = {{"claimName", v.name}};
-        if (v.kind == "empty") {
-          vol["emptyDir"] = Json::object();
-          if (v.memory) vol["emptyDir"]["medium"] = "Memory";
-          if (!v.size.empty()) vol["emptyDir"]["sizeLimit"] = v.size;
+        switch (v.kind) {
+          case Kind::Pvc: vol["persistentVolumeClaim"] = {{"claimName", v.name}}; break;
+          case Kind::Empty:
+            vol["emptyDir"] = Json::object();
+            if (v.memory) vol["emptyDir"]["medium"] = "Memory";
+            if (!v.size.empty()) vol["emptyDir"]["sizeLimit"] = v.size;
+            break;
+          case Kind::Ephemeral:
+            vol["ephemeral"] = {{"volumeClaimTemplate",
+                                 {{"spec", {{"accessModes", Json::array({"ReadWriteOnce"})},
+                                            {"resources", {{"requests", {{"storage", v.size}}}}}}}}}};
+            break;
+          case Kind::ConfigMap: vol["configMap"] = {{"name", v.name}}; break;
+          case Kind::Secret: vol["secret"] = {{"secretName", v.name}}; break;
+          case Kind::Workspace: break;
         }
-        if (v.kind == "ephemeral")
-          vol["ephemeral"] = {{"volumeClaimTemplate",
-                               {{"spec", {{"accessModes", Json::array({"ReadWriteOnce"})},
-                                          {"resources", {{"requests", {{"storage", v.size}}}}}}}}}};
-        if (v.kind == "configmap") vol["configMap"] = {{"name", v.name}};
-        if (v.kind == "secret") vol["secret"] = {{"secretName", v.name}};
         volumes.push_back(std::move(vol));
       }
       if (op->runs_under_pipec_metrics()) volumes.push_back({{"name", kMetricsVolume}, {"emptyDir", Json::object()}});

@@ -311,7 +311,7 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     }
   }
   if (!resources.empty()) container["resources"] = std::move(resources);
-  if (std::any_of(op.volumes.begin(), op.volumes.end(), [](const auto& v) { return v.kind == "workspace"; }))
+  if (std::any_of(op.volumes.begin(), op.volumes.end(), [](const auto& v) { return v.kind == ir::ContainerOp::Volume::Kind::Workspace; }))
     comp_inputs[kWorkspaceInput] = {{"parameterType", "STRING"}};
   executors_[executor] = {{"container", std::move(container)}};
   J comp = {{"executorLabel", executor}};
@@ -343,41 +343,50 @@ void SpecWriter::pod_platform(const ir::ContainerOp& op, const std::string& exec
   // Volumes and secrets, as kfp-kubernetes writes them (names only, never a secret's value).
   for (std::size_t i = 0; i < op.volumes.size(); ++i) {
     const auto& v = op.volumes[i];
+    using Kind = ir::ContainerOp::Volume::Kind;
     // ConfigMaps and Secrets are mounted read-only by Kubernetes itself; the platform spec
     // has no read-only mount of a claim or a scratch volume.
-    if (v.read_only && v.kind != "configmap" && v.kind != "secret")
+    if (v.read_only && v.kind != Kind::ConfigMap && v.kind != Kind::Secret)
       error(op.range, fmt::format("on the kfp-v2 target op '{}' cannot mount '{}' read-only (\":ro\"): KFP v2's "
                                   "Kubernetes platform spec (kfp-kubernetes) has no read-only mount; use the kfp-v1 target",
                                   op.name, v.path));
     // The run's workspace: KFP's driver mounts it at /kfp-workspace, and only there, in a
     // pod whose task has the input kWorkspaceInput (step_task).
-    if (v.kind == "workspace" && v.path != ir::kWorkspaceMountPath)
-      error(op.range, fmt::format("on the kfp-v2 target op '{}' cannot mount the run's workspace at '{}': KFP v2 "
-                                  "mounts it at {} and nowhere else; mount it there (or use the kfp-v1 target)",
-                                  op.name, v.path, ir::kWorkspaceMountPath));
-    if (v.kind == "workspace") continue;  // no platform entry: the task's input asks for it
+    if (v.kind == Kind::Workspace) {
+      if (v.path != ir::kWorkspaceMountPath)
+        error(op.range, fmt::format("on the kfp-v2 target op '{}' cannot mount the run's workspace at '{}': KFP v2 "
+                                    "mounts it at {} and nowhere else; mount it there (or use the kfp-v1 target)",
+                                    op.name, v.path, ir::kWorkspaceMountPath));
+      continue;  // no platform entry: the task's input asks for it
+    }
     J& p = platform_[executor];
     J name = {{"runtimeValue", {{"constant", v.name}}}};
-    if (v.kind == "pvc") {
-      p["pvcMount"].push_back({{"constant", v.name}, {"mountPath", v.path}, {"pvcNameParameter", name}});
-      if (!v.sub_path.empty()) p["pvcMount"].back()["subPath"] = v.sub_path;
+    switch (v.kind) {
+      case Kind::Workspace: break;  // above
+      case Kind::Pvc:
+        p["pvcMount"].push_back({{"constant", v.name}, {"mountPath", v.path}, {"pvcNameParameter", name}});
+        if (!v.sub_path.empty()) p["pvcMount"].back()["subPath"] = v.sub_path;
+        break;
+      case Kind::Empty:
+        p["emptyDirMounts"].push_back({{"volumeName", "vol-" + std::to_string(i)}, {"mountPath", v.path}});
+        if (v.memory) p["emptyDirMounts"].back()["medium"] = "Memory";
+        if (!v.size.empty()) p["emptyDirMounts"].back()["sizeLimit"] = v.size;
+        break;
+      case Kind::Ephemeral:
+        p["genericEphemeralVolume"].push_back({{"volumeName", "vol-" + std::to_string(i)},
+                                               {"mountPath", v.path},
+                                               {"accessModes", J::array({"ReadWriteOnce"})},
+                                               {"size", v.size},
+                                               {"defaultStorageClass", true}});
+        break;
+      case Kind::ConfigMap:
+        p["configMapAsVolume"].push_back(
+            {{"configMapName", v.name}, {"mountPath", v.path}, {"configMapNameParameter", name}});
+        break;
+      case Kind::Secret:
+        p["secretAsVolume"].push_back({{"secretName", v.name}, {"mountPath", v.path}, {"secretNameParameter", name}});
+        break;
     }
-    if (v.kind == "empty") {
-      p["emptyDirMounts"].push_back({{"volumeName", "vol-" + std::to_string(i)}, {"mountPath", v.path}});
-      if (v.memory) p["emptyDirMounts"].back()["medium"] = "Memory";
-      if (!v.size.empty()) p["emptyDirMounts"].back()["sizeLimit"] = v.size;
-    }
-    if (v.kind == "ephemeral")
-      p["genericEphemeralVolume"].push_back({{"volumeName", "vol-" + std::to_string(i)},
-                                             {"mountPath", v.path},
-                                             {"accessModes", J::array({"ReadWriteOnce"})},
-                                             {"size", v.size},
-                                             {"defaultStorageClass", true}});
-    if (v.kind == "configmap")
-      p["configMapAsVolume"].push_back(
-          {{"configMapName", v.name}, {"mountPath", v.path}, {"configMapNameParameter", name}});
-    if (v.kind == "secret")
-      p["secretAsVolume"].push_back({{"secretName", v.name}, {"mountPath", v.path}, {"secretNameParameter", name}});
   }
   for (const auto& s : op.secret_env)
     platform_[executor]["secretAsEnv"].push_back(

@@ -136,7 +136,8 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
         if (value.kind == ir::Value::Kind::Interpolation && !ir::whole_ref(value))
           task_input(inputs, resource_input(key), at_call_site(value, step), s, deps);
       for (const auto& v : op->second->volumes)
-        if (v.kind == "workspace") inputs[kWorkspaceInput] = {{"runtimeValue", {{"constant", "{{$.workspace_path}}"}}}};
+        if (v.kind == ir::ContainerOp::Volume::Kind::Workspace)
+          inputs[kWorkspaceInput] = {{"runtimeValue", {{"constant", "{{$.workspace_path}}"}}}};
     }
   } else if (step.kind != ir::OpKind::Pipeline) {  // a training step
     training::LauncherCall call;

@@ -209,6 +209,36 @@ TEST(CheckOps, TrainingOpsNeedTheStdlib) {
   EXPECT_FALSE(out.program->ops.at("mpi_job").params.at(0).doc.empty());
 }
 
+// A volume's kind is decided once, here, from its source word: the writers, the local run
+// and preflight switch on ir::ContainerOp::Volume::Kind (`memory` is an emptyDir of medium
+// Memory), and a word that names no kind is refused.
+TEST(CheckOps, VolumeKindsAreDecidedBySema) {
+  auto out = check_string(
+      "op o() {\n  image \"busybox\"\n  volumes {\"/a\": \"pvc:claim/sub\", \"/b\": \"memory:1Gi\", "
+      "\"/c\": \"ephemeral:5Gi\", \"/d\": \"configmap:cfg:ro\", \"/e\": \"secret:s\", "
+      "\"/f\": \"empty\", \"/kfp-workspace\": \"workspace\"}\n}\npipeline p {\n}\n");
+  ASSERT_TRUE(out.program) << out.diagnostics;
+  using Kind = ir::ContainerOp::Volume::Kind;
+  const auto& vols = out.program->ops.at("o").container->volumes;
+  ASSERT_EQ(vols.size(), 7u);
+  const Kind kinds[] = {Kind::Pvc, Kind::Empty, Kind::Ephemeral, Kind::ConfigMap, Kind::Secret, Kind::Empty,
+                        Kind::Workspace};
+  for (std::size_t i = 0; i < vols.size(); ++i) EXPECT_EQ(vols[i].kind, kinds[i]) << vols[i].path;
+  EXPECT_EQ(vols[0].name, "claim");
+  EXPECT_EQ(vols[0].sub_path, "sub");
+  EXPECT_TRUE(vols[1].memory);
+  EXPECT_EQ(vols[1].size, "1Gi");
+  EXPECT_FALSE(vols[5].memory);
+  EXPECT_TRUE(vols[3].read_only);
+  for (const char* word : {"pvc", "empty", "ephemeral", "configmap", "secret", "workspace"})
+    EXPECT_STREQ(ir::volume_kind_word(*ir::volume_kind_of(word)), word);
+  EXPECT_FALSE(ir::volume_kind_of("memory"));  // sema's: an Empty volume with `memory` set
+  EXPECT_FALSE(ir::volume_kind_of("PVC"));
+  EXPECT_NE(check_string("op o() {\n  image \"b\"\n  volumes {\"/a\": \"nfs:x\"}\n}\npipeline p {\n}\n")
+                   .diagnostics.find("input:3:"),
+            std::string::npos);
+}
+
 TEST(LoadModules, FollowsRelativeFilesAndReportsCycles) {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("pipec-sema-test-" + std::to_string(::getpid()));
