@@ -606,8 +606,29 @@ def cpu():
         fail(f"the run's children used {used:.2f} s of CPU; the two steps alone burn 0.6 s")
 
 
+def spawner():
+    """The default sandbox route, the run's spawner: the step's promises (spawner.pipe), and
+    no helper left after the run; PIPEC_LOCAL_SANDBOX=bwrap still runs the steps."""
+    run(os.path.join(HERE, "spawner.pipe"), expect=0)
+    if read("steps/b/outputs/out") != "a":
+        fail("b did not get a's output")
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if (RUN + "/sandbox-spawner").encode() in f.read():
+                    left.append(pid)
+        except OSError:
+            pass
+    if left:
+        fail(f"the spawner is still running after the run: {left}")
+    p = run(os.path.join(HERE, "pipeline.pipe"), expect=0, env={"PIPEC_LOCAL_SANDBOX": "bwrap"})
+    if "note:" in p.stderr:
+        fail("a note with PIPEC_LOCAL_SANDBOX=bwrap")
+
+
 os.makedirs(WORK, exist_ok=True)
 {"fanin": fanin, "files": files, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
  "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "retry_on": retry_on, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python, "pipes": pipes,
- "outputs": outputs, "cpu": cpu}[SCENARIO]()
+ "outputs": outputs, "cpu": cpu, "spawner": spawner}[SCENARIO]()
 print("ok")
