@@ -261,8 +261,7 @@ std::size_t setup(const std::vector<std::string>& argv, const std::string& scrat
 
 // The command, in the step's namespaces: no capabilities left (as bwrap), the signals as
 // a new process gets them, its environment `env`.
-[[noreturn]] void exec_command(std::vector<std::string>& argv, std::size_t first, std::vector<std::string>& env,
-                               int out_fd) {
+[[noreturn]] void exec_command(char** cargv, char** cenv, int out_fd) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -279,13 +278,8 @@ std::size_t setup(const std::vector<std::string>& argv, const std::string& scrat
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
   syscall(SYS_capset, &header, data);
-  std::vector<char*> cargv, cenv;
-  for (std::size_t k = first; k < argv.size(); ++k) cargv.push_back(argv[k].data());
-  cargv.push_back(nullptr);
-  for (auto& e : env) cenv.push_back(e.data());
-  cenv.push_back(nullptr);
-  environ = cenv.data();  // execvp looks the command up in the step's PATH
-  execvp(cargv[0], cargv.data());
+  environ = cenv;  // execvp looks the command up in the step's PATH
+  execvp(cargv[0], cargv);
   dprintf(2, "pipec: execvp %s: %s\n", cargv[0], std::strerror(errno));
   _exit(1);
 }
@@ -302,8 +296,14 @@ std::size_t setup(const std::vector<std::string>& argv, const std::string& scrat
     dprintf(out_fd, "pipec: the step's sandbox: %s\n", error.c_str());
     _exit(1);
   }
-  pid_t command = fork();
-  if (command == 0) exec_command(argv, first, env, out_fd);
+  std::vector<char*> cargv, cenv;
+  for (std::size_t k = first; k < argv.size(); ++k) cargv.push_back(argv[k].data());
+  cargv.push_back(nullptr);
+  for (auto& e : env) cenv.push_back(e.data());
+  cenv.push_back(nullptr);
+  // vfork: the child only sets up its descriptors, signals and capabilities and execs.
+  pid_t command = vfork();
+  if (command == 0) exec_command(cargv.data(), cenv.data(), out_fd);
   close(out_fd);
   if (command < 0) _exit(1);
   for (;;) {
