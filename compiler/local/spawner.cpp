@@ -68,7 +68,10 @@ bool Spawner::start(const std::string& scratch, std::string& error) {
   sigset_t none;
   sigemptyset(&none);
   posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  // A process group of its own, as each bwrap's: Ctrl-C reaches the run (which stops the
+  // steps with SIGTERM and runs `finally`), not the helper.
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
   int spawned = posix_spawn(&helper_, self, &actions, &attr, argv.data(), environ);
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);

@@ -133,10 +133,13 @@ def failure():
         fail("log of the failed step")
 
 
-def interrupt():
+def interrupt(group=False):
+    """Ctrl-C: to the run's process only, or (group) to its whole process group, as a
+    terminal sends it: the steps' sandboxes (bwrap, or the spawner's helper) have process
+    groups of their own, so only the run gets it and stops the steps itself."""
     subprocess.run(["rm", "-rf", RUN])
     p = subprocess.Popen([PIPEC, "run", "--local", os.path.join(HERE, "interrupt.pipe"), "--run-dir", RUN],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=group)
     deadline = time.time() + 30
     while time.time() < deadline and not os.path.exists(os.path.join(RUN, "steps/long/log")):
         time.sleep(0.05)
@@ -146,7 +149,10 @@ def interrupt():
     while time.time() < deadline and not all(os.path.exists(f) and "replica up" in open(f).read() for f in logs):
         time.sleep(0.05)
     t0 = time.time()
-    p.send_signal(signal.SIGINT)
+    if group:
+        os.killpg(p.pid, signal.SIGINT)
+    else:
+        p.send_signal(signal.SIGINT)
     out, _ = p.communicate(timeout=30)
     print(out)
     if p.returncode != 130:
@@ -630,5 +636,6 @@ def spawner():
 os.makedirs(WORK, exist_ok=True)
 {"fanin": fanin, "files": files, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
  "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "retry_on": retry_on, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python, "pipes": pipes,
- "outputs": outputs, "cpu": cpu, "spawner": spawner}[SCENARIO]()
+ "outputs": outputs, "cpu": cpu, "spawner": spawner,
+ "interrupt_group": lambda: interrupt(group=True)}[SCENARIO]()
 print("ok")
