@@ -402,7 +402,8 @@ int spawner_main(int sock, const char* scratch_dir) {
         for (pid_t pid : inits) kill(pid, SIGKILL);
         continue;
       }
-      pid_t pid = static_cast<pid_t>(syscall(SYS_clone, CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0));
+      const long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | SIGCHLD;
+      pid_t pid = static_cast<pid_t>(syscall(SYS_clone, flags, 0, 0, 0, 0));
       if (pid == 0) {
         close(sock);
         close(sigfd);
