@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -25,6 +26,7 @@
 #include "compiler/driver/commands.hpp"
 #include "compiler/driver/completion.hpp"
 #include "compiler/driver/options.hpp"
+#include "compiler/local/spawner.hpp"
 #include "pipec_git_commit.hpp"
 #include "pipec_version.hpp"
 #ifdef PIPEC_HAVE_KFP_COMMANDS
@@ -162,6 +164,10 @@ int program_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The sandbox spawner of a local run (compiler/local/spawner.hpp): the run starts this
+  // program again as its helper, before anything here grows the process.
+  if (argc == 4 && std::string_view(argv[1]) == "--local-spawner")
+    return pipec::local::spawner_main(std::atoi(argv[2]), argv[3]);
   // A compile allocates and frees in phases (AST, checked program, IR, text). Keep freed
   // memory in the heap instead of handing it back and faulting it in again in the next
   // phase, and take large blocks from the heap too: page faults were a quarter of the

@@ -2,6 +2,8 @@
 // the progress line.
 #include "compiler/local/runner.hpp"
 
+#include <cstdlib>
+
 #include "compiler/base/progress.hpp"
 #include "compiler/local/sandbox.hpp"
 
@@ -72,6 +74,23 @@ void Runner::finish_record(std::size_t index, const Record& rec) {
 
 // --- processes -------------------------------------------------------------------------
 
+// The run's sandbox spawner (spawner.hpp), unless PIPEC_LOCAL_SANDBOX=bwrap asks for one
+// bwrap per step; where it cannot start (no user namespaces for this user), the steps run
+// under bwrap as before, and PIPEC_LOCAL_SANDBOX=spawner says why.
+void Runner::start_spawner() {
+  const char* choice = std::getenv("PIPEC_LOCAL_SANDBOX");
+  const std::string mode = choice ? choice : "";
+  if (mode == "bwrap" || o_.bwrap != "bwrap") return;
+  std::error_code ec;
+  const std::string scratch = fs::absolute(o_.run_dir + "/sandbox-spawner", ec).string();
+  fs::create_directories(scratch, ec);
+  auto spawner = std::make_unique<Spawner>();
+  std::string error;
+  if (spawner->start(scratch, error)) spawner_ = std::move(spawner);
+  else if (mode == "spawner")
+    err_ << fmt::format("pipec: note: the sandbox spawner did not start ({}): each step runs under bwrap\n", error);
+}
+
 bool Runner::start(Proc& p, std::string& error) {
   std::error_code ec;
   // The step's root and /tmp, and its working directory; nothing else: a directory the
@@ -120,18 +139,31 @@ bool Runner::start(Proc& p, std::string& error) {
   posix_spawnattr_setpgroup(&attr, 0);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = -1;
-  int spawned = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), cenv.data());
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) {
+  if (spawner_) {
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&actions);
+    bool ok = spawner_->spawn(argv, p.env, fds[1], pid, error);
+    close(fds[1]);
+    if (!ok) {
+      error = fmt::format("cannot start {}: {}", p.label, error);
+      close(fds[0]);
+      close(log_fd);
+      return false;
+    }
+  } else if (int spawned = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), cenv.data()); spawned != 0) {
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&actions);
     error = fmt::format("cannot run {} for {}: {}", cargv[0], p.label, std::strerror(spawned));
     close(fds[0]);
     close(fds[1]);
     close(log_fd);
     return false;
+  } else {
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&actions);
+    setpgid(pid, pid);
+    close(fds[1]);
   }
-  setpgid(pid, pid);
-  close(fds[1]);
   p.pid = pid;
   // The log: raw bytes to the file, lines prefixed to the terminal, the leader's to the
   // metric scraper; then the exit status.
@@ -168,6 +200,15 @@ bool Runner::start(Proc& p, std::string& error) {
     close(in);
     close(log_fd);
     int status = 0;
+    if (spawner_) {
+      // The spawner's helper reaps the step's init (the command's status).
+      status = spawner_->wait(p.pid);
+      std::lock_guard lock(mu_);
+      p.status = status;
+      p.done = true;
+      cv_.notify_all();
+      return;
+    }
     while (waitpid(p.pid, &status, 0) < 0 && errno == EINTR) {
     }
     // bwrap returns as soon as the step's command has ended, without waiting for the PID

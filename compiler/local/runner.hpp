@@ -53,6 +53,7 @@
 
 #include "compiler/local/local_run.hpp"
 #include "compiler/local/sandbox.hpp"
+#include "compiler/local/spawner.hpp"
 #include "compiler/local/values.hpp"
 
 namespace pipec::local::detail {
@@ -190,6 +191,9 @@ class Runner {
   }
 
  private:
+  // Starts the run's sandbox spawner unless PIPEC_LOCAL_SANDBOX=bwrap (docs/local.md).
+  void start_spawner();
+
   // Values.
   std::string ref_text(const ir::Ref& r, const Scope& s);
   std::string text(const ir::Value& v, const Scope& s);
@@ -279,6 +283,7 @@ class Runner {
   int running_ = 0, done_ = 0, waiting_ = 0;  // steps; waiting: in a started DAG, not begun
   Clock::time_point start_ = Clock::now();  // for the progress line's elapsed time
   std::unique_ptr<LinkStore> links_;  // the symlinks of the steps' roots (run dir's sandbox-links/)
+  std::unique_ptr<Spawner> spawner_;  // the run's sandbox spawner; none: one bwrap per step
   std::mutex out_mu_;  // the terminal
   bool progress_shown_ = false;
 };

@@ -133,10 +133,13 @@ def failure():
         fail("log of the failed step")
 
 
-def interrupt():
+def interrupt(group=False):
+    """Ctrl-C: to the run's process only, or (group) to its whole process group, as a
+    terminal sends it: the steps' sandboxes (bwrap, or the spawner's helper) have process
+    groups of their own, so only the run gets it and stops the steps itself."""
     subprocess.run(["rm", "-rf", RUN])
     p = subprocess.Popen([PIPEC, "run", "--local", os.path.join(HERE, "interrupt.pipe"), "--run-dir", RUN],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=group)
     deadline = time.time() + 30
     while time.time() < deadline and not os.path.exists(os.path.join(RUN, "steps/long/log")):
         time.sleep(0.05)
@@ -146,7 +149,10 @@ def interrupt():
     while time.time() < deadline and not all(os.path.exists(f) and "replica up" in open(f).read() for f in logs):
         time.sleep(0.05)
     t0 = time.time()
-    p.send_signal(signal.SIGINT)
+    if group:
+        os.killpg(p.pid, signal.SIGINT)
+    else:
+        p.send_signal(signal.SIGINT)
     out, _ = p.communicate(timeout=30)
     print(out)
     if p.returncode != 130:
@@ -606,8 +612,30 @@ def cpu():
         fail(f"the run's children used {used:.2f} s of CPU; the two steps alone burn 0.6 s")
 
 
+def spawner():
+    """The default sandbox route, the run's spawner: the step's promises (spawner.pipe), and
+    no helper left after the run; PIPEC_LOCAL_SANDBOX=bwrap still runs the steps."""
+    run(os.path.join(HERE, "spawner.pipe"), expect=0)
+    if read("steps/b/outputs/out") != "a":
+        fail("b did not get a's output")
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if (RUN + "/sandbox-spawner").encode() in f.read():
+                    left.append(pid)
+        except OSError:
+            pass
+    if left:
+        fail(f"the spawner is still running after the run: {left}")
+    p = run(os.path.join(HERE, "pipeline.pipe"), expect=0, env={"PIPEC_LOCAL_SANDBOX": "bwrap"})
+    if "note:" in p.stderr:
+        fail("a note with PIPEC_LOCAL_SANDBOX=bwrap")
+
+
 os.makedirs(WORK, exist_ok=True)
 {"fanin": fanin, "files": files, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
  "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "retry_on": retry_on, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python, "pipes": pipes,
- "outputs": outputs, "cpu": cpu}[SCENARIO]()
+ "outputs": outputs, "cpu": cpu, "spawner": spawner,
+ "interrupt_group": lambda: interrupt(group=True)}[SCENARIO]()
 print("ok")
