@@ -103,12 +103,19 @@ def read(path):
         return f.read()
 
 
-def sandboxed(argv, tmp):
-    """`argv` with a private /tmp (the host directory `tmp`), as in a pod."""
+def sandboxed(argv, tmp, keep=()):
+    """`argv` with a private /tmp (the host directory `tmp`), as in a pod. Each folder of
+    `keep` (the test's own files: pipec-metrics, the work folder) stays where it is even
+    when it lies under the host's /tmp, as a build in a clone under /tmp does."""
     if not shutil.which("bwrap"):
         fail("bwrap is needed (scripts/setup.sh installs bubblewrap)")
     os.makedirs(tmp, exist_ok=True)
-    return run(["bwrap", "--dev-bind", "/", "/", "--bind", tmp, "/tmp", "--die-with-parent", "--", *argv])
+    binds = []
+    for folder in keep:
+        folder = os.path.realpath(folder)
+        if folder == "/tmp" or folder.startswith("/tmp/"):
+            binds += ["--bind", folder, folder]
+    return run(["bwrap", "--dev-bind", "/", "/", "--bind", tmp, "/tmp", *binds, "--die-with-parent", "--", *argv])
 
 
 def check_report(page_file):
@@ -195,7 +202,7 @@ def v1():
     if command[0] != "/.pipec/pipec-metrics" or "--visual" not in command:
         fail(f"the command does not run under pipec-metrics --visual: {command[:6]}")
     tmp = os.path.join(work, "pod-tmp")
-    sandboxed([pipec_metrics] + command[1:], tmp)
+    sandboxed([pipec_metrics] + command[1:], tmp, keep=(os.path.dirname(pipec_metrics), work))
     metadata = os.path.join(tmp, "outputs", "mlpipeline-ui-metadata.json")
     if read(os.path.join(tmp, "vis", "notes.md")) != MD:
         fail("the Markdown artifact's file is not the bytes written")
@@ -229,7 +236,7 @@ def v2():
         fail("the task does not run pipec-metrics for its classification metrics")
     filled[filled.index("pipec-metrics")] = pipec_metrics
     os.makedirs(arts_dir)
-    sandboxed(filled, os.path.join(work, "pod-tmp"))
+    sandboxed(filled, os.path.join(work, "pod-tmp"), keep=(os.path.dirname(pipec_metrics), work))
     if read(os.path.join(arts_dir, "notes")) != MD:
         fail("the Markdown artifact is not the bytes written")
     got = json.loads(read(out_file))["artifacts"]
