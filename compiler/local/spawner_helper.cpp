@@ -245,7 +245,9 @@ int overlay_root(const std::string& lower, const std::string& root) {
   int fs = fsopen("overlay", FSOPEN_CLOEXEC);
   if (fs < 0) return -1;
   int mnt = -1;
-  if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lower.c_str(), 0) == 0 &&
+  std::string layers;  // one layer: its ':' (the layers' separator) and '\\' escaped
+  for (char c : lower) layers += c == ':' || c == '\\' ? std::string{'\\', c} : std::string{c};
+  if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", layers.c_str(), 0) == 0 &&
       fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", root.c_str(), 0) == 0 &&
       fsconfig(fs, FSCONFIG_SET_STRING, "workdir", work.c_str(), 0) == 0 &&
       fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", nullptr, 0) == 0 &&
