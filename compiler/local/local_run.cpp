@@ -530,9 +530,11 @@ int Runner::run() {
     fs::remove_all(o_.run_dir + "/steps", ec);
   fs::remove_all(o_.run_dir + "/outputs", ec);
   fs::remove_all(o_.run_dir + "/sandbox-links", ec);
-  fs::create_directories(o_.run_dir + "/sandbox-links", ec);
-  links_ = std::make_unique<LinkStore>(fs::absolute(o_.run_dir + "/sandbox-links", ec).string());
   start_spawner();
+  if (!spawner_) {  // the spawner makes the steps' entries itself (spawner_helper.cpp)
+    fs::create_directories(o_.run_dir + "/sandbox-links", ec);
+    links_ = std::make_unique<LinkStore>(fs::absolute(o_.run_dir + "/sandbox-links", ec).string());
+  }
   fs::create_directories(o_.run_dir + "/steps", ec);
   if (ec) {
     err_ << fmt::format("pipec: error: cannot create the run dir '{}': {}\n", o_.run_dir, ec.message());

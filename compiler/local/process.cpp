@@ -104,10 +104,11 @@ bool Runner::start(Proc& p, std::string& error) {
   for (const auto& [host, path] : p.file_binds) writable.push_back(fs::path(path).parent_path().string());
   Sandbox box{o_.bwrap,       p.dir,          root,          writable,       p.volume_binds, p.file_binds,
               p.own_files,    o_.visible_dirs, p.working_dir, p.read_only_mounts};
-  // The step's own directories and symlinks are made here, the symlinks as hard links to
-  // the run's (LinkStore): bwrap would make a new inode for each.
+  // Under bwrap, the step's own directories and symlinks are made here, the symlinks as
+  // hard links to the run's (LinkStore): bwrap would make a new inode for each. The
+  // spawner makes them once per run, below an overlay root (spawner_helper.cpp).
   std::vector<std::string> argv = sandbox_argv(box, p.argv);
-  if (links_) argv = make_root_entries(root, argv, *links_);
+  if (links_ && !spawner_) argv = make_root_entries(root, argv, *links_);
   std::vector<char*> cargv, cenv;
   for (auto& s : argv) cargv.push_back(s.data());
   cargv.push_back(nullptr);

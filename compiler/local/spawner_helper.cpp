@@ -10,9 +10,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -172,13 +174,113 @@ int clone_tree(const std::string& path, bool read_only) {
   return tree;
 }
 
+// How many words follow option `op` of a bwrap command line sandbox_argv writes.
+std::size_t option_words(const std::string& op) {
+  if (op == "--symlink" || op == "--bind" || op == "--ro-bind" || op == "--ro-bind-try") return 2;
+  if (op == "--dir" || op == "--dev" || op == "--proc" || op == "--chdir" || op == "--tmpfs" || op == "--remount-ro")
+    return 1;
+  return 0;
+}
+
+// The run's trees of step roots (docs/local.md "Scheduling"): the `--dir`s and
+// `--symlink`s of a step's command line (its own top-level directories holding the host's
+// entries as symlinks into the view) are made once per distinct set, on the helper's
+// tmpfs, and each step's root is an overlay with that tree below and its own directory
+// (steps/STEP/fs) above: a step makes only the inodes it writes, where it made about 20
+// directories and 230 links before.
+class Trees {
+ public:
+  explicit Trees(std::string scratch) : scratch_(std::move(scratch)) {}
+  /// The tree of the entries (`--dir`, `--symlink`) of the step's command line `argv`, made
+  /// if new; "" when it cannot be made (the step's init then makes them in its root).
+  std::string tree(const std::vector<std::string>& argv) {
+    std::vector<std::string> entries;
+    for (std::size_t i = 1; i < argv.size() && argv[i] != "--"; ++i) {
+      const std::string& op = argv[i];
+      const std::size_t words = option_words(op);
+      if (i + words >= argv.size()) return "";
+      if (op == "--dir" || op == "--symlink")
+        for (std::size_t k = 0; k <= words; ++k) entries.push_back(argv[i + k]);
+      i += words;
+    }
+    std::string spec;
+    for (const auto& e : entries) spec.append(e).push_back('\0');
+    auto it = made_.find(spec);
+    if (it == made_.end()) {
+      std::string tree = scratch_ + "/tree-" + std::to_string(made_.size());
+      if (!make(tree, entries)) tree.clear();
+      it = made_.emplace(spec, tree).first;
+    }
+    return it->second;
+  }
+
+ private:
+  static bool make(const std::string& tree, const std::vector<std::string>& entries) {
+    if (mkdir(tree.c_str(), 0755) != 0) return false;
+    // The mount points every step's init uses, so that they are no inode of the step's.
+    for (const char* at : {kHostView, "/dev", "/proc"})
+      if (mkdir((tree + at).c_str(), 0755) != 0) return false;
+    for (std::size_t k = 0; k < entries.size();) {
+      const bool dir = entries[k] == "--dir";
+      const bool ok = dir ? mkdir((tree + entries[k + 1]).c_str(), 0755) == 0 || errno == EEXIST
+                          : symlink(entries[k + 1].c_str(), (tree + entries[k + 2]).c_str()) == 0;
+      if (!ok) return false;
+      k += dir ? 2 : 3;
+    }
+    return true;
+  }
+
+  std::string scratch_;
+  std::map<std::string, std::string> made_;  // the entries -> their tree ("" = cannot be made)
+};
+
+// The overlay work directory of the step whose root is `root`: beside it, on its file system.
+std::string overlay_work(const std::string& root) { return root + ".work"; }
+
+// An overlay for the step's root, detached: `lower` below, `root` (the step's own) above.
+// -1 where the kernel refuses one (the step's entries are then made in its root).
+int overlay_root(const std::string& lower, const std::string& root) {
+  const std::string work = overlay_work(root);
+  if (mkdir(work.c_str(), 0700) != 0 && errno != EEXIST) return -1;
+  int fs = fsopen("overlay", FSOPEN_CLOEXEC);
+  if (fs < 0) return -1;
+  int mnt = -1;
+  std::string layers;  // one layer: its ':' (the layers' separator) and '\\' escaped
+  for (char c : lower) layers += c == ':' || c == '\\' ? std::string{'\\', c} : std::string{c};
+  if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", layers.c_str(), 0) == 0 &&
+      fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", root.c_str(), 0) == 0 &&
+      fsconfig(fs, FSCONFIG_SET_STRING, "workdir", work.c_str(), 0) == 0 &&
+      fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", nullptr, 0) == 0 &&
+      fsconfig(fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) == 0)
+    mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0);
+  close(fs);
+  if (mnt < 0) rmdir(work.c_str());
+  return mnt;
+}
+
+// Removes the overlay work directory of an ended step (its `work` is mode 0 and may hold
+// the overlay's whiteout), so the run dir holds nothing but what the step made.
+void remove_overlay_work(const std::string& root) {
+  const std::string work = overlay_work(root), inner = work + "/work";
+  if (chmod(inner.c_str(), 0700) == 0)
+    if (DIR* d = opendir(inner.c_str())) {
+      while (dirent* e = readdir(d))
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+          unlinkat(dirfd(d), e->d_name, 0);
+      closedir(d);
+    }
+  rmdir(inner.c_str());
+  rmdir(work.c_str());
+}
+
 // The step's namespace from bwrap's command line `argv` (sandbox_argv's options, up to
 // "--"): returns the index of the command's first word, 0 on failure (`error` says why).
 // Every tree bound is copied first, before the step's root has mounts of its own and
 // without the run's scratch (a bind of a directory holding the run dir would hold them),
 // as bwrap binds from the host's tree; the binds that name paths in the step's root are
 // made after pivot_root, so their symlinks resolve there, as in bwrap's new root.
-std::size_t setup(const std::vector<std::string>& argv, const std::string& scratch, std::string& error) {
+std::size_t setup(const std::vector<std::string>& argv, const std::string& scratch, const std::string& lower,
+                  std::string& error) {
   auto fail = [&](const std::string& what) {
     error = what + ": " + std::strerror(errno);
     return std::size_t{0};
@@ -215,6 +317,9 @@ std::size_t setup(const std::vector<std::string>& argv, const std::string& scrat
   int view = view_at.empty() ? -1 : clone_tree(scratch + "/view", false);
   int dev = dev_at.empty() ? -1 : clone_tree(scratch + "/dev", false);
   if ((!view_at.empty() && view < 0) || (!dev_at.empty() && dev < 0)) return fail("copy the view");
+  // The root: an overlay of the run's tree of its entries and the step's own directory (made
+  // before the scratch, which holds the tree, goes), else the directory bound.
+  const int overlay = lower.empty() ? -1 : overlay_root(lower, root);
   if (umount2(scratch.c_str(), MNT_DETACH) != 0) return fail("unmount " + scratch);
   for (Later& l : later) {
     if (l.op != "--bind" && l.op != "--ro-bind" && l.op != "--ro-bind-try") continue;
@@ -227,7 +332,9 @@ std::size_t setup(const std::vector<std::string>& argv, const std::string& scrat
     l.tree = clone_tree(l.a, l.op != "--bind");
     if (l.tree < 0) return fail("bind " + l.a);
   }
-  if (mount(root.c_str(), root.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return fail("bind " + root);
+  if (overlay >= 0 ? move_mount(overlay, "", AT_FDCWD, root.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0
+                   : mount(root.c_str(), root.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+    return fail("bind " + root);
   auto attach = [&](int tree, const std::string& at) {
     mkdir(at.c_str(), 0755);
     return move_mount(tree, "", AT_FDCWD, at.c_str(), MOVE_MOUNT_F_EMPTY_PATH) == 0;
@@ -245,6 +352,7 @@ std::size_t setup(const std::vector<std::string>& argv, const std::string& scrat
     return fail("pivot_root");
   for (const Later& l : later) {
     bool ok = true;
+    if (overlay >= 0 && (l.op == "--dir" || l.op == "--symlink")) continue;  // the tree holds them
     if (l.op == "--dir") ok = make_dirs(l.a);
     else if (l.op == "--symlink") ok = symlink(l.a.c_str(), l.b.c_str()) == 0 || errno == EEXIST;
     else if (l.op == "--chdir") ok = chdir(l.a.c_str()) == 0;
@@ -288,10 +396,10 @@ std::size_t setup(const std::vector<std::string>& argv, const std::string& scrat
 // whatever ends in the namespace and exits as the command did (128 + N after signal N, as
 // bwrap): its end ends every process left in the namespace.
 [[noreturn]] void step_init(std::vector<std::string>& argv, std::vector<std::string>& env, int out_fd,
-                            const std::string& scratch) {
+                            const std::string& scratch, const std::string& lower) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   std::string error;
-  std::size_t first = setup(argv, scratch, error);
+  std::size_t first = setup(argv, scratch, lower, error);
   if (first == 0) {
     dprintf(out_fd, "pipec: the step's sandbox: %s\n", error.c_str());
     _exit(1);
@@ -315,6 +423,13 @@ std::size_t setup(const std::vector<std::string>& argv, const std::string& scrat
     if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
     _exit(128 + WTERMSIG(status));
   }
+}
+
+// The step's root on the host: the source of the command line's first `--bind X /`.
+std::string root_of(const std::vector<std::string>& argv) {
+  for (std::size_t i = 1; i + 2 < argv.size() && argv[i] != "--"; i += option_words(argv[i]) + 1)
+    if (argv[i] == "--bind" && argv[i + 2] == "/") return argv[i + 1];
+  return "";
 }
 
 // A request: u32 size, then u32 counts and (u32 size, bytes) strings: argv, env; the
@@ -377,7 +492,8 @@ int spawner_main(int sock, const char* scratch_dir) {
   sigaddset(&child, SIGCHLD);
   sigprocmask(SIG_BLOCK, &child, nullptr);
   int sigfd = signalfd(-1, &child, SFD_CLOEXEC | SFD_NONBLOCK);
-  std::vector<pid_t> inits;
+  std::map<pid_t, std::string> inits;  // each running step's init -> its root
+  Trees trees(scratch);
   bool open_socket = true;
   while (open_socket || !inits.empty()) {
     pollfd fds[2] = {{sigfd, POLLIN, 0}, {open_socket ? sock : -1, POLLIN, 0}};
@@ -388,7 +504,11 @@ int spawner_main(int sock, const char* scratch_dir) {
       }
       int status;
       for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) {
-        std::erase(inits, pid);
+        // Its namespace, and the overlay on its root, ended with it.
+        if (auto it = inits.find(pid); it != inits.end()) {
+          remove_overlay_work(it->second);
+          inits.erase(it);
+        }
         Reply ended{1, pid, status, 0};
         if (open_socket) write_all(sock, &ended, sizeof ended);
       }
@@ -399,20 +519,21 @@ int spawner_main(int sock, const char* scratch_dir) {
       if (!read_request(sock, argv, env, out_fd)) {
         // The run ended (or died): nothing of its steps may outlive it.
         open_socket = false;
-        for (pid_t pid : inits) kill(pid, SIGKILL);
+        for (const auto& [pid, root] : inits) kill(pid, SIGKILL);
         continue;
       }
+      const std::string lower = trees.tree(argv);
       const long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | SIGCHLD;
       pid_t pid = static_cast<pid_t>(syscall(SYS_clone, flags, 0, 0, 0, 0));
       if (pid == 0) {
         close(sock);
         close(sigfd);
-        step_init(argv, env, out_fd, scratch);
+        step_init(argv, env, out_fd, scratch, lower);
       }
       int err = pid < 0 ? errno : 0;
       if (pid > 0) {
         setpgid(pid, pid);  // before the run may signal the group
-        inits.push_back(pid);
+        inits[pid] = root_of(argv);
       }
       close(out_fd);
       Reply started{0, pid > 0 ? pid : 0, 0, err};

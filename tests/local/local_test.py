@@ -628,6 +628,17 @@ def spawner():
             pass
     if left:
         fail(f"the spawner is still running after the run: {left}")
+    # The step's root is an overlay over the run's tree of its entries: steps/STEP/fs holds
+    # what the step made (its /tmp/out), none of the host's entries, and no work directory.
+    for step in ("a", "b"):
+        links = [os.path.join(d, n) for d, dirs, files in os.walk(os.path.join(RUN, "steps", step, "fs"))
+                 for n in dirs + files if os.path.islink(os.path.join(d, n))]
+        if links:
+            fail(f"steps/{step}/fs holds {len(links)} entries of the host, e.g. {links[0]}")
+        if os.listdir(os.path.join(RUN, "steps", step)).count("fs.work"):
+            fail(f"steps/{step}/fs.work is left after the step")
+        if not os.path.isfile(os.path.join(RUN, "steps", step, "fs/tmp/out")):
+            fail(f"steps/{step}/fs/tmp/out is not kept")
     p = run(os.path.join(HERE, "pipeline.pipe"), expect=0, env={"PIPEC_LOCAL_SANDBOX": "bwrap"})
     if "note:" in p.stderr:
         fail("a note with PIPEC_LOCAL_SANDBOX=bwrap")
