@@ -395,9 +395,9 @@ bool Builder::run() {
   auto& a = call_.args;
   add_arg(a, Option::Manifest, json_without_argo_tags(job.dump()));
   for (const auto& b : binds_) add_arg(a, Option::Bind, b);
-  for (const auto& [input, value] : call_.inputs) add_arg(a, Option::Value, {LauncherWord::Kind::Binding, input});
+  for (const auto& [input, value] : call_.inputs) add_arg(a, Option::Value, {ir::LauncherWord::Kind::Binding, input});
   for (const auto& [name, text] : literal_values_) add_arg(a, Option::Value, rules::value_arg(name, text));
-  if (!workspace_path_.empty()) add_arg(a, Option::Value, {LauncherWord::Kind::Workspace, workspace_path_});
+  if (!workspace_path_.empty()) add_arg(a, Option::Value, {ir::LauncherWord::Kind::Workspace, workspace_path_});
   a.insert(a.end(), metric_args_.begin(), metric_args_.end());
   if (!tensorboard_.empty()) add_arg(a, Option::Tensorboard, tensorboard_);
   // Launcher options from run-time values: one whole argv word each, checked by the
@@ -411,7 +411,7 @@ bool Builder::run() {
                                   std::pair{"chief_role", Option::TfChiefRole}})
     if (auto it = scalars_.find(arg_name); it != scalars_.end()) {
       if (!it->second.input.empty()) {
-        add_arg(a, option, {LauncherWord::Kind::Input, it->second.input});
+        add_arg(a, option, {ir::LauncherWord::Kind::Input, it->second.input});
       } else if (std::string_view(arg_name) != "tensorboard" && !ir::literal_text(it->second.value).empty() &&
                  !(std::string_view(arg_name) == "chief_role" && ir::literal_text(it->second.value) == "chief")) {
         add_arg(a, option, ir::literal_text(it->second.value));
@@ -430,17 +430,17 @@ bool Builder::run() {
     }
   }
   add_retry_options();
-  add_arg(a, Option::WorkflowName, {LauncherWord::Kind::WorkflowName, ""});
-  add_arg(a, Option::StepName, {LauncherWord::Kind::PodName, ""});
+  add_arg(a, Option::WorkflowName, {ir::LauncherWord::Kind::WorkflowName, ""});
+  add_arg(a, Option::StepName, {ir::LauncherWord::Kind::PodName, ""});
   return true;
 }
 
 }  // namespace detail
 
-bool build_launcher_call(const ir::Step& step, const JobOptions& options, LauncherCall& call,
+bool build_launcher_call(const ir::Step& step, const JobOptions& options, ir::LauncherCall& call,
                          Diagnostics& diags) {
   assert(step.kind != ir::OpKind::Container);
-  call = LauncherCall{};
+  call = ir::LauncherCall{};
   detail::Builder builder(step, options, call, diags);
   return builder.run();
 }
