@@ -190,6 +190,7 @@ class Builder {
   bool read_env();
   bool read_metrics();
   void add_retry_options();
+  void add_call_args(const Json& job);
   bool read_command();
   bool read_sync();
   bool read_node_placement();
