@@ -30,8 +30,6 @@ bool write_target(const TargetOptions& options, const ir::Pipeline& pipeline, st
   if (options.target == "kfp-v2") {
     emit::kfpv2::WriteOptions v2;
     v2.launcher_image = options.launcher_image;
-    v2.mpi_v1 = options.mpi_v1;
-    v2.training_runtime = options.training_runtime;
     v2.sdk_version = std::string("pipec-") + PIPEC_VERSION;
     if (!emit::kfpv2::write_pipeline_spec(pipeline, v2, out, diags)) return false;
     if (sink) {  // a spec is small (one component per op): written whole, then handed on
@@ -43,8 +41,6 @@ bool write_target(const TargetOptions& options, const ir::Pipeline& pipeline, st
   emit::argo::WriteOptions argo;
   argo.service_account = options.service_account;
   argo.launcher_image = options.launcher_image;
-  argo.mpi_v1 = options.mpi_v1;
-  argo.training_runtime = options.training_runtime;
   argo.kind = options.kind;
   argo.cron = options.cron;
   return emit::argo::write_workflow(pipeline, argo, out, diags, sink);
@@ -69,7 +65,10 @@ Compiled compile_program(SourceManager& sources, FileId main, const TargetOption
   Compiled out;
   auto program = sema::check_program(sources, main, diags, machine_host(), options.pipeline);
   if (!program || diags.has_errors()) return out;
-  auto pipeline = lower::lower(std::move(*program), diags);
+  lower::Options lowering;  // the launcher calls of training steps (ir::Plan::launchers)
+  lowering.mpi_v1 = options.mpi_v1;
+  lowering.training_runtime = options.training_runtime;
+  auto pipeline = lower::lower(std::move(*program), diags, lowering);
   program.reset();  // what the IR did not take: the writer reuses this memory
   if (!pipeline || diags.has_errors()) return out;
   // A sink takes the text only where it is the output itself (a .yaml): a package, or the

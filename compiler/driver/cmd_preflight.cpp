@@ -321,8 +321,6 @@ int run_preflight(const PreflightOptions& options) {
   auto found = ask(needs, client, ns, options.registry);
   RenderOptions render_options;
   render_options.params = needs_options.params;
-  render_options.mpi_v1 = options.mpi_v1;
-  render_options.training_runtime = options.training_runtime;
   std::deque<Need> job_needs;
   ask_jobs(render_training_jobs(*compiled.pipeline, render_options), job_needs, found, client, ns);
 

@@ -9,7 +9,6 @@
 
 #include "compiler/base/diagnostics.hpp"
 #include "compiler/local/values.hpp"
-#include "compiler/training/launcher_call.hpp"
 #include "rules/launcher_cli.hpp"
 #include "runtime/job_render.hpp"
 #include "runtime/launcher.hpp"
@@ -41,30 +40,32 @@ std::string ref_text(const ir::Ref& ref, const std::map<std::string, std::string
 RenderedJob render(const ir::Step& step, const ir::Pipeline& pipeline, const RenderOptions& options) {
   RenderedJob out;
   out.step = &step;
-  training::LauncherCall call;
-  Diagnostics diags;
-  if (!training::build_launcher_call(step, pipeline.params, options.mpi_v1, options.training_runtime, call, diags)) {
+  const ir::LauncherCall* call = pipeline.plan.launcher(step.name);
+  if (!call) {
     out.skipped = "its launcher call cannot be built";
     return out;
   }
   std::map<std::string, std::string> inputs;
   try {
-    for (const auto& [name, value] : call.inputs)
+    for (const auto& [name, value] : call->inputs)
       inputs[name] = local::value_text(value, [&](const ir::Ref& r) { return ref_text(r, options.params); });
   } catch (const local::EvalError& e) {
     out.skipped = "its job needs a value known only at run time: " + e.message;
     return out;
   }
+  // The words the pod would run, read by the launcher's own parser (the dry run is the
+  // launcher's, as in the pod).
   std::vector<std::string> words;
-  for (const auto& w : call.args) {
+  for (const auto& [option, w] : call->args) {
+    words.push_back(rules::launcher_flag(option));
     switch (w.kind) {
-      case training::LauncherWord::Kind::Input: words.push_back(inputs[w.text]); break;
-      case training::LauncherWord::Kind::Binding: words.push_back(rules::value_arg(w.text, inputs[w.text])); break;
-      case training::LauncherWord::Kind::Workspace:
-        words.push_back(rules::value_arg(training::kWorkspaceValue, training::workspace_entry(kRunName, w.text)));
+      case ir::LauncherWord::Kind::Input: words.push_back(inputs[w.text]); break;
+      case ir::LauncherWord::Kind::Binding: words.push_back(rules::value_arg(w.text, inputs[w.text])); break;
+      case ir::LauncherWord::Kind::Workspace:
+        words.push_back(rules::value_arg(ir::kWorkspaceValue, ir::workspace_entry(kRunName, w.text)));
         break;
-      case training::LauncherWord::Kind::WorkflowName: words.push_back(kRunName); break;
-      case training::LauncherWord::Kind::PodName: words.push_back(kRunName + std::string("-") + step.name); break;
+      case ir::LauncherWord::Kind::WorkflowName: words.push_back(kRunName); break;
+      case ir::LauncherWord::Kind::PodName: words.push_back(kRunName + std::string("-") + step.name); break;
       default: words.push_back(w.text); break;
     }
   }

@@ -22,12 +22,11 @@ struct RenderedJob {
 
 struct RenderOptions {
   std::map<std::string, std::string> params;  ///< the parameters' values at submission
-  bool mpi_v1 = false;
-  std::string training_runtime;
 };
 
 /// One entry per training step of `pipeline` (its DAG, loops and exit handler; the
-/// training steps of a pipeline called as a step are listed skipped), in source order.
+/// training steps of a pipeline called as a step are listed skipped), in source order:
+/// the launcher call of its plan (built by the lowering with the build's options).
 [[nodiscard]] std::vector<RenderedJob> render_training_jobs(const ir::Pipeline& pipeline,
                                                             const RenderOptions& options);
 

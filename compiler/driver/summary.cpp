@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "compiler/training/launcher_call.hpp"
 #include "rules/metrics.hpp"
 
 namespace pipec::driver {

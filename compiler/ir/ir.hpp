@@ -373,9 +373,7 @@ struct Loop {
 };
 
 /// The run's workspace (`settings { workspace ... }`): a claim made for the run, named
-/// kWorkspaceVolume in the workflow (Argo names the claim `{{workflow.name}}-kfp-workspace`,
-/// as KFP v2's backend does), mounted by the steps that ask for it, deleted after the run.
-inline constexpr const char* kWorkspaceVolume = "kfp-workspace";
+/// kWorkspaceVolume (ir/launcher_call.hpp) in the workflow.
 /// Where KFP v2 mounts the workspace in a container step's pod (its only place there).
 inline constexpr const char* kWorkspaceMountPath = "/kfp-workspace";
 struct Workspace {

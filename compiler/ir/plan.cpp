@@ -1,4 +1,5 @@
 #include "compiler/ir/plan.hpp"
+#include "compiler/ir/ir.hpp"  // Value, complete for LauncherCall::inputs
 
 namespace pipec::ir {
 
@@ -17,6 +18,11 @@ Plan::Route Plan::route(DagId dag, std::string_view step) const {
     path.push_back(dags[cur].owner);
   }
   return r;
+}
+
+const LauncherCall* Plan::launcher(std::string_view step) const {
+  auto it = launchers.find(step);
+  return it == launchers.end() ? nullptr : &it->second;
 }
 
 const Invocation& Plan::container(std::string_view op) const {

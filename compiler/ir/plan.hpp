@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "compiler/ir/invocation.hpp"
+#include "compiler/ir/launcher_call.hpp"
 #include "compiler/ir/type.hpp"
 
 namespace pipec::ir {
@@ -95,6 +96,12 @@ struct Plan {
   /// What each container op's container receives, by op name.
   std::map<std::string, Invocation, std::less<>> containers;
   [[nodiscard]] const Invocation& container(std::string_view op) const;
+
+  /// The `pipec-launcher` call of each training step (mpi_job, tf_job, pytorch_job,
+  /// train_job), by step name: built once by the lowering with the build's options
+  /// (lower::Options). A step whose call could not be built has none.
+  std::map<std::string, LauncherCall, std::less<>> launchers;
+  [[nodiscard]] const LauncherCall* launcher(std::string_view step) const;
 
   /// The loop whose variable `var` is, seen from a node of `dag`: the innermost loop
   /// around the DAG that binds it. "" when none.

@@ -44,7 +44,6 @@
 #include <nlohmann/json.hpp>
 
 #include "rules/names.hpp"
-#include "compiler/training/launcher_call.hpp"
 #include "rules/retry.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
@@ -55,6 +54,11 @@
 #include "compiler/local/sandbox.hpp"
 #include "compiler/local/spawner.hpp"
 #include "compiler/local/values.hpp"
+
+namespace pipec::local {
+struct Replica;
+struct ReplicaPlan;
+}  // namespace pipec::local
 
 namespace pipec::local::detail {
 
@@ -221,6 +225,8 @@ class Runner {
   void write_ui_metadata(const ir::ContainerOp& op, const std::string& label, const std::string& dir);
   std::string workspace_dir();
   Outcome run_training(const ir::Step& step, Scope& scope, int phase, Record& rec);
+  std::unique_ptr<Proc> replica_proc(const Json& job, const Replica& r, const ReplicaPlan& plan,
+                                     const std::string& name, const std::string& dir);
 
   // Resume and the cache (resume.cpp).
   /// Whether --from makes this step run again: it is the step named, or depends on one that

@@ -298,7 +298,7 @@ class Lowerer {
 
 }  // namespace
 
-std::optional<Pipeline> lower(sema::Program&& program, Diagnostics& diags) {
+std::optional<Pipeline> lower(sema::Program&& program, Diagnostics& diags, const Options& options) {
   // Every error of names and graph (name collisions after sanitising, unknown ops) is
   // already reported by check_program(). What lowering itself finds is where a value
   // stands in a shell-form script (compiler/shell: inside backticks, `$((...))`, a quoted
@@ -309,7 +309,7 @@ std::optional<Pipeline> lower(sema::Program&& program, Diagnostics& diags) {
   callees.reserve(program.callees.size());
   for (auto& def : program.callees) {
     Pipeline callee = Lowerer(program, def, shared).run();
-    callee.plan = plan_of(callee, callees, diags);
+    callee.plan = plan_of(callee, callees, diags, options);
     callees.push_back(std::move(callee));
   }
   Pipeline p = Lowerer(program, program, shared).run();
@@ -318,7 +318,7 @@ std::optional<Pipeline> lower(sema::Program&& program, Diagnostics& diags) {
     const auto& op = program.ops.find(name)->second;
     if (op.container) p.ops.push_back(*op.container);
   }
-  p.plan = plan_of(p, diags);
+  p.plan = plan_of(p, diags, options);
   if (diags.error_count() > errors) return std::nullopt;
   return p;
 }

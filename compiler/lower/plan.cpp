@@ -1,5 +1,6 @@
 // plan_of(): the graph decisions of ir/plan.hpp, made once for every back end.
 #include "compiler/lower/plan.hpp"
+#include "compiler/training/launcher_call.hpp"
 
 #include <algorithm>
 #include <map>
@@ -148,13 +149,39 @@ class Planner {
 
 }  // namespace
 
-Plan plan_of(const Pipeline& pipeline, Diagnostics& diags) {
-  return plan_of(pipeline, pipeline.callees, diags);
+namespace {
+
+// The launcher call of each training step of `nodes` (loop bodies too), its manifest's
+// defaults from the pipeline's parameters.
+void launchers_of(const std::vector<Node>& nodes, const training::JobOptions& job, Plan& plan, Diagnostics& diags) {
+  for (const auto& node : nodes) {
+    if (const auto* l = std::get_if<Loop>(&node)) {
+      launchers_of(l->body, job, plan, diags);
+      continue;
+    }
+    const auto& step = std::get<Step>(node);
+    if (step.kind == OpKind::Container || step.kind == OpKind::Pipeline) continue;
+    LauncherCall call;
+    if (training::build_launcher_call(step, job, call, diags)) plan.launchers.emplace(step.name, std::move(call));
+  }
 }
 
-Plan plan_of(const Pipeline& pipeline, const std::vector<Pipeline>& callees, Diagnostics& diags) {
+}  // namespace
+
+Plan plan_of(const Pipeline& pipeline, Diagnostics& diags, const Options& options) {
+  return plan_of(pipeline, pipeline.callees, diags, options);
+}
+
+Plan plan_of(const Pipeline& pipeline, const std::vector<Pipeline>& callees, Diagnostics& diags,
+             const Options& options) {
   Plan plan = Planner(pipeline, callees).run();
   for (const auto& op : pipeline.ops) plan.containers.emplace(op.name, invocation_of(op, diags));
+  training::JobOptions job;
+  job.mpi_v1 = options.mpi_v1;
+  job.default_runtime = options.training_runtime;
+  job.params = &pipeline.params;
+  launchers_of(pipeline.dag, job, plan, diags);
+  launchers_of(pipeline.exit_handler, job, plan, diags);
   return plan;
 }
 

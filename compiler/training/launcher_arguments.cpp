@@ -156,7 +156,7 @@ bool Builder::read_workspace() {
       data_input += (data_input.empty() ? "" : ",") + name;
     }
   }
-  data_input += (data_input.empty() ? "" : ",") + std::string(kWorkspaceValue);
+  data_input += (data_input.empty() ? "" : ",") + std::string(ir::kWorkspaceValue);
   data_.push_back({ir::kWorkspaceVolume, parsed->path});
   workspace_path_ = parsed->path;
   return ok_;
@@ -296,12 +296,12 @@ bool Builder::read_metrics() {
     auto parsed = rules::parse_metric_spec(spec, problem);
     if (parsed) problem = set.add(*parsed);
     if (!problem.empty()) return;  // sema refused it
-    rules::add_launcher_arg(metric_args_, Option::Metric, spec);
+    add_arg(metric_args_, Option::Metric, spec);
   };
   auto runtime_spec = [&](const ir::Value& item) {
     ++count;
     std::string input = input_for("metric_" + std::to_string(count - 1), item);
-    rules::add_launcher_arg(metric_args_, Option::MetricValue, input);
+    add_arg(metric_args_, Option::MetricValue, input);
   };
   if (v->kind == ir::Value::Kind::Literal) {
     for (const auto& item : v->literal)
@@ -318,7 +318,7 @@ bool Builder::read_metrics() {
     // about a default it would refuse).
     if (auto def = ref_default(*ir::whole_ref(*v)); def && def->is_array()) count += def->size();
     metric_list_input_ = input_for("metrics", *v);
-    rules::add_launcher_arg(metric_args_, Option::MetricListValue, metric_list_input_);
+    add_arg(metric_args_, Option::MetricListValue, metric_list_input_);
     call_.writes_metrics = true;
   }
   if (count > 0) call_.writes_metrics = true;

@@ -26,13 +26,9 @@ inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 inline bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
 
-/// One option's words as the table gives them (rules::add_launcher_arg), its value a word
-/// each target spells its own way.
-inline void add_arg(std::vector<LauncherWord>& argv, Option id, LauncherWord value) {
-  std::vector<std::string> words;
-  rules::add_launcher_arg(words, id, value.text);
-  argv.emplace_back(std::move(words.front()));
-  if (words.size() > 1) argv.push_back(std::move(value));
+/// One option of the call and its value, a word each target spells its own way.
+inline void add_arg(std::vector<ir::LauncherArg>& args, Option id, ir::LauncherWord value) {
+  args.push_back({id, std::move(value)});
 }
 
 /// The role of one replica type in the job.
@@ -48,7 +44,7 @@ struct Role {
 
 class Builder {
  public:
-  Builder(const ir::Step& step, const JobOptions& options, LauncherCall& call,
+  Builder(const ir::Step& step, const JobOptions& options, ir::LauncherCall& call,
           Diagnostics& diags)
       : step_(step), options_(options), call_(call), diags_(diags) {}
 
@@ -194,6 +190,7 @@ class Builder {
   bool read_env();
   bool read_metrics();
   void add_retry_options();
+  void add_call_args(const Json& job);
   bool read_command();
   bool read_sync();
   bool read_node_placement();
@@ -220,7 +217,7 @@ class Builder {
 
   const ir::Step& step_;
   const JobOptions& options_;
-  LauncherCall& call_;
+  ir::LauncherCall& call_;
   Diagnostics& diags_;
   bool ok_ = true;
 
@@ -252,7 +249,7 @@ class Builder {
   Json tolerations_ = Json::array();
   Json labels_ = Json::object(), annotations_ = Json::object();
   std::vector<std::pair<std::string, std::string>> label_inputs_, annotation_inputs_;  // key, input
-  std::vector<std::string> metric_args_;
+  std::vector<ir::LauncherArg> metric_args_;
   std::string tensorboard_;
 };
 

@@ -261,6 +261,50 @@ Json Builder::replica(const Role& role, const std::string& base) {
   return r;
 }
 
+// The launcher's arguments (docs/runtime.md) for the operator's job `job`.
+void Builder::add_call_args(const Json& job) {
+  auto& a = call_.args;
+  add_arg(a, Option::Manifest, json_without_argo_tags(job.dump()));
+  for (const auto& b : binds_) add_arg(a, Option::Bind, b);
+  for (const auto& [input, value] : call_.inputs) add_arg(a, Option::Value, {ir::LauncherWord::Kind::Binding, input});
+  for (const auto& [name, text] : literal_values_) add_arg(a, Option::Value, rules::value_arg(name, text));
+  if (!workspace_path_.empty()) add_arg(a, Option::Value, {ir::LauncherWord::Kind::Workspace, workspace_path_});
+  a.insert(a.end(), metric_args_.begin(), metric_args_.end());
+  if (!tensorboard_.empty()) add_arg(a, Option::Tensorboard, tensorboard_);
+  // Launcher options from run-time values: one whole argv word each, checked by the
+  // launcher ("" means none).
+  for (auto [arg_name, option] : {std::pair{"tensorboard", Option::Tensorboard},
+                                  std::pair{"pending_timeout", Option::PendingTimeout},
+                                  std::pair{"timeout", Option::RunningTimeout},
+                                  std::pair{"runtime", Option::Runtime},
+                                  std::pair{"trainer_runtime", Option::TrainerRuntime},
+                                  std::pair{"trainer_runtime_kind", Option::TrainerRuntimeKind},
+                                  std::pair{"chief_role", Option::TfChiefRole}})
+    if (auto it = scalars_.find(arg_name); it != scalars_.end()) {
+      if (!it->second.input.empty()) {
+        add_arg(a, option, {ir::LauncherWord::Kind::Input, it->second.input});
+      } else if (std::string_view(arg_name) != "tensorboard" && !ir::literal_text(it->second.value).empty() &&
+                 !(std::string_view(arg_name) == "chief_role" && ir::literal_text(it->second.value) == "chief")) {
+        add_arg(a, option, ir::literal_text(it->second.value));
+      }
+    }
+  // The build's runtime for a step that names none: the first of the list that fits.
+  if (auto it = scalars_.find("runtime");
+      it == scalars_.end() || (it->second.input.empty() && ir::literal_text(it->second.value).empty())) {
+    std::string_view list = options_.default_runtime;
+    while (!list.empty()) {
+      std::string_view one = list.substr(0, list.find(','));
+      list.remove_prefix(std::min(list.size(), one.size() + 1));
+      if (one.empty() || one == "operator" || !runtime::is_training_runtime(job_kind(), one)) continue;
+      add_arg(a, Option::Runtime, std::string(one));
+      break;
+    }
+  }
+  add_retry_options();
+  add_arg(a, Option::WorkflowName, {ir::LauncherWord::Kind::WorkflowName, ""});
+  add_arg(a, Option::StepName, {ir::LauncherWord::Kind::PodName, ""});
+}
+
 bool Builder::run() {
   if (step_.kind == ir::OpKind::TrainJob) return run_trainjob();
   if (!read_arguments()) return false;
@@ -391,56 +435,16 @@ bool Builder::run() {
   spec["runPolicy"] = run_policy;
   job["spec"] = spec;
 
-  // The launcher's arguments (docs/runtime.md).
-  auto& a = call_.args;
-  add_arg(a, Option::Manifest, json_without_argo_tags(job.dump()));
-  for (const auto& b : binds_) add_arg(a, Option::Bind, b);
-  for (const auto& [input, value] : call_.inputs) add_arg(a, Option::Value, {LauncherWord::Kind::Binding, input});
-  for (const auto& [name, text] : literal_values_) add_arg(a, Option::Value, rules::value_arg(name, text));
-  if (!workspace_path_.empty()) add_arg(a, Option::Value, {LauncherWord::Kind::Workspace, workspace_path_});
-  a.insert(a.end(), metric_args_.begin(), metric_args_.end());
-  if (!tensorboard_.empty()) add_arg(a, Option::Tensorboard, tensorboard_);
-  // Launcher options from run-time values: one whole argv word each, checked by the
-  // launcher ("" means none).
-  for (auto [arg_name, option] : {std::pair{"tensorboard", Option::Tensorboard},
-                                  std::pair{"pending_timeout", Option::PendingTimeout},
-                                  std::pair{"timeout", Option::RunningTimeout},
-                                  std::pair{"runtime", Option::Runtime},
-                                  std::pair{"trainer_runtime", Option::TrainerRuntime},
-                                  std::pair{"trainer_runtime_kind", Option::TrainerRuntimeKind},
-                                  std::pair{"chief_role", Option::TfChiefRole}})
-    if (auto it = scalars_.find(arg_name); it != scalars_.end()) {
-      if (!it->second.input.empty()) {
-        add_arg(a, option, {LauncherWord::Kind::Input, it->second.input});
-      } else if (std::string_view(arg_name) != "tensorboard" && !ir::literal_text(it->second.value).empty() &&
-                 !(std::string_view(arg_name) == "chief_role" && ir::literal_text(it->second.value) == "chief")) {
-        add_arg(a, option, ir::literal_text(it->second.value));
-      }
-    }
-  // The build's runtime for a step that names none: the first of the list that fits.
-  if (auto it = scalars_.find("runtime");
-      it == scalars_.end() || (it->second.input.empty() && ir::literal_text(it->second.value).empty())) {
-    std::string_view list = options_.default_runtime;
-    while (!list.empty()) {
-      std::string_view one = list.substr(0, list.find(','));
-      list.remove_prefix(std::min(list.size(), one.size() + 1));
-      if (one.empty() || one == "operator" || !runtime::is_training_runtime(job_kind(), one)) continue;
-      add_arg(a, Option::Runtime, std::string(one));
-      break;
-    }
-  }
-  add_retry_options();
-  add_arg(a, Option::WorkflowName, {LauncherWord::Kind::WorkflowName, ""});
-  add_arg(a, Option::StepName, {LauncherWord::Kind::PodName, ""});
+  add_call_args(job);
   return true;
 }
 
 }  // namespace detail
 
-bool build_launcher_call(const ir::Step& step, const JobOptions& options, LauncherCall& call,
+bool build_launcher_call(const ir::Step& step, const JobOptions& options, ir::LauncherCall& call,
                          Diagnostics& diags) {
   assert(step.kind != ir::OpKind::Container);
-  call = LauncherCall{};
+  call = ir::LauncherCall{};
   detail::Builder builder(step, options, call, diags);
   return builder.run();
 }

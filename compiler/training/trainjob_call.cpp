@@ -179,12 +179,12 @@ void Builder::add_launcher_options() {
       // is an option the launcher checks and puts in.
       bool runtime_ref = std::string_view(arg_name).substr(0, 7) == "trainer";
       if (!it->second.input.empty())
-        add_arg(a, option, {LauncherWord::Kind::Input, it->second.input});
+        add_arg(a, option, {ir::LauncherWord::Kind::Input, it->second.input});
       else if (!runtime_ref && !ir::literal_text(it->second.value).empty())
         add_arg(a, option, ir::literal_text(it->second.value));
     }
-  add_arg(a, Option::WorkflowName, {LauncherWord::Kind::WorkflowName, ""});
-  add_arg(a, Option::StepName, {LauncherWord::Kind::PodName, ""});
+  add_arg(a, Option::WorkflowName, {ir::LauncherWord::Kind::WorkflowName, ""});
+  add_arg(a, Option::StepName, {ir::LauncherWord::Kind::PodName, ""});
 }
 
 bool Builder::run_trainjob() {
@@ -232,7 +232,7 @@ bool Builder::run_trainjob() {
   auto& a = call_.args;
   add_arg(a, Option::Manifest, json_without_argo_tags(job.dump()));
   for (const auto& b : binds_) add_arg(a, Option::Bind, b);
-  for (const auto& [input, value] : call_.inputs) add_arg(a, Option::Value, {LauncherWord::Kind::Binding, input});
+  for (const auto& [input, value] : call_.inputs) add_arg(a, Option::Value, {ir::LauncherWord::Kind::Binding, input});
   for (const auto& [name, text] : literal_values_) add_arg(a, Option::Value, rules::value_arg(name, text));
   add_launcher_options();
   return true;

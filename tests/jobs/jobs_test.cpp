@@ -593,7 +593,7 @@ TEST(Jobs, StepOutputsAndLoopItemsGetValidPlaceholders) {
   step.args.emplace_back("gpus", ref(ir::Ref::Kind::LoopItem, "cfg", "gpus", ir::TypeKind::Int));
   step.args.emplace_back("metrics", lit(nlohmann::ordered_json::array({"loss:min"})));
 
-  training::LauncherCall call;
+  ir::LauncherCall call;
   Diagnostics diags;
   ASSERT_TRUE(training::build_launcher_call(step, {}, call, diags));
   auto p = testing::parts_of(call);

@@ -144,7 +144,8 @@ pipeline p {
                                     {}, "bound.pipe");
   ASSERT_TRUE(bound.built) << bound.diagnostics;
   std::string words;
-  for (const auto& w : bound.call.args) words += (w.kind == training::LauncherWord::Kind::Input ? "<" + w.text + ">" : w.text) + " ";
+  for (const auto& [option, w] : bound.call.args)
+    words += rules::launcher_flag(option) + " " + (w.kind == ir::LauncherWord::Kind::Input ? "<" + w.text + ">" : w.text) + " ";
   EXPECT_NE(words.find("--trainer-runtime <trainer_runtime>"), std::string::npos) << words;
   EXPECT_NE(words.find("--trainer-runtime-kind <trainer_runtime_kind>"), std::string::npos) << words;
 }
@@ -216,7 +217,7 @@ TEST(TrainJob, TheExampleRendersTrainJobsTheCrdAccepts) {
     ASSERT_TRUE(step && step->kind == ir::OpKind::TrainJob);
     training::JobOptions options;
     options.params = &pipeline->params;
-    training::LauncherCall call;
+    ir::LauncherCall call;
     ASSERT_TRUE(training::build_launcher_call(*step, options, call, diags));
     std::map<std::string, std::string> values;
     for (const auto& [input, value] : call.inputs)

@@ -136,10 +136,11 @@ void WorkflowWriter::task_for(const ir::Step& step, Scope& scope, std::string& o
       const ir::Ref* r = ir::whole_ref(value);
       (r && is_file(*r) ? artifacts : params).emplace_back(name, argo_value(value, scope));
     }
+  } else if (const ir::LauncherCall* call = cur_->plan.launcher(step.name)) {
+    tmpl = launcher_template(step, *call);
+    for (const auto& [name, value] : call->inputs) params.emplace_back(name, argo_value(value, scope));
   } else {
-    training::LauncherCall call;
-    tmpl = launcher_template(step, call);
-    for (const auto& [name, value] : call.inputs) params.emplace_back(name, argo_value(value, scope));
+    ok_ = false;  // a training step whose call the lowering could not build
   }
   begin_task(out, to_dns1123(step.name), tmpl);
   task_dependencies(out, step.depends, outcomes(scope), step.upon);

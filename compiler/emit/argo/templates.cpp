@@ -402,11 +402,7 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
   return t;
 }
 
-std::string WorkflowWriter::launcher_template(const ir::Step& step, training::LauncherCall& call) {
-  if (!training::build_launcher_call(step, cur_->params, options_.mpi_v1, options_.training_runtime, call, diags_)) {
-    ok_ = false;
-    return "";
-  }
+std::string WorkflowWriter::launcher_template(const ir::Step& step, const ir::LauncherCall& call) {
   std::string name = k8s_name(step.name, step.range, "step");
   claim_template(name, step.range, "training step '" + step.name + "'");
   Json t = Json::object();
@@ -428,19 +424,21 @@ std::string WorkflowWriter::launcher_template(const ir::Step& step, training::La
                          {"path", "/tmp/outputs/mlpipeline-ui-metadata.json"},
                          {"optional", true}});
   if (!artifacts.empty()) t["outputs"] = {{"artifacts", std::move(artifacts)}};
-  // The launcher's words, its values as the template's inputs.
+  // The launcher's words (the lowering's call, ir::Plan::launchers), its values as the
+  // template's inputs.
   Json args = Json::array();
-  for (const auto& w : call.args) {
+  for (const auto& [option, w] : call.args) {
+    args.push_back(rules::launcher_flag(option));
     switch (w.kind) {
-      case training::LauncherWord::Kind::Text: args.push_back(w.text); break;
-      case training::LauncherWord::Kind::Input: args.push_back("{{inputs.parameters." + w.text + "}}"); break;
-      case training::LauncherWord::Kind::Binding:
+      case ir::LauncherWord::Kind::Text: args.push_back(w.text); break;
+      case ir::LauncherWord::Kind::Input: args.push_back("{{inputs.parameters." + w.text + "}}"); break;
+      case ir::LauncherWord::Kind::Binding:
         args.push_back(rules::value_arg(w.text, "{{inputs.parameters." + w.text + "}}"));
         break;
-      case training::LauncherWord::Kind::WorkflowName: args.push_back("{{workflow.name}}"); break;
-      case training::LauncherWord::Kind::PodName: args.push_back("{{pod.name}}"); break;
-      case training::LauncherWord::Kind::Workspace:
-        args.push_back(rules::value_arg(training::kWorkspaceValue, training::workspace_entry("{{workflow.name}}", w.text)));
+      case ir::LauncherWord::Kind::WorkflowName: args.push_back("{{workflow.name}}"); break;
+      case ir::LauncherWord::Kind::PodName: args.push_back("{{pod.name}}"); break;
+      case ir::LauncherWord::Kind::Workspace:
+        args.push_back(rules::value_arg(ir::kWorkspaceValue, ir::workspace_entry("{{workflow.name}}", w.text)));
         break;
     }
   }

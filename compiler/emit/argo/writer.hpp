@@ -20,7 +20,7 @@
 
 #include "compiler/base/box.hpp"
 #include "compiler/emit/argo/workflow_writer.hpp"
-#include "compiler/training/launcher_call.hpp"
+#include "compiler/ir/launcher_call.hpp"
 #include "compiler/ir/ir.hpp"
 #include "compiler/ir/plan.hpp"
 
@@ -122,7 +122,7 @@ class WorkflowWriter {
   Json container_template_json(const ir::ContainerOp* op, const std::string& name, const std::string& display,
                                bool with_doc);
   void reserve_names(const std::vector<ir::Node>& nodes);
-  std::string launcher_template(const ir::Step& step, training::LauncherCall& call);
+  std::string launcher_template(const ir::Step& step, const ir::LauncherCall& call);
   Json container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch);
 
   // Annotations and arguments.

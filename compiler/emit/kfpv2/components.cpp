@@ -427,28 +427,22 @@ void SpecWriter::pod_platform(const ir::ContainerOp& op, const std::string& exec
   }
 }
 
-std::string SpecWriter::training_component(const ir::Step& step, training::LauncherCall& call) {
-  if (!training::build_launcher_call(step, cur_->params, options_.mpi_v1, options_.training_runtime, call, diags_)) {
-    ok_ = false;
-    return "";
-  }
+std::string SpecWriter::training_component(const ir::Step& step, const ir::LauncherCall& call) {
   std::string base = name_of(step.name, step.range, "step");
   std::string component = "comp-" + prefix_ + base, executor = "exec-" + prefix_ + base;
   claim_component(component, step.range, "training step '" + step.name + "'");
   J inputs = J::object();
   for (const auto& [input, value] : call.inputs) inputs[input] = {{"parameterType", parameter_type(value.type)}};
-  // The launcher's words with KFP v2's placeholders: each value a whole word (or the text
-  // after `NAME=` of a --value word), the job's name from the pod (POD_NAME).
-  using Word = training::LauncherWord;
+  // The launcher's words (the lowering's call, ir::Plan::launchers) with KFP v2's
+  // placeholders: each value a whole word (or the text after `NAME=` of a --value word),
+  // the job's name from the pod (POD_NAME, so no --step-name).
+  using Word = ir::LauncherWord;
   J args = J::array();
-  for (std::size_t i = 0; i < call.args.size(); ++i) {
-    const Word& w = call.args[i];
+  for (const auto& [option, w] : call.args) {
+    if (option == Option::StepName) continue;
+    args.push_back(rules::launcher_flag(option));
     switch (w.kind) {
       case Word::Kind::Text:
-        if (w.text == rules::launcher_flag(Option::StepName) && i + 1 < call.args.size() && call.args[i + 1].kind == Word::Kind::PodName) {
-          ++i;
-          continue;
-        }
         literal_ok(w.text, step.range);
         args.push_back(w.text);
         break;
@@ -458,8 +452,8 @@ std::string SpecWriter::training_component(const ir::Step& step, training::Launc
       case Word::Kind::PodName: args.push_back("{{pod.name}}"); break;
       case Word::Kind::Workspace:
         inputs[kRunNameInput] = {{"parameterType", "STRING"}};
-        args.push_back(rules::value_arg(training::kWorkspaceValue,
-                                        training::workspace_entry(input_placeholder(kRunNameInput), w.text)));
+        args.push_back(rules::value_arg(ir::kWorkspaceValue,
+                                        ir::workspace_entry(input_placeholder(kRunNameInput), w.text)));
         break;
     }
   }
@@ -468,10 +462,8 @@ std::string SpecWriter::training_component(const ir::Step& step, training::Launc
   // Metrics the KFP v2 way: an output artifact `metrics` (system.Metrics) whose metadata
   // the launcher writes into the ExecutorOutput named in the executor input ({{$}}), as
   // kfp's Metrics.log_metric does; the artifact's file gets the metrics document.
-  bool has_metrics = std::any_of(call.args.begin(), call.args.end(), [](const training::LauncherWord& w) {
-    return w.kind == training::LauncherWord::Kind::Text &&
-           (w.text == rules::launcher_flag(Option::Metric) || w.text == rules::launcher_flag(Option::MetricValue) ||
-            w.text == rules::launcher_flag(Option::MetricListValue));
+  bool has_metrics = std::any_of(call.args.begin(), call.args.end(), [](const ir::LauncherArg& a) {
+    return a.option == Option::Metric || a.option == Option::MetricValue || a.option == Option::MetricListValue;
   });
   if (has_metrics) {
     comp["outputDefinitions"] = {

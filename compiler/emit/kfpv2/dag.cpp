@@ -140,12 +140,15 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
           inputs[kWorkspaceInput] = {{"runtimeValue", {{"constant", "{{$.workspace_path}}"}}}};
     }
   } else if (step.kind != ir::OpKind::Pipeline) {  // a training step
-    training::LauncherCall call;
-    component = training_component(step, call);
-    for (const auto& [name, value] : call.inputs) task_input(inputs, name, value, s, deps);
-    for (const auto& w : call.args)
-      if (w.kind == training::LauncherWord::Kind::Workspace)
-        inputs[kRunNameInput] = {{"runtimeValue", {{"constant", "{{$.pipeline_job_resource_name}}"}}}};
+    if (const ir::LauncherCall* call = cur_->plan.launcher(step.name)) {
+      component = training_component(step, *call);
+      for (const auto& [name, value] : call->inputs) task_input(inputs, name, value, s, deps);
+      for (const auto& a : call->args)
+        if (a.value.kind == ir::LauncherWord::Kind::Workspace)
+          inputs[kRunNameInput] = {{"runtimeValue", {{"constant", "{{$.pipeline_job_resource_name}}"}}}};
+    } else {
+      ok_ = false;  // a training step whose call the lowering could not build
+    }
   }
   task["componentRef"] = {{"name", component}};
   // `cache false` turns KFP v2's caching off; v2 has no staleness bound (kfp's

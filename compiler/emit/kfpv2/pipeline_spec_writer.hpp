@@ -10,11 +10,6 @@ namespace pipec::emit::kfpv2 {
 struct WriteOptions {
   /// Image of runtime/'s pipec-launcher, which training steps run.
   std::string launcher_image = "ghcr.io/pipec/pipec-launcher:0.1.0";
-  /// Target the training-operator's kubeflow.org/v1 MPIJob instead of mpi-operator v2beta1.
-  bool mpi_v1 = false;
-  /// Runtimes of training steps whose `runtime` is "" (comma-separated: operator,
-  /// trainer-v2, pods; each step takes the first that fits its op).
-  std::string training_runtime;
   /// `sdkVersion` of the spec.
   std::string sdk_version = "pipec";
 };

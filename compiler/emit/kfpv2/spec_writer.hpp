@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/emit/kfpv2/pipeline_spec_writer.hpp"
-#include "compiler/training/launcher_call.hpp"
+#include "compiler/ir/launcher_call.hpp"
 #include "compiler/ir/ir.hpp"
 
 namespace pipec::emit::kfpv2::detail {
@@ -186,7 +186,7 @@ class SpecWriter {
   // Components and executors.
   std::string container_component(const ir::Step& step);
   void pod_platform(const ir::ContainerOp& op, const std::string& executor);
-  std::string training_component(const ir::Step& step, training::LauncherCall& call);
+  std::string training_component(const ir::Step& step, const ir::LauncherCall& call);
   J op_word(const ir::Word& w);
   bool literal_ok(std::string_view text, SourceRange range);
 

@@ -8,10 +8,12 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "compiler/base/source_manager.hpp"
 #include "compiler/lower/lower.hpp"
 #include "compiler/sema/check.hpp"
+#include "rules/launcher_cli.hpp"
 
 namespace pipec::emit::argo {
 namespace {
@@ -417,6 +419,34 @@ pipeline p {
   EXPECT_EQ(find_task(dag, "other")["template"].as<std::string>(), "echo-2");
   EXPECT_EQ(find_task(dag, "second")["template"].as<std::string>(), "echo-3");
   EXPECT_EQ(find_task(dag, "third")["template"].as<std::string>(), "echo-4");
+}
+
+// The writer prints the launcher call the lowering put in the plan (ir::Plan::launchers):
+// it builds none of its own, and without one it fails.
+TEST(WorkflowWriter, PrintsThePlansLauncherCall) {
+  SourceManager sources;
+  FileId file = sources.add("input", "use arena\npipeline p {\n  step train = pytorch_job(image: \"torch\", "
+                                     "command: \"python t.py\", workers: 1)\n}\n");
+  Diagnostics diags;
+  auto program = sema::check_program(sources, file, diags, sema::Host{});
+  ASSERT_TRUE(program);
+  auto pipeline = lower::lower(std::move(*program), diags);
+  ASSERT_TRUE(pipeline);
+  using Option = rules::LauncherOption;
+  using Word = ir::LauncherWord;
+  ir::LauncherCall& call = pipeline->plan.launchers.at("train");
+  call.args = {{Option::Manifest, Word("{}")},
+               {Option::Tensorboard, Word(Word::Kind::Input, "tb")},
+               {Option::StepName, Word(Word::Kind::PodName, "")}};
+  std::string yaml;
+  ASSERT_TRUE(write_workflow(*pipeline, WriteOptions{}, yaml, diags));
+  std::vector<std::string> args;
+  for (const auto& a : find_template(YAML::Load(yaml), "train")["container"]["args"]) args.push_back(a.as<std::string>());
+  EXPECT_EQ(args, (std::vector<std::string>{"--manifest", "{}", "--tensorboard", "{{inputs.parameters.tb}}",
+                                             "--step-name", "{{pod.name}}"}));
+  pipeline->plan.launchers.clear();
+  std::string none;
+  EXPECT_FALSE(write_workflow(*pipeline, WriteOptions{}, none, diags));
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ namespace pipec::testing {
 struct TrainOutcome {
   std::optional<ir::Pipeline> pipeline;
   std::optional<ir::Step> step;  // the first training step of the main DAG (named `step`, if given)
-  training::LauncherCall call;
+  ir::LauncherCall call;
   bool built = false;
   std::string diagnostics;  // rendered, `input:LINE:COL: error: ...`
 };
@@ -83,24 +83,25 @@ struct CallParts {
 
 /// The launcher's words as the Argo template spells them (tests/golden holds the writer's
 /// own output): an input as `{{inputs.parameters.NAME}}`.
-inline std::vector<std::string> args_of(const training::LauncherCall& call) {
-  using Kind = training::LauncherWord::Kind;
+inline std::vector<std::string> args_of(const ir::LauncherCall& call) {
+  using Kind = ir::LauncherWord::Kind;
   std::vector<std::string> out;
-  for (const auto& w : call.args) {
+  for (const auto& [option, w] : call.args) {
+    out.push_back(rules::launcher_flag(option));
     switch (w.kind) {
       case Kind::Text: out.push_back(w.text); break;
       case Kind::Input: out.push_back("{{inputs.parameters." + w.text + "}}"); break;
       case Kind::Binding: out.push_back(w.text + "={{inputs.parameters." + w.text + "}}"); break;
       case Kind::WorkflowName: out.push_back("{{workflow.name}}"); break;
       case Kind::PodName: out.push_back("{{pod.name}}"); break;
-      case Kind::Workspace: out.push_back(std::string(training::kWorkspaceValue) + "=" +
-                                          training::workspace_entry("{{workflow.name}}", w.text)); break;
+      case Kind::Workspace: out.push_back(std::string(ir::kWorkspaceValue) + "=" +
+                                          ir::workspace_entry("{{workflow.name}}", w.text)); break;
     }
   }
   return out;
 }
 
-inline CallParts parts_of(const training::LauncherCall& call) {
+inline CallParts parts_of(const ir::LauncherCall& call) {
   CallParts p;
   const std::vector<std::string> args = args_of(call);
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
@@ -125,7 +126,7 @@ inline CallParts parts_of(const training::LauncherCall& call) {
 }
 
 /// Renders the job with the run-time texts `values` (input name -> text), as the launcher.
-inline runtime::RenderResult render(const training::LauncherCall& call,
+inline runtime::RenderResult render(const ir::LauncherCall& call,
                                     const std::map<std::string, std::string>& values) {
   CallParts p = parts_of(call);
   std::vector<std::string> value_args;

@@ -25,7 +25,7 @@ std::string pipeline_with(const std::string& params, const std::string& step) {
 
 // The whole call as one JSON document, compared with golden/<name>.json
 // (PIPEC_UPDATE_GOLDEN=1 rewrites the files).
-void expect_golden(const std::string& name, const LauncherCall& call) {
+void expect_golden(const std::string& name, const ir::LauncherCall& call) {
   nlohmann::ordered_json doc;
   doc["args"] = testing::args_of(call);
   nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
