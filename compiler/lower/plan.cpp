@@ -154,7 +154,10 @@ Plan plan_of(const Pipeline& pipeline, Diagnostics& diags) {
 
 Plan plan_of(const Pipeline& pipeline, const std::vector<Pipeline>& callees, Diagnostics& diags) {
   Plan plan = Planner(pipeline, callees).run();
-  for (const auto& op : pipeline.ops) plan.containers.emplace(op.name, invocation_of(op, diags));
+  for (const auto& op : pipeline.ops) {
+    plan.containers.emplace(op.name, invocation_of(op, diags));
+    plan.pods.emplace(op.name, pod_of(op));
+  }
   return plan;
 }
 
