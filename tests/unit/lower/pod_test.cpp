@@ -56,8 +56,11 @@ TEST(Pod, GpuResourceIsNamedFromTheVendor) {
   // Each entry points at its value in the op.
   const Pod& amd = p.plan.pod("amd");
   ASSERT_EQ(amd.resources.size(), 3u);
-  for (const auto& op : p.ops)
-    if (op.name == "amd") EXPECT_EQ(op.resources[amd.resources[2].value].first, "memory");
+  for (const auto& op : p.ops) {
+    if (op.name == "amd") {
+      EXPECT_EQ(op.resources[amd.resources[2].value].first, "memory");
+    }
+  }
 
   // A vendor from a value: the name is the target's to compute at run time, and the count
   // (even 0) stays, since only then is the resource known.
