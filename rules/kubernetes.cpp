@@ -6,27 +6,33 @@
 
 namespace pipec::rules {
 
-std::optional<std::string> toleration_json(std::string_view spec) {
-  std::string t(spec), effect;
+std::optional<Toleration> parse_toleration(std::string_view spec) {
+  Toleration tol;
+  std::string t(spec);
   if (auto colon = t.rfind(':'); colon != std::string::npos) {
-    effect = t.substr(colon + 1);
+    tol.effect = t.substr(colon + 1);
     t.resize(colon);
-    if (effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute") return std::nullopt;
+    if (tol.effect != "NoSchedule" && tol.effect != "PreferNoSchedule" && tol.effect != "NoExecute")
+      return std::nullopt;
   }
-  nlohmann::json tol = nlohmann::json::object();
   if (t == "*") {
-    tol["operator"] = "Exists";
+    tol.op = "Exists";
   } else if (auto eq = t.find('='); eq != std::string::npos) {
-    tol["key"] = t.substr(0, eq);
-    tol["operator"] = "Equal";
-    tol["value"] = t.substr(eq + 1);
+    tol.key = t.substr(0, eq);
+    tol.op = "Equal";
+    tol.value = t.substr(eq + 1);
   } else {
-    tol["key"] = t;
-    tol["operator"] = "Exists";
+    tol.key = t;
+    tol.op = "Exists";
   }
-  if (tol.contains("key") && tol["key"].get<std::string>().empty()) return std::nullopt;
-  if (!effect.empty()) tol["effect"] = effect;
-  return tol.dump();
+  if (t != "*" && tol.key.empty()) return std::nullopt;
+  return tol;
+}
+
+std::optional<std::string> toleration_json(std::string_view spec) {
+  auto tol = parse_toleration(spec);
+  if (!tol) return std::nullopt;
+  return toleration_object<nlohmann::json>(*tol).dump();
 }
 
 bool is_mount_path(std::string_view p) {

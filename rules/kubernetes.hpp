@@ -9,9 +9,33 @@
 
 namespace pipec::rules {
 
-/// A toleration spec "key", "key=value", either with ":NoSchedule" / ":PreferNoSchedule" /
-/// ":NoExecute", or "*" (tolerate everything), as a Kubernetes toleration (JSON); nullopt
-/// if bad.
+/// A Kubernetes toleration, as data: what a spec "key", "key=value", either with
+/// ":NoSchedule" / ":PreferNoSchedule" / ":NoExecute", or "*" (tolerate everything) says.
+/// The spec has no tolerationSeconds, so neither has this.
+struct Toleration {
+  std::string key;     // "" only for "*" (with operator Exists: every taint)
+  std::string op;      // Kubernetes' `operator`: "Exists" or "Equal"
+  std::string value;   // Equal: the taint's value (may be "")
+  std::string effect;  // "" (every effect), "NoSchedule", "PreferNoSchedule" or "NoExecute"
+  bool operator==(const Toleration&) const = default;
+};
+/// The toleration a spec says; nullopt if bad (an unknown effect, an empty key).
+[[nodiscard]] std::optional<Toleration> parse_toleration(std::string_view spec);
+
+/// `t` as a Kubernetes Toleration object of any nlohmann JSON type: its fields in sorted
+/// order (an ordered_json prints them as a json does), `key` only when given, `value` only
+/// with Equal, `effect` only when given.
+template <typename Json>
+[[nodiscard]] Json toleration_object(const Toleration& t) {
+  Json out = Json::object();
+  if (!t.effect.empty()) out["effect"] = t.effect;
+  if (!t.key.empty()) out["key"] = t.key;
+  out["operator"] = t.op;
+  if (t.op == "Equal") out["value"] = t.value;
+  return out;
+}
+
+/// A spec as a Kubernetes toleration (JSON text, toleration_object); nullopt if bad.
 [[nodiscard]] std::optional<std::string> toleration_json(std::string_view spec);
 
 /// An absolute mount path without ':', '..' or control characters, at most 4096 bytes.

@@ -23,6 +23,7 @@
 #include "compiler/base/source_manager.hpp"
 #include "compiler/ir/plan.hpp"
 #include "compiler/ir/type.hpp"
+#include "rules/kubernetes.hpp"
 #include "rules/retry.hpp"
 
 namespace pipec::ir {
@@ -233,10 +234,10 @@ struct ContainerOp {
   /// `timeout`: seconds (an int, or "90s", "30m", "2h", "1h30m"): activeDeadlineSeconds.
   std::optional<long long> timeout_seconds;
   /// Pod placement and metadata, literal texts: `node_selector {KEY: "v"}`,
-  /// `tolerations ["key=value:NoSchedule"]` (each a Kubernetes toleration as JSON),
-  /// `labels {...}`, `annotations {...}`.
+  /// `tolerations ["key=value:NoSchedule"]` (each read by rules::parse_toleration, as
+  /// data), `labels {...}`, `annotations {...}`.
   std::vector<std::pair<std::string, std::string>> node_selector;
-  std::vector<std::string> tolerations;
+  std::vector<rules::Toleration> tolerations;
   std::vector<std::pair<std::string, std::string>> labels;
   std::vector<std::pair<std::string, std::string>> annotations;
   /// Scheduling on a shared cluster, literal texts ("" for none; docs/language.md,

@@ -31,6 +31,12 @@ const Invocation& Plan::container(std::string_view op) const {
   return it == containers.end() ? kNone : it->second;
 }
 
+const Pod& Plan::pod(std::string_view op) const {
+  static const Pod kNone;
+  auto it = pods.find(op);
+  return it == pods.end() ? kNone : it->second;
+}
+
 std::string_view Plan::loop_of_var(DagId dag, std::string_view var) const {
   for (DagId cur = dag; cur != kNoDag && cur < dags.size(); cur = dags[cur].parent)
     if (!dags[cur].owner.empty() && dags[cur].var == var) return dags[cur].owner;

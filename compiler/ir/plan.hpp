@@ -4,7 +4,8 @@
 // by every back end (emit/argo, emit/kfpv2, local, graph): which DAG each step and loop is
 // a node of (the scopes of loops), which step outputs each node reads and how they reach
 // it (a task of the same DAG, or through the loops that hold it: fan-in), and what each
-// loop passes out of its body. It holds names and indices only, so a copied Pipeline keeps
+// loop passes out of its body; what each container op's container receives and its pod is
+// given (ir/invocation.hpp, ir/pod.hpp). It holds names and indices only, so a copied Pipeline keeps
 // a valid plan.
 //
 // A pipeline called as a step (ir::Pipeline::callees) has a plan of its own: its template
@@ -20,6 +21,7 @@
 
 #include "compiler/ir/invocation.hpp"
 #include "compiler/ir/launcher_call.hpp"
+#include "compiler/ir/pod.hpp"
 #include "compiler/ir/type.hpp"
 
 namespace pipec::ir {
@@ -96,6 +98,10 @@ struct Plan {
   /// What each container op's container receives, by op name.
   std::map<std::string, Invocation, std::less<>> containers;
   [[nodiscard]] const Invocation& container(std::string_view op) const;
+  /// What each container op's pod is given beside it (resources, placement, security,
+  /// metadata, retries, caching), by op name.
+  std::map<std::string, Pod, std::less<>> pods;
+  [[nodiscard]] const Pod& pod(std::string_view op) const;
 
   /// The `pipec-launcher` call of each training step (mpi_job, tf_job, pytorch_job,
   /// train_job), by step name: built once by the lowering with the build's options

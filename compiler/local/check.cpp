@@ -36,8 +36,9 @@ void check_nodes(const ir::Pipeline& p, const std::vector<ir::Node>& nodes,
     auto at = [&](const ir::Value& v) { return v.range.valid() ? v.range : step.range; };
     if (step.kind == ir::OpKind::Container) {
       for (const auto& op : p.ops)
-        for (const auto& [key, value] : op.resources)
-          if (op.name == step.op && key == "gpus" && !empty_literal(value))
+        for (const auto& r : p.plan.pod(op.name).resources)
+          if (op.name == step.op && r.kind == ir::Pod::Resource::Kind::Gpus &&
+              !empty_literal(op.resources[r.value].second))
             diags.note(step.range, fmt::format("step '{}': GPUs are ignored by a local run (op '{}' "
                                                "asks for some)",
                                                step.name, op.name));

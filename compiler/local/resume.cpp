@@ -83,12 +83,12 @@ bool file_digest(const std::string& path, std::string& hex, std::string& problem
 
 void StepKey::seal() { key = sha256_hex(keyed.dump()); }
 
-StepKey container_key(const ir::ContainerOp& op, const std::string& image, const Proc& proc,
-                      const std::map<std::string, std::string>& args,
+StepKey container_key(const ir::ContainerOp& op, const ir::Pod::Cache& cache, const std::string& image,
+                      const Proc& proc, const std::map<std::string, std::string>& args,
                       const std::vector<std::pair<std::string, std::string>>& input_files) {
   StepKey k;
-  k.cacheable = op.cache.value_or(true);
-  k.staleness = op.cache_staleness_seconds;
+  k.cacheable = cache.reuse;
+  k.staleness = cache.staleness_seconds;
   Json env = Json::array();
   for (const auto& e : proc.env)  // HOME is the step's own working directory: not this run's path
     env.push_back(e == "HOME=" + proc.dir + "/work" ? std::string("HOME=STEP/work") : e);

@@ -171,9 +171,10 @@ struct StepKey {
 
 /// The key of a container step (a Python op too): the op, image, argv, environment (HOME
 /// as the step's own), arguments' texts, the digest of each input file's bytes, the
-/// declared outputs, volumes, working_dir and metrics_from.
-StepKey container_key(const ir::ContainerOp& op, const std::string& image, const Proc& proc,
-                      const std::map<std::string, std::string>& args,
+/// declared outputs, volumes, working_dir and metrics_from; whether and how long it may be
+/// reused is the plan's `cache` (ir::Pod::Cache).
+StepKey container_key(const ir::ContainerOp& op, const ir::Pod::Cache& cache, const std::string& image,
+                      const Proc& proc, const std::map<std::string, std::string>& args,
                       const std::vector<std::pair<std::string, std::string>>& input_files);
 /// The key of a training step: the job rendered with this run's values (image, command,
 /// env, replicas), the chief's name and the metric specs.
@@ -222,6 +223,21 @@ class Runner {
     return p_;
   }
   Outcome run_container(const ir::Step& step, Scope& scope, int phase, Record& rec);
+  /// A container step's attempts (run_attempts): its process, the files placed for it
+  /// (host path, sandbox path), its metric specs and their scraper, its timeout.
+  struct Attempt {
+    std::unique_ptr<Proc> proc;
+    std::vector<std::pair<std::string, std::string>> input_files;
+    std::vector<rules::MetricSpec> specs;
+    std::unique_ptr<runtime::MetricScraper> scraper;
+    bool from_file = false;  // metrics from `metrics_from`, not the log
+    long long timeout_s = 0;
+  };
+  std::unique_ptr<Proc> container_proc(const ir::ContainerOp& op, const std::string& name,
+                                       const std::map<std::string, std::string>& args,
+                                       const std::vector<std::pair<std::string, std::string>>& input_files);
+  void bind_volumes(const ir::ContainerOp& op, Proc& proc);
+  Outcome run_attempts(const ir::Pod& pod, Attempt& a, int phase, Record& rec, bool& whole);
   void write_ui_metadata(const ir::ContainerOp& op, const std::string& label, const std::string& dir);
   std::string workspace_dir();
   Outcome run_training(const ir::Step& step, Scope& scope, int phase, Record& rec);

@@ -79,30 +79,18 @@ std::string Runner::workspace_dir() {
   return dir;
 }
 
-Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Record& rec) {
-  const ir::ContainerOp* op = nullptr;
-  for (const auto& o : p_.ops)
-    if (o.name == step.op) op = &o;
-  if (!op) throw EvalError{"op '" + step.op + "' is not known"};
-  std::map<std::string, std::string> args;
-  for (const auto& [name, value] : step.args) args[name] = text(value, scope);
-  // A file argument is the producer's copy on this host; the step sees it at the
-  // parameter's path (copied in before each attempt, as a pod gets its artifacts).
-  std::vector<std::pair<std::string, std::string>> input_files;  // host path, sandbox path
-  for (const auto& param : op->params)
-    if (param.type.kind == ir::TypeKind::File && args.count(param.name)) {
-      input_files.emplace_back(args[param.name], param.path);
-      args[param.name] = param.path;
-    }
-
-  std::string name = scope.prefix + step.name + scope.suffix;
+// The process of a container step: what its container receives (ir::Invocation) with this
+// run's values `args`, and the directories it may write in (its outputs, the files placed
+// for it, metrics_from).
+std::unique_ptr<Proc> Runner::container_proc(const ir::ContainerOp& op, const std::string& name,
+                                             const std::map<std::string, std::string>& args,
+                                             const std::vector<std::pair<std::string, std::string>>& input_files) {
   auto proc = std::make_unique<Proc>();
   proc->label = name;
   proc->dir = o_.run_dir + "/steps/" + name;
-  proc->working_dir = op->working_dir;
-  proc->env = base_env(op->working_dir.empty() ? proc->dir + "/work" : op->working_dir);
-  // What the container receives (ir::Invocation), with this run's values.
-  const ir::Invocation& call = p_.plan.container(op->name);
+  proc->working_dir = op.working_dir;
+  proc->env = base_env(op.working_dir.empty() ? proc->dir + "/work" : op.working_dir);
+  const ir::Invocation& call = p_.plan.container(op.name);
   auto word = [&](const ir::Word& w) { return word_text(w, args); };
   if (call.shell) {
     proc->argv = {"sh", "-c", call.script, call.name};
@@ -111,11 +99,13 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
   }
   for (const auto& w : call.args) proc->argv.push_back(word(w));
   for (const auto& [k, v] : call.env) set_env(proc->env, k, word(v));
-  for (const auto& value : call.script_values)
-    set_env(proc->env, shell::script_variable(value.name), args.count(value.name) ? args[value.name] : "");
+  for (const auto& value : call.script_values) {
+    auto it = args.find(value.name);
+    set_env(proc->env, shell::script_variable(value.name), it != args.end() ? it->second : "");
+  }
   // A Python op runs on this host's Python, into which a local run installs nothing: its
   // wrapper checks `packages` and names a missing one (docs/local.md).
-  if (op->python && !proc->argv.empty()) {
+  if (op.python && !proc->argv.empty()) {
     proc->argv[0] = "/usr/bin/python3";
     set_env(proc->env, "PIPEC_PYTHON_INSTALL", "0");
   }
@@ -125,26 +115,21 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
     written.push_back(path);
     proc->own_files.push_back(path);
   }
-  if (!op->metrics_from.empty()) written.push_back(op->metrics_from);
+  if (!op.metrics_from.empty()) written.push_back(op.metrics_from);
   for (const auto& path : written) {
     std::string d = fs::path(path).parent_path().string();
     if (std::find(proc->writable_dirs.begin(), proc->writable_dirs.end(), d) == proc->writable_dirs.end())
       proc->writable_dirs.push_back(d);
   }
   std::sort(proc->writable_dirs.begin(), proc->writable_dirs.end());
-  // Resume and the cache: the earlier result with this key, instead of a run.
-  StepKey key = container_key(*op, word(call.image), *proc, args, input_files);
-  const bool is_forced = forced(step.name, step.depends, scope, name);
-  if (std::map<std::string, std::string> earlier; reuse(name, proc->dir, key, is_forced, earlier, rec)) {
-    std::lock_guard lock(mu_);
-    scope.outputs[step.name] = std::move(earlier);
-    return Outcome::Reused;
-  }
-  if (is_forced) mark_forced(scope, step.name);
-  // `volumes`: a claim mapped with --volume is bound at its mount path (shared between
-  // steps, as on a cluster); an emptyDir is a directory of the step's own.
-  for (std::size_t i = 0; i < op->volumes.size(); ++i) {
-    const auto& v = op->volumes[i];
+  return proc;
+}
+
+// `volumes`: a claim mapped with --volume is bound at its mount path (shared between
+// steps, as on a cluster); an emptyDir is a directory of the step's own.
+void Runner::bind_volumes(const ir::ContainerOp& op, Proc& proc) {
+  for (std::size_t i = 0; i < op.volumes.size(); ++i) {
+    const auto& v = op.volumes[i];
     // A claim's sub_path is that directory of the mapped one (made if missing, as the
     // kubelet makes it); an ephemeral claim is the step's own directory, as an emptyDir.
     using Kind = ir::ContainerOp::Volume::Kind;
@@ -153,66 +138,41 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
         std::string host = v.sub_path.empty() ? it->second : it->second + "/" + v.sub_path;
         std::error_code made;
         if (!v.sub_path.empty()) fs::create_directories(host, made);
-        proc->volume_binds.emplace_back(host, v.path);
+        proc.volume_binds.emplace_back(host, v.path);
       }
-    if (v.kind == Kind::Workspace) proc->volume_binds.emplace_back(workspace_dir(), v.path);
+    if (v.kind == Kind::Workspace) proc.volume_binds.emplace_back(workspace_dir(), v.path);
     if (v.kind == Kind::Empty || v.kind == Kind::Ephemeral) {
-      std::string dir = proc->dir + "/empty-" + std::to_string(i);
+      std::string dir = proc.dir + "/empty-" + std::to_string(i);
       std::error_code made;
       fs::create_directories(dir, made);
-      proc->volume_binds.emplace_back(dir, v.path);
+      proc.volume_binds.emplace_back(dir, v.path);
     }
-    if (v.read_only) proc->read_only_mounts.push_back(v.path);
+    if (v.read_only) proc.read_only_mounts.push_back(v.path);
   }
+}
 
-  std::error_code ec;
-  fs::create_directories(proc->dir, ec);
-  {
-    Json info = {{"step", name}, {"op", op->name}, {"image", word(call.image)},
-                 {"argv", proc->argv}, {"env", proc->env}};
-    std::ofstream(proc->dir + "/process.json") << info.dump(2) << '\n';
-  }
-  print_line(name, fmt::format("image {} (not pulled: runs on this host; the image is assumed to have the "
-                               "host's programs and top-level directories)",
-                               word(call.image)));
-  // A program only the image has: say so instead of bwrap's execvp error.
-  if (!proc->argv.empty() && proc->argv[0].find('/') == std::string::npos) {
-    bool found = false;
-    for (const char* d : {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"})
-      found = found || access((std::string(d) + "/" + proc->argv[0]).c_str(), X_OK) == 0;
-    if (!found) {
-      rec.message = fmt::format("'{}' is not installed on this host (it would come from the image {}, "
-                                "which a local run does not pull)",
-                                proc->argv[0], word(call.image));
-      return Outcome::Failed;
-    }
-  }
-  // Metrics, as pipec-metrics collects them on a cluster (the launcher's scraper): from
-  // the step's log (each attempt anew), or from the op's `metrics_from` file.
-  std::vector<rules::MetricSpec> specs;
-  for (const auto& m : call.metrics) {
-    std::string why;
-    auto spec = rules::parse_metric_spec(word(m), why);
-    if (!spec) throw EvalError{why};
-    specs.push_back(std::move(*spec));
-  }
-  if (std::string why; !rules::check_metric_specs(specs, why)) throw EvalError{why};
-  std::unique_ptr<runtime::MetricScraper> scraper;
-  int attempts = 1 + static_cast<int>(op->retries.value_or(0));
+// The attempts of a container step: the first, then the plan's `retries` (ir::Pod::Retry)
+// with Argo's backoff and the retry rule. `whole` is false when an attempt could not
+// start (or a signal came): the step ends there, its metrics unread.
+Outcome Runner::run_attempts(const ir::Pod& pod, Attempt& a, int phase, Record& rec, bool& whole) {
+  whole = false;
+  const ir::Pod::Retry* retry = pod.retry ? &*pod.retry : nullptr;
+  const std::string& name = a.proc->label;
+  int attempts = 1 + static_cast<int>(retry ? retry->limit : 0);
   Outcome outcome = Outcome::Failed;
   const auto first_start = std::chrono::steady_clock::now();
   for (int attempt = 1; attempt <= attempts; ++attempt) {
     if (attempt > 1) {
       // Argo's backoff: the first wait, then each the last times the factor, at most max.
-      if (op->retry_backoff_seconds) {
-        double wait = static_cast<double>(*op->retry_backoff_seconds) *
-                      std::pow(static_cast<double>(op->retry_factor.value_or(1)), attempt - 2);
+      if (retry->backoff_seconds) {
+        double wait = static_cast<double>(*retry->backoff_seconds) *
+                      std::pow(static_cast<double>(retry->factor.value_or(1)), attempt - 2);
         // Argo's maxDuration: no attempt starts later than this after the first one did.
-        if (op->retry_max_duration_seconds &&
+        if (retry->max_duration_seconds &&
             std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count() + wait >
-                static_cast<double>(*op->retry_max_duration_seconds)) {
+                static_cast<double>(*retry->max_duration_seconds)) {
           print_line(name, fmt::format("no retry: the next would start after max_duration ({} s)",
-                                       *op->retry_max_duration_seconds));
+                                       *retry->max_duration_seconds));
           break;
         }
         print_line(name, fmt::format("waiting {:.0f} s before the next attempt", wait));
@@ -226,71 +186,146 @@ Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Rec
         if (g_stop.load() != 0) return Outcome::Stopped;
       }
       // Memory that grows per attempt: no limit is set locally; the line says what a pod gets.
-      print_line(name, static_cast<std::size_t>(attempt - 1) < op->retry_memory.size()
+      print_line(name, static_cast<std::size_t>(attempt - 1) < retry->memory.size()
                            ? fmt::format("retry {} of {} (memory {})", attempt - 1, attempts - 1,
-                                         op->retry_memory[static_cast<std::size_t>(attempt - 1)])
+                                         retry->memory[static_cast<std::size_t>(attempt - 1)])
                            : fmt::format("retry {} of {}", attempt - 1, attempts - 1));
       rec.message.clear();  // the earlier attempt's failure is in the log, not this attempt's record
-      proc->done = false;
-      proc->pid = -1;
+      a.proc->done = false;
+      a.proc->pid = -1;
       // A new pod on a cluster: a fresh /tmp, output directories and working directory.
       std::error_code rm;
-      fs::remove_all(proc->dir + "/fs", rm);
-      fs::remove_all(proc->dir + "/work", rm);
+      fs::remove_all(a.proc->dir + "/fs", rm);
+      fs::remove_all(a.proc->dir + "/work", rm);
     }
     std::string error;
-    for (const auto& [host, path] : input_files) {
+    for (const auto& [host, path] : a.input_files) {
       std::error_code copy_error;
-      fs::create_directories(fs::path(proc->dir + "/fs" + path).parent_path(), copy_error);
-      fs::copy_file(host, proc->dir + "/fs" + path, fs::copy_options::overwrite_existing, copy_error);
+      fs::create_directories(fs::path(a.proc->dir + "/fs" + path).parent_path(), copy_error);
+      fs::copy_file(host, a.proc->dir + "/fs" + path, fs::copy_options::overwrite_existing, copy_error);
       if (copy_error) {
         rec.message = fmt::format("cannot place the file {} at {}: {}", host, path, copy_error.message());
         return Outcome::Failed;
       }
     }
-    if (!start(*proc, error)) {
+    if (!start(*a.proc, error)) {
       rec.message = error;
       return Outcome::Failed;
     }
-    if (!specs.empty()) {
-      scraper = std::make_unique<runtime::MetricScraper>(specs);
-      proc->scraper = op->metrics_from.empty() ? scraper.get() : nullptr;
+    if (!a.specs.empty()) {
+      a.scraper = std::make_unique<runtime::MetricScraper>(a.specs);
+      a.proc->scraper = a.from_file ? nullptr : a.scraper.get();
     }
     std::vector<std::unique_ptr<Proc>> procs;
-    procs.push_back(std::move(proc));
-    outcome = wait_all(procs, phase, op->timeout_seconds.value_or(0), rec.message);
-    proc = std::move(procs[0]);
+    procs.push_back(std::move(a.proc));
+    outcome = wait_all(procs, phase, a.timeout_s, rec.message);
+    a.proc = std::move(procs[0]);
     if (outcome != Outcome::Failed) break;
     // `retries {on: [...]}`: only a failure the rule accepts is run again (rules/retry.hpp).
-    if (attempt < attempts && !rules::should_retry(op->retry_on, failure_of(proc->status, rec.message))) {
+    if (attempt < attempts && !rules::should_retry(retry->on, failure_of(a.proc->status, rec.message))) {
       std::string reasons;
-      for (const auto& on : op->retry_on) reasons += (reasons.empty() ? "" : ", ") + rules::retry_on_text(on);
+      for (const auto& on : retry->on) reasons += (reasons.empty() ? "" : ", ") + rules::retry_on_text(on);
       print_line(name, fmt::format("no retry: the failure is none of the retry reasons ({})", reasons));
       break;
     }
   }
-  if (scraper) {
+  whole = true;
+  return outcome;
+}
+
+Outcome Runner::run_container(const ir::Step& step, Scope& scope, int phase, Record& rec) {
+  const ir::ContainerOp* op = nullptr;
+  for (const auto& o : p_.ops)
+    if (o.name == step.op) op = &o;
+  if (!op) throw EvalError{"op '" + step.op + "' is not known"};
+  std::map<std::string, std::string> args;
+  for (const auto& [name, value] : step.args) args[name] = text(value, scope);
+  // A file argument is the producer's copy on this host; the step sees it at the
+  // parameter's path (copied in before each attempt, as a pod gets its artifacts).
+  Attempt a;
+  for (const auto& param : op->params)
+    if (param.type.kind == ir::TypeKind::File && args.count(param.name)) {
+      a.input_files.emplace_back(args[param.name], param.path);
+      args[param.name] = param.path;
+    }
+
+  std::string name = scope.prefix + step.name + scope.suffix;
+  // What the container receives (ir::Invocation) and its pod is given (ir::Pod), with this
+  // run's values.
+  a.proc = container_proc(*op, name, args, a.input_files);
+  const ir::Invocation& call = p_.plan.container(op->name);
+  const ir::Pod& pod = p_.plan.pod(op->name);
+  auto word = [&](const ir::Word& w) { return word_text(w, args); };
+  // Resume and the cache: the earlier result with this key, instead of a run.
+  StepKey key = container_key(*op, pod.cache, word(call.image), *a.proc, args, a.input_files);
+  const bool is_forced = forced(step.name, step.depends, scope, name);
+  if (std::map<std::string, std::string> earlier; reuse(name, a.proc->dir, key, is_forced, earlier, rec)) {
+    std::lock_guard lock(mu_);
+    scope.outputs[step.name] = std::move(earlier);
+    return Outcome::Reused;
+  }
+  if (is_forced) mark_forced(scope, step.name);
+  bind_volumes(*op, *a.proc);
+
+  std::error_code ec;
+  fs::create_directories(a.proc->dir, ec);
+  {
+    Json info = {{"step", name}, {"op", op->name}, {"image", word(call.image)},
+                 {"argv", a.proc->argv}, {"env", a.proc->env}};
+    std::ofstream(a.proc->dir + "/process.json") << info.dump(2) << '\n';
+  }
+  print_line(name, fmt::format("image {} (not pulled: runs on this host; the image is assumed to have the "
+                               "host's programs and top-level directories)",
+                               word(call.image)));
+  // A program only the image has: say so instead of bwrap's execvp error.
+  if (!a.proc->argv.empty() && a.proc->argv[0].find('/') == std::string::npos) {
+    bool found = false;
+    for (const char* d : {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"})
+      found = found || access((std::string(d) + "/" + a.proc->argv[0]).c_str(), X_OK) == 0;
+    if (!found) {
+      rec.message = fmt::format("'{}' is not installed on this host (it would come from the image {}, "
+                                "which a local run does not pull)",
+                                a.proc->argv[0], word(call.image));
+      return Outcome::Failed;
+    }
+  }
+  // Metrics, as pipec-metrics collects them on a cluster (the launcher's scraper): from
+  // the step's log (each attempt anew), or from the op's `metrics_from` file.
+  for (const auto& m : call.metrics) {
+    std::string why;
+    auto spec = rules::parse_metric_spec(word(m), why);
+    if (!spec) throw EvalError{why};
+    a.specs.push_back(std::move(*spec));
+  }
+  if (std::string why; !rules::check_metric_specs(a.specs, why)) throw EvalError{why};
+  a.from_file = !op->metrics_from.empty();
+  a.timeout_s = op->timeout_seconds.value_or(0);
+  bool whole = false;
+  Outcome outcome = run_attempts(pod, a, phase, rec, whole);
+  if (!whole) return outcome;
+  Proc& proc = *a.proc;
+  if (a.scraper) {
     if (!op->metrics_from.empty()) {
       // In pieces, as pipec-metrics --from reads it: any size, the same values.
       std::string problem;
-      if (input::read_file_in_pieces(proc->dir + "/fs" + op->metrics_from,
-                                     [&](std::string_view piece) { scraper->feed(piece); }, problem))
-        scraper->finish();
+      if (input::read_file_in_pieces(proc.dir + "/fs" + op->metrics_from,
+                                     [&](std::string_view piece) { a.scraper->feed(piece); }, problem))
+        a.scraper->finish();
     }
     std::lock_guard lock(mu_);
-    std::ofstream(proc->dir + "/mlpipeline-metrics.json") << scraper->metrics_json() << '\n';
-    std::ofstream(proc->dir + "/metric-series.json") << scraper->series_json();
-    for (std::size_t i = 0; i < specs.size(); ++i)
-      if (auto v = scraper->value(i)) {
+    std::ofstream(proc.dir + "/mlpipeline-metrics.json") << a.scraper->metrics_json() << '\n';
+    std::ofstream(proc.dir + "/metric-series.json") << a.scraper->series_json();
+    for (std::size_t i = 0; i < a.specs.size(); ++i)
+      if (auto v = a.scraper->value(i)) {
         if (!rec.metrics.empty()) rec.metrics += ' ';
-        rec.metrics += fmt::format("{}={}", specs[i].reported, *v);
+        rec.metrics += fmt::format("{}={}", a.specs[i].reported, *v);
       }
   }
   if (outcome != Outcome::Succeeded) return outcome;
   std::map<std::string, std::string> values;
-  if (!read_outputs(*op, proc->dir, values, rec.message)) return Outcome::Failed;
-  if (op->has_visual_outputs()) write_ui_metadata(*op, name, proc->dir);
-  keep(name, proc->dir, key, rec);
+  if (!read_outputs(*op, proc.dir, values, rec.message)) return Outcome::Failed;
+  if (op->has_visual_outputs()) write_ui_metadata(*op, name, proc.dir);
+  keep(name, proc.dir, key, rec);
   std::lock_guard lock(mu_);
   scope.outputs[step.name] = std::move(values);
   return Outcome::Succeeded;

@@ -175,7 +175,10 @@ Plan plan_of(const Pipeline& pipeline, Diagnostics& diags, const Options& option
 Plan plan_of(const Pipeline& pipeline, const std::vector<Pipeline>& callees, Diagnostics& diags,
              const Options& options) {
   Plan plan = Planner(pipeline, callees).run();
-  for (const auto& op : pipeline.ops) plan.containers.emplace(op.name, invocation_of(op, diags));
+  for (const auto& op : pipeline.ops) {
+    plan.containers.emplace(op.name, invocation_of(op, diags));
+    plan.pods.emplace(op.name, pod_of(op));
+  }
   training::JobOptions job;
   job.mpi_v1 = options.mpi_v1;
   job.default_runtime = options.training_runtime;

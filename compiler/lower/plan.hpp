@@ -8,7 +8,8 @@ namespace pipec::lower {
 
 /// The plan of a lowered pipeline (ir/plan.hpp): its DAGs, where each step and loop
 /// stands, what each reads and through which loops, what each loop passes out, what each
-/// container receives, each training step's launcher call (built with `options`).
+/// container receives and what its pod is given, each training step's launcher call (built
+/// with `options`).
 /// lower::lower sets Pipeline::plan with it; a pipeline built by hand (a test) may call it
 /// too. `diags` gets the warnings of a shell-form script and the errors of a value placed
 /// in one (compiler/shell).
@@ -20,5 +21,8 @@ namespace pipec::lower {
 
 /// What the container of `op` receives (ir/invocation.hpp): part of plan_of().
 [[nodiscard]] ir::Invocation invocation_of(const ir::ContainerOp& op, Diagnostics& diags);
+
+/// What the pod of `op` is given beside its container's words (ir/pod.hpp): part of plan_of().
+[[nodiscard]] ir::Pod pod_of(const ir::ContainerOp& op);
 
 }  // namespace pipec::lower

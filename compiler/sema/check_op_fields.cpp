@@ -180,15 +180,15 @@ bool label_value_ok(Diagnostics& diags, const std::string& text, SourceRange at)
 }
 
 // The one rule of a toleration, for container ops and training ops alike: a literal text
-// rules::toleration_json reads.
-std::optional<std::string> toleration_of(Diagnostics& diags, const Value& item) {
+// rules::parse_toleration reads, as data.
+std::optional<rules::Toleration> toleration_of(Diagnostics& diags, const Value& item) {
   std::string text = item.is_literal() ? ir::literal_text(item.literal) : "";
-  auto json = item.is_literal() && item.type.kind == TypeKind::String ? rules::toleration_json(text) : std::nullopt;
-  if (!json)
+  auto tol = item.is_literal() && item.type.kind == TypeKind::String ? rules::parse_toleration(text) : std::nullopt;
+  if (!tol)
     diags.error(item.range, "a toleration is a literal \"key\", \"key=value\", either with \":NoSchedule\", "
                             "\":PreferNoSchedule\" or \":NoExecute\", or \"*\"" +
                                 (item.is_literal() ? fmt::format(", got '{}'", text) : std::string()));
-  return json;
+  return tol;
 }
 
 void Checker::body_volumes(const BodyRow&, const ast::BodyField& field, BodyState& b) {
@@ -352,7 +352,7 @@ void Checker::body_tolerations(const BodyRow&, const ast::BodyField& field, Body
   for (const auto& item : list->items) {
     auto v = value(item, Context::Body);
     if (!v) continue;
-    if (auto json = toleration_of(diags_, *v)) b.c.tolerations.push_back(*json);
+    if (auto tol = toleration_of(diags_, *v)) b.c.tolerations.push_back(std::move(*tol));
   }
 }
 

@@ -118,7 +118,7 @@ std::vector<std::string> metric_texts(const ir::Literal& literal);
 // alike (check_op_fields.cpp).
 bool label_key_ok(Diagnostics& diags, const std::string& key, SourceRange at, std::string_view field);
 bool label_value_ok(Diagnostics& diags, const std::string& text, SourceRange at);
-std::optional<std::string> toleration_of(Diagnostics& diags, const Value& item);
+std::optional<rules::Toleration> toleration_of(Diagnostics& diags, const Value& item);
 
 class Checker {
  public:

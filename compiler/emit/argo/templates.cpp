@@ -68,7 +68,6 @@ std::string WorkflowWriter::argo_word(const ir::Word& w) {
 }
 
 Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch) {
-  Scope op_scope;  // refs here are the op's own parameters
   const ir::Invocation& call = p_.plan.container(op.name);
   Json c = Json::object();
   c["image"] = argo_word(call.image);
@@ -129,52 +128,55 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
   }
   if (!op.image_pull_policy.empty()) c["imagePullPolicy"] = op.image_pull_policy;
   if (!op.working_dir.empty()) c["workingDir"] = op.working_dir;
-  if (op.run_as_user || op.run_as_group || op.run_as_non_root) {
+  const ir::Pod& pod = p_.plan.pod(op.name);
+  if (!pod.security.empty()) {
     Json security = Json::object();
-    if (op.run_as_user) security["runAsUser"] = *op.run_as_user;
-    if (op.run_as_group) security["runAsGroup"] = *op.run_as_group;
-    if (op.run_as_non_root) security["runAsNonRoot"] = *op.run_as_non_root;
+    if (pod.security.user) security["runAsUser"] = *pod.security.user;
+    if (pod.security.group) security["runAsGroup"] = *pod.security.group;
+    if (pod.security.non_root) security["runAsNonRoot"] = *pod.security.non_root;
     c["securityContext"] = std::move(security);
   }
+  container_resources(op, pod, c, pod_spec_patch);
+  for (const auto& param : op.params)
+    if (param.type.kind != ir::TypeKind::File) inputs.push_back({{"name", param.name}});
+  return c;
+}
 
-  // Resources: requests = limits. Literal quantities go into the container; values known
-  // only at run time go through podSpecPatch, built as JSON by Argo's toJson.
+// Resources: requests = limits, as the plan names them (ir::Pod::resources). Literal
+// quantities go into the container `c`; values known only at run time go through
+// podSpecPatch, built as JSON by Argo's toJson.
+void WorkflowWriter::container_resources(const ir::ContainerOp& op, const ir::Pod& pod, Json& c,
+                                         Json& pod_spec_patch) {
+  using Kind = ir::Pod::Resource::Kind;
+  Scope op_scope;  // refs here are the op's own parameters
   Json limits = Json::object();
   // podSpecPatch fields: (the key as JSON text, the value as a toJson tag).
   std::vector<std::pair<std::string, std::string>> patch_limits;
-  // gpu_vendor: "nvidia" or "amd" (as KFP's set_gpu_limit) mean <vendor>.com/gpu; a name
-  // with '/' is the resource itself. From a value, Argo computes the key the same way.
-  std::string vendor = "nvidia.com/gpu";
-  std::string vendor_key;  // a run-time key: a toJson tag
-  for (const auto& [key, value] : op.resources) {
-    if (key != "gpu_vendor") continue;
-    if (value.is_literal()) {
-      std::string v = ir::literal_text(value.literal);
-      vendor = rules::gpu_resource_name(v);  // sema checked it
-    } else {
-      std::string v = expr_value(value, op_scope, nullptr);
-      vendor_key = "{{=toJson(sprig.ternary(" + v + ", " + v + " + '.com/gpu', sprig.contains('/', " + v + ")))}}";
-    }
+  // A GPU resource named at run time: Argo computes it as rules::gpu_resource_name does
+  // ("nvidia" or "amd" mean <vendor>.com/gpu; a name with '/' is the resource itself).
+  std::string vendor_key;  // a toJson tag
+  for (const auto& r : pod.resources) {
+    if (r.kind != Kind::GpuVendor) continue;
+    std::string v = expr_value(op.resources[r.value].second, op_scope, nullptr);
+    vendor_key = "{{=toJson(sprig.ternary(" + v + ", " + v + " + '.com/gpu', sprig.contains('/', " + v + ")))}}";
   }
-  for (const auto& [key, value] : op.resources) {
-    if (key == "gpu_vendor") continue;
-    std::string field = key == "gpus" ? vendor : key;
-    bool runtime_key = key == "gpus" && !vendor_key.empty();
-    if (key == "memory" && !op.retry_memory.empty()) {
+  for (const auto& r : pod.resources) {
+    if (r.kind == Kind::GpuVendor) continue;
+    const ir::Value& value = op.resources[r.value].second;
+    bool runtime_key = r.kind == Kind::Gpus && !vendor_key.empty();
+    if (r.kind == Kind::Memory && pod.retry && !pod.retry->memory.empty()) {
       // Memory that grows per attempt (sema wrote each attempt's): indexed by Argo's retry count.
       std::string list;
-      for (const auto& m : op.retry_memory) list += (list.empty() ? "'" : ", '") + m + "'";
-      patch_limits.emplace_back(Json(field).dump(), "{{=toJson([" + list + "][asInt(retries)])}}");
+      for (const auto& m : pod.retry->memory) list += (list.empty() ? "'" : ", '") + m + "'";
+      patch_limits.emplace_back(Json(r.name).dump(), "{{=toJson([" + list + "][asInt(retries)])}}");
       continue;
     }
     if (value.is_literal() && !runtime_key) {
-      std::string text = ir::literal_text(value.literal);
-      if (key == "gpus" && text == "0") continue;
-      limits[field] = text;  // a quantity: sema checked it
+      limits[r.name] = ir::literal_text(value.literal);  // a quantity: sema checked it
     } else {
       std::string v = value.is_literal() ? Json(ir::literal_text(value.literal)).dump()
                                          : "{{=toJson(" + expr_value(value, op_scope, nullptr) + ")}}";
-      patch_limits.emplace_back(runtime_key ? vendor_key : Json(field).dump(), v);
+      patch_limits.emplace_back(runtime_key ? vendor_key : Json(r.name).dump(), v);
     }
   }
   if (!limits.empty()) {
@@ -194,9 +196,6 @@ Json WorkflowWriter::container_body(const ir::ContainerOp& op, Json& inputs, Jso
     pod_spec_patch = R"({"containers":[{"name":"main","resources":{"limits":{)" + fields +
                      R"(},"requests":{)" + fields + "}}}]}";
   }
-  for (const auto& param : op.params)
-    if (param.type.kind != ir::TypeKind::File) inputs.push_back({{"name", param.name}});
-  return c;
 }
 
 // Every step's template carries the step's name as `pipelines.kubeflow.org/task_display_name`:
@@ -324,82 +323,87 @@ Json WorkflowWriter::container_template_json(const ir::ContainerOp* op, const st
     }
     t["container"] = std::move(container);
     if (!patch.is_null()) t["podSpecPatch"] = std::move(patch);
-    if (op->retries) {
-      Json retry = {{"limit", *op->retries}, {"retryPolicy", op->retry_policy}};
-      if (op->retry_backoff_seconds) {
-        Json backoff = {{"duration", fmt::format("{}s", *op->retry_backoff_seconds)}};
-        if (op->retry_factor) backoff["factor"] = *op->retry_factor;
-        if (op->retry_max_duration_seconds)
-          backoff["maxDuration"] = fmt::format("{}s", *op->retry_max_duration_seconds);
+    const ir::Pod& pod = p_.plan.pod(op->name);
+    if (const auto& r = pod.retry) {
+      Json retry = {{"limit", r->limit}, {"retryPolicy", r->policy}};
+      if (r->backoff_seconds) {
+        Json backoff = {{"duration", fmt::format("{}s", *r->backoff_seconds)}};
+        if (r->factor) backoff["factor"] = *r->factor;
+        if (r->max_duration_seconds) backoff["maxDuration"] = fmt::format("{}s", *r->max_duration_seconds);
         retry["backoff"] = std::move(backoff);
       }
-      if (!op->retry_on.empty()) retry["expression"] = retry_expression(op->retry_on);
+      if (!r->on.empty()) retry["expression"] = retry_expression(r->on);
       t["retryStrategy"] = std::move(retry);
     }
     if (op->timeout_seconds) t["activeDeadlineSeconds"] = *op->timeout_seconds;
     if (with_doc && !op->doc.empty()) annotations["pipec.dev/doc"] = argo_text(op->doc);
   }
   Json labels = Json::object();
-  if (op) {
-    if (!op->node_selector.empty()) {
-      Json selector = Json::object();
-      for (const auto& [k, v] : op->node_selector) selector[k] = v;
-      t["nodeSelector"] = std::move(selector);
-    }
-    if (!op->volumes.empty() || op->runs_under_pipec_metrics() || !op->shm_size.empty()) {
-      Json volumes = Json::array();
-      for (std::size_t i = 0; i < op->volumes.size(); ++i) {
-        const auto& v = op->volumes[i];
-        using Kind = ir::ContainerOp::Volume::Kind;
-        if (v.kind == Kind::Workspace) continue;  // the workflow's volumeClaimTemplates has it
-        Json vol = {{"name", "vol-" + std::to_string(i)}};
-        switch (v.kind) {
-          case Kind::Pvc: vol["persistentVolumeClaim"] = {{"claimName", v.name}}; break;
-          case Kind::Empty:
-            vol["emptyDir"] = Json::object();
-            if (v.memory) vol["emptyDir"]["medium"] = "Memory";
-            if (!v.size.empty()) vol["emptyDir"]["sizeLimit"] = v.size;
-            break;
-          case Kind::Ephemeral:
-            vol["ephemeral"] = {{"volumeClaimTemplate",
-                                 {{"spec", {{"accessModes", Json::array({"ReadWriteOnce"})},
-                                            {"resources", {{"requests", {{"storage", v.size}}}}}}}}}};
-            break;
-          case Kind::ConfigMap: vol["configMap"] = {{"name", v.name}}; break;
-          case Kind::Secret: vol["secret"] = {{"secretName", v.name}}; break;
-          case Kind::Workspace: break;
-        }
-        volumes.push_back(std::move(vol));
-      }
-      if (op->runs_under_pipec_metrics()) volumes.push_back({{"name", kMetricsVolume}, {"emptyDir", Json::object()}});
-      if (!op->shm_size.empty())
-        volumes.push_back({{"name", std::string(rules::kShmVolume)},
-                           {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", op->shm_size}}}});
-      if (!volumes.empty()) t["volumes"] = std::move(volumes);
-    }
-    // Scheduling (docs/language.md, "Scheduling"): the pod's own fields, and Kueue's label.
-    if (!op->priority_class.empty()) t["priorityClassName"] = op->priority_class;
-    if (!op->scheduler.empty()) t["schedulerName"] = op->scheduler;
-    if (!op->queue.empty()) labels[std::string(rules::kKueueQueueLabel)] = op->queue;
-    if (!op->tolerations.empty()) {
-      Json tolerations = Json::array();
-      for (const auto& text : op->tolerations) tolerations.push_back(Json::parse(text));
-      t["tolerations"] = std::move(tolerations);
-    }
-    for (const auto& [k, v] : op->labels) labels[k] = v;
-    for (const auto& [k, v] : op->annotations) annotations[k] = argo_text(v);
-    // KFP v1's cache server: a label turns caching off, max_cache_staleness bounds reuse.
-    if (op->cache && !*op->cache) {
-      labels["pipelines.kubeflow.org/enable_caching"] = "false";
-      annotations["pipelines.kubeflow.org/max_cache_staleness"] = "P0D";
-    } else if (op->cache_staleness_seconds) {
-      annotations["pipelines.kubeflow.org/max_cache_staleness"] =
-          rules::iso8601_duration(std::chrono::seconds(*op->cache_staleness_seconds));
-    }
-  }
+  if (op) pod_fields(*op, t, labels, annotations);
   t["metadata"] = {{"annotations", std::move(annotations)}};
   if (!labels.empty()) t["metadata"]["labels"] = std::move(labels);
   return t;
+}
+
+// A container template's pod fields (the plan's ir::Pod, and the op's volumes and
+// scheduling), into the template `t` and its metadata's `labels` and `annotations`.
+void WorkflowWriter::pod_fields(const ir::ContainerOp& op, Json& t, Json& labels, Json& annotations) {
+  const ir::Pod& pod = p_.plan.pod(op.name);
+  if (!pod.node_selector.empty()) {
+    Json selector = Json::object();
+    for (const auto& [k, v] : pod.node_selector) selector[k] = v;
+    t["nodeSelector"] = std::move(selector);
+  }
+  if (!op.volumes.empty() || op.runs_under_pipec_metrics() || !op.shm_size.empty()) {
+    Json volumes = Json::array();
+    for (std::size_t i = 0; i < op.volumes.size(); ++i) {
+      const auto& v = op.volumes[i];
+      using Kind = ir::ContainerOp::Volume::Kind;
+      if (v.kind == Kind::Workspace) continue;  // the workflow's volumeClaimTemplates has it
+      Json vol = {{"name", "vol-" + std::to_string(i)}};
+      switch (v.kind) {
+        case Kind::Pvc: vol["persistentVolumeClaim"] = {{"claimName", v.name}}; break;
+        case Kind::Empty:
+          vol["emptyDir"] = Json::object();
+          if (v.memory) vol["emptyDir"]["medium"] = "Memory";
+          if (!v.size.empty()) vol["emptyDir"]["sizeLimit"] = v.size;
+          break;
+        case Kind::Ephemeral:
+          vol["ephemeral"] = {{"volumeClaimTemplate",
+                               {{"spec", {{"accessModes", Json::array({"ReadWriteOnce"})},
+                                          {"resources", {{"requests", {{"storage", v.size}}}}}}}}}};
+          break;
+        case Kind::ConfigMap: vol["configMap"] = {{"name", v.name}}; break;
+        case Kind::Secret: vol["secret"] = {{"secretName", v.name}}; break;
+        case Kind::Workspace: break;
+      }
+      volumes.push_back(std::move(vol));
+    }
+    if (op.runs_under_pipec_metrics()) volumes.push_back({{"name", kMetricsVolume}, {"emptyDir", Json::object()}});
+    if (!op.shm_size.empty())
+      volumes.push_back({{"name", std::string(rules::kShmVolume)},
+                         {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", op.shm_size}}}});
+    if (!volumes.empty()) t["volumes"] = std::move(volumes);
+  }
+  // Scheduling (docs/language.md, "Scheduling"): the pod's own fields (Kueue's queue label
+  // is one of the plan's labels).
+  if (!op.priority_class.empty()) t["priorityClassName"] = op.priority_class;
+  if (!op.scheduler.empty()) t["schedulerName"] = op.scheduler;
+  if (!pod.tolerations.empty()) {
+    Json tolerations = Json::array();
+    for (const auto& tol : pod.tolerations) tolerations.push_back(rules::toleration_object<Json>(tol));
+    t["tolerations"] = std::move(tolerations);
+  }
+  for (const auto& [k, v] : pod.labels) labels[k] = v;
+  for (const auto& [k, v] : pod.annotations) annotations[k] = argo_text(v);
+  // KFP v1's cache server: a label turns caching off, max_cache_staleness bounds reuse.
+  if (!pod.cache.reuse) {
+    labels["pipelines.kubeflow.org/enable_caching"] = "false";
+    annotations["pipelines.kubeflow.org/max_cache_staleness"] = "P0D";
+  } else if (pod.cache.staleness_seconds) {
+    annotations["pipelines.kubeflow.org/max_cache_staleness"] =
+        rules::iso8601_duration(std::chrono::seconds(*pod.cache.staleness_seconds));
+  }
 }
 
 std::string WorkflowWriter::launcher_template(const ir::Step& step, const ir::LauncherCall& call) {

@@ -124,6 +124,8 @@ class WorkflowWriter {
   void reserve_names(const std::vector<ir::Node>& nodes);
   std::string launcher_template(const ir::Step& step, const ir::LauncherCall& call);
   Json container_body(const ir::ContainerOp& op, Json& inputs, Json& pod_spec_patch);
+  void pod_fields(const ir::ContainerOp& op, Json& t, Json& labels, Json& annotations);
+  void container_resources(const ir::ContainerOp& op, const ir::Pod& pod, Json& c, Json& pod_spec_patch);
 
   // Annotations and arguments.
   Json workflow_arguments() const;

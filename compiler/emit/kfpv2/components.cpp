@@ -133,6 +133,45 @@ std::string SpecWriter::container_component(const ir::Step& step) {
           "(image \"${img}\"): KFP v2 resolves an image that is a whole input parameter, not one "
           "built inside a string");
   }
+  std::vector<J> argv = container_argv(op, call);
+  // KFP v2's retryPolicy retries whatever failed, with the same pod each time.
+  const auto& retry = p_.plan.pod(op.name).retry;
+  if (retry && !retry->on.empty())
+    error(op.retry_reasons_range, "on the kfp-v2 target 'retries' cannot say what to retry on (KFP v2's "
+                                  "retryPolicy retries every failure); leave out 'on' or build for Argo");
+  else if (retry && !retry->memory.empty())
+    error(op.retry_reasons_range, "on the kfp-v2 target 'retries' cannot grow the memory per attempt (KFP v2's "
+                                  "retryPolicy runs the same pod again); leave out 'memory_factor' or build "
+                                  "for Argo");
+  wrap_argv(op, call, container, argv);
+  if (!argv.empty()) {
+    if (op.command.empty()) container["args"] = J(argv);
+    else container["command"] = J(argv);
+  }
+
+  J resources = container_resources(op, comp_inputs);
+  if (!resources.empty()) container["resources"] = std::move(resources);
+  if (std::any_of(op.volumes.begin(), op.volumes.end(), [](const auto& v) { return v.kind == ir::ContainerOp::Volume::Kind::Workspace; }))
+    comp_inputs[kWorkspaceInput] = {{"parameterType", "STRING"}};
+  executors_[executor] = {{"container", std::move(container)}};
+  J comp = {{"executorLabel", executor}};
+  if (!comp_inputs.empty()) comp["inputDefinitions"] = {{"parameters", std::move(comp_inputs)}};
+  if (!outputs.empty()) comp["outputDefinitions"] = {{"parameters", std::move(outputs)}};
+  if (!file_inputs.empty()) comp["inputDefinitions"]["artifacts"] = std::move(file_inputs);
+  if (!file_outputs.empty()) comp["outputDefinitions"]["artifacts"] = std::move(file_outputs);
+  if (!op.metrics.empty()) {
+    comp["outputDefinitions"]["artifacts"]["metrics"] = {
+        {"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}};
+    comp["outputDefinitions"]["artifacts"][rules::metrics_cli::kV2SeriesArtifact] = series_artifact();
+  }
+  components_[component] = std::move(comp);
+  pod_platform(op, executor);
+  return component;
+}
+
+// The container's argv: the op's command (exec or shell form) with placeholders, run by
+// pipec-metrics when the op has metrics or classification outputs.
+std::vector<J> SpecWriter::container_argv(const ir::ContainerOp& op, const ir::Invocation& call) {
   std::vector<J> argv;
   if (call.shell) {
     // The script is the op's text; each `${p}` a variable (ir::Invocation), set by a
@@ -187,14 +226,15 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     }
     argv = rules::metrics_cli::wrap_command(std::move(wrap), std::move(argv));
   }
-  // KFP v2's retryPolicy retries whatever failed, with the same pod each time.
-  if (!op.retry_on.empty())
-    error(op.retry_reasons_range, "on the kfp-v2 target 'retries' cannot say what to retry on (KFP v2's "
-                                  "retryPolicy retries every failure); leave out 'on' or build for Argo");
-  else if (!op.retry_memory.empty())
-    error(op.retry_reasons_range, "on the kfp-v2 target 'retries' cannot grow the memory per attempt (KFP v2's "
-                                  "retryPolicy runs the same pod again); leave out 'memory_factor' or build "
-                                  "for Argo");
+  return argv;
+}
+
+// The prologues around the argv a KFP v2 container needs (each an `sh -c` script whose
+// values are arguments, never script text): changing to `working_dir`, exporting
+// variables from values, copying declared outputs to where KFP reads them, placing file
+// inputs; literal environment variables go into `container`.
+void SpecWriter::wrap_argv(const ir::ContainerOp& op, const ir::Invocation& call, J& container,
+                           std::vector<J>& argv) {
   // `working_dir`: a KFP v2 container has no workingDir; a prologue changes to it (the
   // path is a literal the checker allowed, passed as an argument, never as script text).
   if (!op.working_dir.empty()) {
@@ -268,27 +308,23 @@ std::string SpecWriter::container_component(const ir::Step& step) {
     wrapped.insert(wrapped.end(), argv.begin(), argv.end());
     argv = std::move(wrapped);
   }
-  if (!argv.empty()) {
-    if (op.command.empty()) container["args"] = J(argv);
-    else container["command"] = J(argv);
-  }
+}
 
-  // Resources: requests = limits, as the Argo target writes them.
+// The container's resources, as the plan names them (ir::Pod::resources): requests =
+// limits, as the Argo target writes them; a value built from text gets an input of its own
+// in `comp_inputs`.
+J SpecWriter::container_resources(const ir::ContainerOp& op, J& comp_inputs) {
+  using Kind = ir::Pod::Resource::Kind;
   J resources = J::object();
-  std::string vendor = "nvidia.com/gpu";
-  for (const auto& [key, value] : op.resources)
-    if (key == "gpu_vendor" && value.is_literal()) {
-      std::string v = ir::literal_text(value.literal);
-      vendor = rules::gpu_resource_name(v);
-    }
-  for (const auto& [key, value] : op.resources) {
+  for (const auto& r : p_.plan.pod(op.name).resources) {
+    const auto& [key, value] = op.resources[r.value];
     // A value known at run time: KFP v2 resolves a whole placeholder of a task input here.
     std::string text;
     if (value.is_literal()) {
       text = ir::literal_text(value.literal);
-    } else if (const ir::Ref* r = ir::whole_ref(value); r && key != "gpu_vendor") {
-      text = input_placeholder(r->name);
-    } else if (value.kind == ir::Value::Kind::Interpolation && key != "gpu_vendor") {
+    } else if (const ir::Ref* ref = ir::whole_ref(value); ref && r.kind != Kind::GpuVendor) {
+      text = input_placeholder(ref->name);
+    } else if (value.kind == ir::Value::Kind::Interpolation && r.kind != Kind::GpuVendor) {
       // Text around values ("${mem}Gi"): each task computes it as an input of its own
       // (a string the driver builds), which the executor names whole.
       std::string input = resource_input(key);
@@ -300,33 +336,20 @@ std::string SpecWriter::container_component(const ir::Step& step) {
                                      key));
       continue;
     }
-    if (key == "cpu") {
-      resources["resourceCpuLimit"] = text;
-      resources["resourceCpuRequest"] = text;
-    } else if (key == "memory") {
-      resources["resourceMemoryLimit"] = text;
-      resources["resourceMemoryRequest"] = text;
-    } else if (key == "gpus" && text != "0") {
-      resources["accelerator"] = {{"resourceType", vendor}, {"resourceCount", text}};
+    switch (r.kind) {
+      case Kind::Cpu:
+        resources["resourceCpuLimit"] = text;
+        resources["resourceCpuRequest"] = text;
+        break;
+      case Kind::Memory:
+        resources["resourceMemoryLimit"] = text;
+        resources["resourceMemoryRequest"] = text;
+        break;
+      case Kind::Gpus: resources["accelerator"] = {{"resourceType", r.name}, {"resourceCount", text}}; break;
+      case Kind::GpuVendor: break;  // refused above: KFP v2 names no resource at run time
     }
   }
-  if (!resources.empty()) container["resources"] = std::move(resources);
-  if (std::any_of(op.volumes.begin(), op.volumes.end(), [](const auto& v) { return v.kind == ir::ContainerOp::Volume::Kind::Workspace; }))
-    comp_inputs[kWorkspaceInput] = {{"parameterType", "STRING"}};
-  executors_[executor] = {{"container", std::move(container)}};
-  J comp = {{"executorLabel", executor}};
-  if (!comp_inputs.empty()) comp["inputDefinitions"] = {{"parameters", std::move(comp_inputs)}};
-  if (!outputs.empty()) comp["outputDefinitions"] = {{"parameters", std::move(outputs)}};
-  if (!file_inputs.empty()) comp["inputDefinitions"]["artifacts"] = std::move(file_inputs);
-  if (!file_outputs.empty()) comp["outputDefinitions"]["artifacts"] = std::move(file_outputs);
-  if (!op.metrics.empty()) {
-    comp["outputDefinitions"]["artifacts"]["metrics"] = {
-        {"artifactType", {{"schemaTitle", "system.Metrics"}, {"schemaVersion", "0.0.1"}}}};
-    comp["outputDefinitions"]["artifacts"][rules::metrics_cli::kV2SeriesArtifact] = series_artifact();
-  }
-  components_[component] = std::move(comp);
-  pod_platform(op, executor);
-  return component;
+  return resources;
 }
 
 // An executor's Kubernetes platform spec: what kfp-kubernetes writes for the op's pod
@@ -335,9 +358,10 @@ void SpecWriter::pod_platform(const ir::ContainerOp& op, const std::string& exec
   if (op.timeout_seconds)
     platform_[executor]["activeDeadlineSeconds"] = std::to_string(*op.timeout_seconds);
   // Placement and metadata: the Kubernetes platform spec, as kfp-kubernetes writes them.
-  if (!op.node_selector.empty()) {
+  const ir::Pod& pod = p_.plan.pod(op.name);
+  if (!pod.node_selector.empty()) {
     J labels = J::object();
-    for (const auto& [k, v] : op.node_selector) labels[k] = v;
+    for (const auto& [k, v] : pod.node_selector) labels[k] = v;
     platform_[executor]["nodeSelector"] = {{"labels", std::move(labels)}};
   }
   // Volumes and secrets, as kfp-kubernetes writes them (names only, never a secret's value).
@@ -394,16 +418,16 @@ void SpecWriter::pod_platform(const ir::ContainerOp& op, const std::string& exec
          {"keyToEnv", J::array({{{"secretKey", s.key}, {"envVar", s.var}}})},
          {"secretNameParameter", {{"runtimeValue", {{"constant", s.secret}}}}}});
   if (!op.image_pull_policy.empty()) platform_[executor]["imagePullPolicy"] = op.image_pull_policy;
-  if (op.run_as_user || op.run_as_group || op.run_as_non_root) {
+  if (!pod.security.empty()) {
     J security = J::object();
-    if (op.run_as_user) security["runAsUser"] = *op.run_as_user;
-    if (op.run_as_group) security["runAsGroup"] = *op.run_as_group;
-    if (op.run_as_non_root) security["runAsNonRoot"] = *op.run_as_non_root;
+    if (pod.security.user) security["runAsUser"] = *pod.security.user;
+    if (pod.security.group) security["runAsGroup"] = *pod.security.group;
+    if (pod.security.non_root) security["runAsNonRoot"] = *pod.security.non_root;
     platform_[executor]["securityContext"] = std::move(security);
   }
-  if (!op.tolerations.empty()) {
+  if (!pod.tolerations.empty()) {
     J tolerations = J::array();
-    for (const auto& text : op.tolerations) tolerations.push_back(J::parse(text));
+    for (const auto& tol : pod.tolerations) tolerations.push_back(rules::toleration_object<J>(tol));
     platform_[executor]["tolerations"] = std::move(tolerations);
   }
   // Scheduling (docs/language.md, "Scheduling"): kfp-kubernetes 2.17 has the pod's
@@ -418,11 +442,10 @@ void SpecWriter::pod_platform(const ir::ContainerOp& op, const std::string& exec
   no_field(op.scheduler, "scheduler", "scheduler");
   if (!op.shm_size.empty())
     platform_[executor]["enabledSharedMemory"] = {{"volumeName", std::string(rules::kShmVolume)}, {"size", op.shm_size}};
-  if (!op.labels.empty() || !op.annotations.empty() || !op.queue.empty()) {
+  if (!pod.labels.empty() || !pod.annotations.empty()) {
     J metadata = J::object();
-    if (!op.queue.empty()) metadata["labels"][std::string(rules::kKueueQueueLabel)] = op.queue;
-    for (const auto& [k, v] : op.labels) metadata["labels"][k] = v;
-    for (const auto& [k, v] : op.annotations) metadata["annotations"][k] = v;
+    for (const auto& [k, v] : pod.labels) metadata["labels"][k] = v;
+    for (const auto& [k, v] : pod.annotations) metadata["annotations"][k] = v;
     platform_[executor]["podMetadata"] = std::move(metadata);
   }
 }

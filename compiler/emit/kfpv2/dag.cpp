@@ -124,16 +124,18 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
   }
   if (step.kind == ir::OpKind::Container) {
     if (auto op = ops_.find(step.op); op != ops_.end()) {
-      if (const ir::ContainerOp& o = *op->second; o.retries) {
+      const ir::Pod& pod = p_.plan.pod(op->second->name);
+      if (const auto& r = pod.retry) {
         // KFP v2 retries a failed task whatever failed (no policy); backoff as kfp writes it.
-        J retry = {{"maxRetryCount", *o.retries}};
-        if (o.retry_backoff_seconds) retry["backoffDuration"] = fmt::format("{}s", *o.retry_backoff_seconds);
-        if (o.retry_factor) retry["backoffFactor"] = static_cast<double>(*o.retry_factor);
-        if (o.retry_max_duration_seconds) retry["backoffMaxDuration"] = fmt::format("{}s", *o.retry_max_duration_seconds);
+        J retry = {{"maxRetryCount", r->limit}};
+        if (r->backoff_seconds) retry["backoffDuration"] = fmt::format("{}s", *r->backoff_seconds);
+        if (r->factor) retry["backoffFactor"] = static_cast<double>(*r->factor);
+        if (r->max_duration_seconds) retry["backoffMaxDuration"] = fmt::format("{}s", *r->max_duration_seconds);
         task["retryPolicy"] = std::move(retry);
       }
-      for (const auto& [key, value] : op->second->resources)
-        if (value.kind == ir::Value::Kind::Interpolation && !ir::whole_ref(value))
+      for (const auto& r : pod.resources)
+        if (const auto& [key, value] = op->second->resources[r.value];
+            value.kind == ir::Value::Kind::Interpolation && !ir::whole_ref(value))
           task_input(inputs, resource_input(key), at_call_site(value, step), s, deps);
       for (const auto& v : op->second->volumes)
         if (v.kind == ir::ContainerOp::Volume::Kind::Workspace)
@@ -155,7 +157,7 @@ J SpecWriter::step_task(const ir::Step& step, Scope& s, std::set<std::string>& d
   // cachingOptions holds only enableCache and a key), so `cache "7d"` keeps it on.
   bool cache = true;
   if (step.kind == ir::OpKind::Container)
-    if (auto op = ops_.find(step.op); op != ops_.end() && op->second->cache) cache = *op->second->cache;
+    if (auto op = ops_.find(step.op); op != ops_.end()) cache = p_.plan.pod(op->second->name).cache.reuse;
   task["cachingOptions"] = {{"enableCache", cache}};
   task["taskInfo"] = {{"name", step.name}};
   if (!inputs.empty()) task["inputs"]["parameters"] = std::move(inputs);

@@ -186,6 +186,9 @@ class SpecWriter {
   // Components and executors.
   std::string container_component(const ir::Step& step);
   void pod_platform(const ir::ContainerOp& op, const std::string& executor);
+  J container_resources(const ir::ContainerOp& op, J& comp_inputs);
+  std::vector<J> container_argv(const ir::ContainerOp& op, const ir::Invocation& call);
+  void wrap_argv(const ir::ContainerOp& op, const ir::Invocation& call, J& container, std::vector<J>& argv);
   std::string training_component(const ir::Step& step, const ir::LauncherCall& call);
   J op_word(const ir::Word& w);
   bool literal_ok(std::string_view text, SourceRange range);
