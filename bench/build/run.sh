@@ -35,7 +35,8 @@ done
   { tail -n 40 "$build/bench-build.log" >&2; exit 1; }
 read -r wall user sys <"$times"
 warnings=$(grep -c 'warning:' "$build/bench-build.log" || true)
-echo "clean build of $build${TARGETS:+ (the ${#what[@]} objects of $TARGETS)}, -j$jobs, $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf 'wall %.0f s, CPU %.0f s (user %.0f + sys %.0f), %s warnings\n' "$wall" "$(echo "$user + $sys" | bc)" \
-  "$user" "$sys" "$warnings"
+echo "clean build of $build${TARGETS:+ (the ${#what[@]} objects of $TARGETS)}, -j$jobs," \
+  "$(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'wall %.0f s, CPU %.0f s (user %.0f + sys %.0f), %s warnings\n' "$wall" \
+  "$(echo "$user + $sys" | bc)" "$user" "$sys" "$warnings"
 /usr/bin/python3 "$root/tests/layers/json_parsers.py" "$build" 1000000
