@@ -4,6 +4,7 @@
 #   * chain:  20 trivial steps in a chain (`sh -c 'echo ...'`, busybox image);
 #   * py:     20 python3 steps in a chain;
 #   * fanout: 20 independent python3 steps that each burn some CPU;
+#   * the py chain's processes alone (no pipec, no sandbox): the floor of any runner;
 # and the py chain compiled for KFP v2 (`pipec build --target kfp-v2`) and run by kfp
 # 2.17's local orchestrator (/work/shared/tools/kfp-local-run, a bubblewrap sandbox per
 # task as pipec's) in the same run, for the ratio. The fan-out's floor is
@@ -97,6 +98,17 @@ STEPS=$all
 awk -v c="$chain_cpu" -v o="$one_chain_cpu" -v n="$STEPS" 'BEGIN {
   printf "CPU per trivial step ((chain - 1 step) / %d): %.1f ms\n", n - 1, (c - o) / (n - 1) * 1000 }'
 
+# The py chain's processes alone: each step's command run $STEPS times in a row, directly
+# (no pipec, no sandbox), with the PATH a step gets. No runner can be faster than this.
+measure "processes alone py ($STEPS)" bash -c '
+  x=0
+  for _ in $(seq "$1"); do
+    env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      python3 -c "import sys; open(sys.argv[2], \"w\").write(sys.argv[1] + \"1\")" "$x" "$2"
+    x=$(cat "$2")
+  done' alone "$STEPS" "$work/alone.out"
+alone_wall=$wall
+
 ratio=
 if [ -x "$KFP_LOCAL_RUN" ]; then
   "$PIPEC" build --target kfp-v2 "$work/py.pipe" -o "$work/py.yaml" >/dev/null
@@ -107,6 +119,9 @@ if [ -x "$KFP_LOCAL_RUN" ]; then
   grep -q 'STATUS SUCCESS' "$work/kfp.local py ($STEPS steps).out" || echo "kfp.local did not succeed: see its output" >&2
   ratio=$(awk -v p="$p" -v k="$k" 'BEGIN { printf "%.1f", k / p }')
   echo "kfp.local / pipec on the py chain: x$ratio"
+  awk -v a="$alone_wall" -v k="$k" -v p="$p" 'BEGIN {
+    printf "kfp.local / the processes alone: x%.1f (the most any runner could reach here); pipec per step beyond them: %.1f ms\n",
+      k / a, (p - a) / '"$STEPS"' * 1000 }'
 else
   echo "no kfp-local-run at $KFP_LOCAL_RUN: the side-by-side is left out"
 fi
