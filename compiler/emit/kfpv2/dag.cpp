@@ -71,6 +71,20 @@ constexpr const char* kTextExecutor = "exec-pipec-text";
 
 }  // namespace
 
+// A component of pipec's own, not an op's: one STRING input `in`, one STRING output `out`,
+// run as `sh -c SCRIPT NAME IN OUT` in the launcher's image (the script reads $1, writes $2).
+void SpecWriter::add_sh_component(const char* component, const char* executor, const char* script,
+                                  const char* name, const char* in, const char* out) {
+  components_[component] = {
+      {"executorLabel", executor},
+      {"inputDefinitions", {{"parameters", {{in, {{"parameterType", "STRING"}}}}}}},
+      {"outputDefinitions", {{"parameters", {{out, {{"parameterType", "STRING"}}}}}}}};
+  executors_[executor] = {
+      {"container",
+       {{"image", options_.launcher_image},
+        {"command", J::array({"sh", "-c", script, name, input_placeholder(in), output_placeholder(out)})}}}};
+}
+
 // An argument of a pipeline call that is a string built from values: a task of the calling
 // DAG builds it (kTextComponent) and the call takes its output, so the called pipeline's
 // steps get the text itself and not its placeholders (the DAG task of a call resolves none).
@@ -78,15 +92,7 @@ J SpecWriter::call_text(const ir::Step& step, const std::string& param, const ir
                         J& siblings, std::set<std::string>& deps) {
   if (!components_.contains(kTextComponent)) {
     claim_component(kTextComponent, step.range, "the strings built for pipeline calls");
-    components_[kTextComponent] = {
-        {"executorLabel", kTextExecutor},
-        {"inputDefinitions", {{"parameters", {{"text", {{"parameterType", "STRING"}}}}}}},
-        {"outputDefinitions", {{"parameters", {{"text", {{"parameterType", "STRING"}}}}}}}};
-    executors_[kTextExecutor] = {
-        {"container",
-         {{"image", options_.launcher_image},
-          {"command", J::array({"sh", "-c", "printf '%s' \"$1\" > \"$2\"", "pipec-text", input_placeholder("text"),
-                                output_placeholder("text")})}}}};
+    add_sh_component(kTextComponent, kTextExecutor, "printf '%s' \"$1\" > \"$2\"", "pipec-text", "text", "text");
   }
   std::string name = to_dns1123(step.name) + "-text-" + to_dns1123(param);
   claim_task(s, name, v.range);

@@ -156,6 +156,8 @@ class SpecWriter {
   /// The task of the finally DAG that turns the main DAG's final state into `run.status`,
   /// its input and the finally task's `taskFinalStatus`, when a finally step reads it.
   void add_run_status(Scope& fin, J& fin_tasks, J& fin_comp, J& fin_task);
+  void add_sh_component(const char* component, const char* executor, const char* script, const char* name,
+                        const char* in, const char* out);
   std::string import(const ir::Ref& r, Scope& s);
   void task_input(J& inputs, const std::string& name, const ir::Value& v, Scope& s,
                   std::set<std::string>& deps);

@@ -142,15 +142,7 @@ void SpecWriter::add_run_status(Scope& fin, J& fin_tasks, J& fin_comp, J& fin_ta
   if (!run_status_) return;
   claim_component(kRunStatusComponent, *run_status_, "the run's status in 'finally'");
   claim_task(fin, kRunStatusTask, *run_status_);
-  components_[kRunStatusComponent] = {
-      {"executorLabel", kRunStatusExecutor},
-      {"inputDefinitions", {{"parameters", {{"state", {{"parameterType", "STRING"}}}}}}},
-      {"outputDefinitions", {{"parameters", {{"status", {{"parameterType", "STRING"}}}}}}}};
-  executors_[kRunStatusExecutor] = {
-      {"container",
-       {{"image", options_.launcher_image},
-        {"command", J::array({"sh", "-c", kRunStatusScript, kRunStatusTask, input_placeholder("state"),
-                              output_placeholder("status")})}}}};
+  add_sh_component(kRunStatusComponent, kRunStatusExecutor, kRunStatusScript, kRunStatusTask, "state", "status");
   J state = {{"componentInputParameter", kFinalStatusInput},
              {"parameterExpressionSelector", "parseJson(string_value)[\"state\"]"}};
   fin_tasks[kRunStatusTask] = {{"componentRef", {{"name", kRunStatusComponent}}},
