@@ -138,7 +138,13 @@ def interrupt(group=False):
     terminal sends it: the steps' sandboxes (bwrap, or the spawner's helper) have process
     groups of their own, so only the run gets it and stops the steps itself."""
     subprocess.run(["rm", "-rf", RUN])
-    p = subprocess.Popen([PIPEC, "run", "--local", os.path.join(HERE, "interrupt.pipe"), "--run-dir", RUN],
+    # Sleeps of this test's own (the four interrupt tests may run at once, and each looks
+    # for its own sleepers afterwards): the route and the signal pick the numbers.
+    bwrap = os.environ.get("PIPEC_LOCAL_SANDBOX") == "bwrap"
+    long_s = 612 + 10 * group + 20 * bwrap + 100 * (os.getpid() % 50)
+    marks = [f"sleep {long_s} ", f"sleep {long_s + 1} "]
+    p = subprocess.Popen([PIPEC, "run", "--local", os.path.join(HERE, "interrupt.pipe"), "--run-dir", RUN,
+                          "-p", f"long_seconds={long_s}", "-p", f"replica_seconds={long_s + 1}"],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=group)
     deadline = time.time() + 30
     while time.time() < deadline and not os.path.exists(os.path.join(RUN, "steps/long/log")):
@@ -170,7 +176,7 @@ def interrupt(group=False):
             cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if "sleep 612" in cmd or "sleep 613" in cmd:
+        if any(m in cmd + " " for m in marks):
             left.append(cmd)
     if left:
         fail(f"processes left: {left}")
