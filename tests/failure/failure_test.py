@@ -64,7 +64,10 @@ def table():
 
 def local(steps, status):
     subprocess.run(["rm", "-rf", RUN])
-    p = subprocess.run([PIPEC, "run", "--local", PROGRAM, "--run-dir", RUN],
+    # Every ready step at once, as Argo starts them (no `parallelism` here): with as many
+    # slots as the machine's cores (2 in CI), which ready step starts first is a race of
+    # threads, and a table such as fail_fast.pipe's needs 'bad' to fail while 'slow' sleeps.
+    p = subprocess.run([PIPEC, "run", "--local", PROGRAM, "--run-dir", RUN, "-j", "16"],
                        capture_output=True, text=True, timeout=120)
     print(p.stdout)
     print(p.stderr, file=sys.stderr)
