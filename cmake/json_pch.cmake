@@ -8,18 +8,29 @@
 # -fsanitize=fuzzer) and each group reuses its own. A target opts out with
 # DISABLE_PRECOMPILE_HEADERS (fmt-static: position-independent, no JSON).
 #
-# On by default with clang (the ASan+UBSan and fuzz build, build-san/), off with GCC 12:
-# for what it reads from a .gch, GCC 12 no longer knows that a location is in a system
-# header, and its middle-end warnings then report libstdc++'s std::string internals inlined
-# into `std::string("...") + "..."` (-Warray-bounds, -Wstringop-overflow: false positives
-# that are silent without the .gch, in rules/metrics_cli.cpp and compiler/sema/load.cpp
-# among others); diagnostic pragmas around the #include do not survive the .gch either.
+# With clang (the ASan+UBSan and fuzz build, build-san/) every target uses it. With GCC 12
+# only the tests do: for what it reads from a .gch, GCC 12 no longer knows that a location is
+# in a system header, and its middle-end warnings then report libstdc++'s std::string
+# internals inlined into `std::string("...") + "..."` (-Warray-bounds, -Wstringop-overflow:
+# false positives that are silent without the .gch, in rules/metrics_cli.cpp and
+# compiler/sema/load.cpp among others); diagnostic pragmas around the #include do not survive
+# the .gch either. The product's own targets are instead compiled as unity builds with GCC
+# (PIPEC_UNITY_BUILD): each target's sources in batches of 16, one translation unit a batch,
+# so that a target parses the header once a batch rather than once a source (and a clean
+# build takes about half the time: bench/README.md, "Build time"). A source whose file-local
+# names would clash with another's in a batch is a compile error, not a silent change: give
+# the helper one home, or a name of its own.
+option(PIPEC_JSON_PCH "Precompile <nlohmann/json.hpp> once for every target (with GCC: the tests')" ON)
 if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
-  set(pipec_json_pch_default ON)
+  set(pipec_unity_default OFF)
 else()
-  set(pipec_json_pch_default OFF)
+  set(pipec_unity_default ON)
 endif()
-option(PIPEC_JSON_PCH "Precompile <nlohmann/json.hpp> once for every target" ${pipec_json_pch_default})
+option(PIPEC_UNITY_BUILD "Compile each target's sources in batches of 16 (default with GCC)" ${pipec_unity_default})
+if(PIPEC_UNITY_BUILD)
+  set(CMAKE_UNITY_BUILD ON)
+  set(CMAKE_UNITY_BUILD_BATCH_SIZE 16)
+endif()
 
 function(pipec_targets_under dir out)
   get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
@@ -42,6 +53,10 @@ function(pipec_json_pch)
     get_target_property(off ${target} DISABLE_PRECOMPILE_HEADERS)
     if(off OR NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|OBJECT_LIBRARY)$")
       continue()
+    endif()
+    get_target_property(source_dir ${target} SOURCE_DIR)
+    if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang" AND NOT source_dir MATCHES "^${PROJECT_SOURCE_DIR}/tests(/|$)")
+      continue()  # GCC: the tests only (above)
     endif()
     get_target_property(options ${target} COMPILE_OPTIONS)
     string(REPLACE ";" "|" key "${options}")

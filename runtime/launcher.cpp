@@ -42,8 +42,6 @@ namespace launcher_detail {
 
 namespace {
 using Option = rules::LauncherOption;
-// An option's word, for messages (rules/launcher_cli.def).
-std::string_view flag(Option id) { return rules::launcher_option(id).word; }
 }  // namespace
 
 void Launcher::sleep_for(milliseconds d, const std::atomic<bool>* also) {
@@ -114,18 +112,18 @@ bool Launcher::prepare() {
   if (!is_training_runtime(source_kind, o_.runtime))
     return error(fmt::format("{} '{}': expected 'operator', 'trainer-v2' for a "
                              "pytorch_job or an mpi_job ('trainer-v2' only for a TrainJob), or 'pods' for a tf_job",
-                             flag(Option::Runtime), o_.runtime)),
+                             rules::launcher_flag(Option::Runtime), o_.runtime)),
            false;
   pods_mode_ = o_.runtime == "pods";
   if (!o_.tf_chief_role.empty() && o_.tf_chief_role != "chief" && o_.tf_chief_role != "master")
-    return error(fmt::format("{} '{}': expected 'chief' or 'master'", flag(Option::TfChiefRole), o_.tf_chief_role)), false;
+    return error(fmt::format("{} '{}': expected 'chief' or 'master'", rules::launcher_flag(Option::TfChiefRole), o_.tf_chief_role)), false;
   if (o_.runtime == "trainer-v2" || source_kind == "TrainJob") {
     if (!o_.trainer_runtime.empty() && !is_dns1123_subdomain(o_.trainer_runtime))
-      return error(fmt::format("{} '{}': not a Kubernetes name", flag(Option::TrainerRuntime), o_.trainer_runtime)),
+      return error(fmt::format("{} '{}': not a Kubernetes name", rules::launcher_flag(Option::TrainerRuntime), o_.trainer_runtime)),
              false;
     if (!is_trainer_runtime_kind(o_.trainer_runtime_kind))
       return error(fmt::format("{} '{}': expected 'ClusterTrainingRuntime' or 'TrainingRuntime'",
-                               flag(Option::TrainerRuntimeKind), o_.trainer_runtime_kind)),
+                               rules::launcher_flag(Option::TrainerRuntimeKind), o_.trainer_runtime_kind)),
              false;
     if (source_kind == "TrainJob") {
       // A train_job's own TrainJob: the options name its runtime when a value gives it.
@@ -275,7 +273,7 @@ bool Launcher::write_ui_metadata() {
       }
     }
   }
-  error(fmt::format("{} '{}' is not inside a data volume of the job", flag(Option::Tensorboard), o_.tensorboard));
+  error(fmt::format("{} '{}' is not inside a data volume of the job", rules::launcher_flag(Option::Tensorboard), o_.tensorboard));
   return false;
 }
 

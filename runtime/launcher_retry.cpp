@@ -15,8 +15,6 @@ namespace launcher_detail {
 
 namespace {
 
-std::string_view flag(rules::LauncherOption id) { return rules::launcher_option(id).word; }
-
 json* child(json* object, const char* key) {
   if (object == nullptr || !object->is_object()) return nullptr;
   auto it = object->find(key);
@@ -49,7 +47,7 @@ bool Launcher::check_retries() {
     const long long n = std::strtoll(o_.retry_limit.c_str(), &end, 10);
     if (*end != '\0' || o_.retry_limit.find_first_not_of("0123456789") != std::string::npos ||
         n > rules::kMaxGrowingRetries)
-      return error(fmt::format("{} '{}': expected a whole number from 0 to {}", flag(LauncherOption::RetryLimit),
+      return error(fmt::format("{} '{}': expected a whole number from 0 to {}", rules::launcher_flag(LauncherOption::RetryLimit),
                                o_.retry_limit, rules::kMaxGrowingRetries)),
              false;
     retry_limit_ = n;
@@ -57,7 +55,7 @@ bool Launcher::check_retries() {
   std::string why;
   if (!o_.retry_on.empty()) {
     auto on = rules::parse_retry_on_list(o_.retry_on, why);
-    if (!on) return error(fmt::format("{} '{}': {}", flag(LauncherOption::RetryOn), o_.retry_on, why)), false;
+    if (!on) return error(fmt::format("{} '{}': {}", rules::launcher_flag(LauncherOption::RetryOn), o_.retry_on, why)), false;
     retry_on_ = std::move(*on);
   }
   if (!o_.memory_factor.empty()) {
@@ -65,13 +63,13 @@ bool Launcher::check_retries() {
     const double f = std::strtod(o_.memory_factor.c_str(), &end);
     if (*end != '\0' || !std::isfinite(f) || f <= 1 || f > 10)
       return error(fmt::format("{} '{}': expected a number above 1 and at most 10",
-                               flag(LauncherOption::MemoryFactor), o_.memory_factor)),
+                               rules::launcher_flag(LauncherOption::MemoryFactor), o_.memory_factor)),
              false;
     memory_factor_ = f;
   }
   if (!o_.memory_max.empty() && (!rules::is_quantity(o_.memory_max) || memory_factor_ == 0))
     return error(fmt::format("{} '{}': expected a memory quantity (e.g. 16Gi), with {}",
-                             flag(LauncherOption::MemoryMax), o_.memory_max, flag(LauncherOption::MemoryFactor))),
+                             rules::launcher_flag(LauncherOption::MemoryMax), o_.memory_max, rules::launcher_flag(LauncherOption::MemoryFactor))),
            false;
   return true;
 }

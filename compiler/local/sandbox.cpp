@@ -14,10 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Where the host's opened top-level directories are bound read-only, once each: the entries
-// of the step's own directories are symlinks into it.
-constexpr const char* kHostView = "/.pipec-host";
-
 // The relative symlink from `path` to its host view: relative, so that bwrap, which makes
 // the mounts below its new root before entering it, finds the view when a mount point lies
 // under the link (the working directory under the host's /work/project/...).

@@ -9,6 +9,10 @@
 
 namespace pipec::local {
 
+/// Where a step's sandbox binds the host's / read-only, once (the entries of the step's own
+/// directories are symlinks into it); the spawner's helper reads bwrap's words for it.
+inline constexpr const char* kHostView = "/.pipec-host";
+
 struct Sandbox {
   std::string bwrap = "bwrap";                  // the program
   std::string dir;                              // the step's directory on the host

@@ -16,10 +16,6 @@ namespace pipec::local {
 
 namespace {
 
-struct Reply {
-  std::int32_t kind, pid, status, err;
-};
-
 bool read_reply(int fd, Reply& r) {
   char* p = reinterpret_cast<char*>(&r);
   for (std::size_t got = 0; got < sizeof r;) {

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <condition_variable>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -13,6 +14,16 @@
 #include <vector>
 
 namespace pipec::local {
+
+/// What the helper writes back to the run, one record per event: kind 0, started (the pid, or
+/// an errno in `err`; the first record is the helper's own hello); kind 1, ended (the pid and
+/// its wait status).
+struct Reply {
+  std::int32_t kind;
+  std::int32_t pid;
+  std::int32_t status;
+  std::int32_t err;
+};
 
 /// The helper's entry point: `pipec --local-spawner FD SCRATCH` (main.cpp), FD the socket
 /// to the run, SCRATCH an empty directory of the run dir it mounts its tmpfs on. Returns

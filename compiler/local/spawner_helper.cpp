@@ -5,6 +5,7 @@
 // exec, its reading of the mount table after each bind, and the view's and /dev's ~15
 // mounts per step are gone (docs/local.md "Scheduling", bench/README.md).
 #include "compiler/local/spawner.hpp"
+#include "compiler/local/sandbox.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -34,15 +35,6 @@ extern char** environ;
 namespace pipec::local {
 
 namespace {
-
-constexpr const char* kHostView = "/.pipec-host";
-
-struct Reply {
-  std::int32_t kind;  // 0: started (pid, or -errno in err), 1: ended (pid, status)
-  std::int32_t pid;
-  std::int32_t status;
-  std::int32_t err;
-};
 
 bool write_all(int fd, const void* data, std::size_t size) {
   const char* p = static_cast<const char*>(data);

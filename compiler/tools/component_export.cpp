@@ -21,7 +21,7 @@ namespace pipec::tools {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 // The prologue a wrapped op runs under: places the file inputs where the op reads them
 // (not when KFP's path is that place already: `cp` would fail on the same file), exports
@@ -76,10 +76,10 @@ class Exporter {
       error(op_.image.range, "the image of an exported op must be a literal: a KFP v1 component's "
                              "image is fixed text");
     }
-    Json argv = Json::array();
-    Json args = Json::array();
-    std::vector<std::pair<std::string, Json>> env_values;  // exported by the prologue
-    Json env = Json::object();
+    OrderedJson argv = OrderedJson::array();
+    OrderedJson args = OrderedJson::array();
+    std::vector<std::pair<std::string, OrderedJson>> env_values;  // exported by the prologue
+    OrderedJson env = OrderedJson::object();
     if (op_.shell) {
       // The script is pipec's own (compiler/shell): each `${p}` an environment variable that the
       // prologue exports from the parameter's value.
@@ -93,7 +93,7 @@ class Exporter {
       std::string script;
       if (!shell::write_script(parts, variable, whole, script, diags_)) ok_ = false;
       for (const auto& v : vars) env_values.emplace_back(shell::script_variable(v), ref_word(v));
-      argv = Json::array({"sh", "-c", script, op_.name});
+      argv = OrderedJson::array({"sh", "-c", script, op_.name});
       for (const auto& a : op_.args) argv.push_back(word(a));
     } else {
       for (const auto& w : op_.command) argv.push_back(word(w));
@@ -104,7 +104,7 @@ class Exporter {
       else env_values.emplace_back(name, word(value));
     }
 
-    Json files = Json::array();
+    OrderedJson files = OrderedJson::array();
     for (const auto& p : op_.params)
       if (p.type.kind == ir::TypeKind::File) {
         files.push_back({{"inputPath", p.name}});
@@ -117,7 +117,7 @@ class Exporter {
                          "from a value needs a `command` to be exported (the files are placed and the "
                          "outputs copied around it)");
       }
-      Json wrapped = Json::array({"sh", "-c", kPrologue, "pipec-component"});
+      OrderedJson wrapped = OrderedJson::array({"sh", "-c", kPrologue, "pipec-component"});
       wrapped.push_back(std::to_string(files.size() / 2));
       for (auto& f : files) wrapped.push_back(std::move(f));
       wrapped.push_back(std::to_string(env_values.size()));
@@ -141,7 +141,7 @@ class Exporter {
     if (!op_.params.empty()) {
       yaml += "inputs:\n";
       for (const auto& p : op_.params) {
-        Json in = {{"name", p.name}};
+        OrderedJson in = {{"name", p.name}};
         if (auto t = kfp_type(p.type); !t.empty()) in["type"] = t;
         if (p.default_value) {
           in["default"] = ir::literal_text(*p.default_value);
@@ -154,7 +154,7 @@ class Exporter {
     if (!op_.outputs.empty()) {
       yaml += "outputs:\n";
       for (const auto& o : op_.outputs) {
-        Json out = {{"name", o.name}};
+        OrderedJson out = {{"name", o.name}};
         if (auto t = kfp_type(o.type); !t.empty()) out["type"] = t;
         if (!o.doc.empty()) out["description"] = o.doc;
         yaml += "- " + out.dump() + "\n";
@@ -162,7 +162,7 @@ class Exporter {
     }
     yaml += "implementation:\n  container:\n";
     yaml += "    image: " + q(ir::literal_text(op_.image.literal)) + "\n";
-    auto list = [&](const char* key, const Json& items) {
+    auto list = [&](const char* key, const OrderedJson& items) {
       if (items.empty()) return;
       yaml += fmt::format("    {}:\n", key);
       for (const auto& item : items) yaml += "    - " + item.dump() + "\n";
@@ -177,7 +177,7 @@ class Exporter {
   }
 
  private:
-  static std::string q(const std::string& s) { return Json(s).dump(); }
+  static std::string q(const std::string& s) { return OrderedJson(s).dump(); }
 
   void error(SourceRange at, std::string message) {
     diags_.error(at, std::move(message));
@@ -191,22 +191,22 @@ class Exporter {
   }
 
   // `${p}`: the value (inputValue), or for a file the path the prologue places it at.
-  Json ref_word(const std::string& name) const {
+  OrderedJson ref_word(const std::string& name) const {
     const ir::OpParam* p = param(name);
     if (p && p->type.kind == ir::TypeKind::File) return p->path;
-    return Json{{"inputValue", name}};
+    return OrderedJson{{"inputValue", name}};
   }
 
-  Json word(const ir::Value& v) {
+  OrderedJson word(const ir::Value& v) {
     switch (v.kind) {
       case ir::Value::Kind::Literal: return ir::literal_text(v.literal);
       case ir::Value::Kind::Ref: return ref_word(v.ref->name);
       case ir::Value::Kind::Interpolation: {
-        Json items = Json::array();
+        OrderedJson items = OrderedJson::array();
         for (const auto& part : v.parts)
-          if (part.ref || !part.text.empty()) items.push_back(part.ref ? ref_word(part.ref->name) : Json(part.text));
+          if (part.ref || !part.text.empty()) items.push_back(part.ref ? ref_word(part.ref->name) : OrderedJson(part.text));
         if (items.size() == 1) return items.front();  // `"${n}"`: the value itself
-        return Json{{"concat", std::move(items)}};
+        return OrderedJson{{"concat", std::move(items)}};
       }
       default:
         error(v.range, "a list or map built from values cannot be a word of an exported command");

@@ -18,7 +18,7 @@ namespace pipec::tools {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 struct Node {
   std::string id, kind, op, loop, condition;
@@ -195,19 +195,19 @@ std::string quote(const std::string& text) {
 
 std::string graph_json(const ir::Pipeline& p) {
   Graph g = build(p);
-  Json nodes = Json::array();
+  OrderedJson nodes = OrderedJson::array();
   for (const auto& n : g.nodes) {
-    Json j = {{"id", n.id}, {"task", n.task}, {"kind", n.kind}};
-    j["op"] = n.op.empty() ? Json(nullptr) : Json(n.op);
-    j["loop"] = n.loop.empty() ? Json(nullptr) : Json(n.loop);
-    j["condition"] = n.condition.empty() ? Json(nullptr) : Json(n.condition);
+    OrderedJson j = {{"id", n.id}, {"task", n.task}, {"kind", n.kind}};
+    j["op"] = n.op.empty() ? OrderedJson(nullptr) : OrderedJson(n.op);
+    j["loop"] = n.loop.empty() ? OrderedJson(nullptr) : OrderedJson(n.loop);
+    j["condition"] = n.condition.empty() ? OrderedJson(nullptr) : OrderedJson(n.condition);
     j["finally"] = n.in_finally;
-    if (n.kind == "loop") j["limit"] = n.limit > 0 ? Json(n.limit) : Json(nullptr);
+    if (n.kind == "loop") j["limit"] = n.limit > 0 ? OrderedJson(n.limit) : OrderedJson(nullptr);
     nodes.push_back(std::move(j));
   }
-  Json edges = Json::array();
+  OrderedJson edges = OrderedJson::array();
   for (const auto& e : g.edges) edges.push_back({{"from", e.from}, {"to", e.to}, {"kind", e.kind}});
-  Json out = {{"pipeline", p.name}, {"nodes", std::move(nodes)}, {"edges", std::move(edges)}};
+  OrderedJson out = {{"pipeline", p.name}, {"nodes", std::move(nodes)}, {"edges", std::move(edges)}};
   return out.dump(2) + "\n";
 }
 

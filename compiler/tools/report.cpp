@@ -19,6 +19,7 @@ namespace {
 using Json = nlohmann::json;
 using detail::clip;
 using detail::esc;
+using detail::fixed;
 using detail::run_color;
 
 constexpr std::uint64_t kMaxRunFile = 64ull << 20;  // summary.json, parameters.json
@@ -30,8 +31,6 @@ std::string str(const Json& j, const char* key) {
   const Json& m = input::member(j, key);
   return m.is_string() ? m.get<std::string>() : std::string();
 }
-
-std::string fixed(double v) { return fmt::format("{:.1f}", v); }
 
 const char* outcome_color(const std::string& outcome) {
   if (outcome == "succeeded") return "#2e7d32";

@@ -12,11 +12,11 @@
 
 namespace pipec::tools::detail {
 
+std::string fixed(double v) { return fmt::format("{:.1f}", v); }
+
 namespace {
 
 using Json = nlohmann::json;
-
-std::string fixed(double v) { return fmt::format("{:.1f}", v); }
 
 // A number as the series file has it (its writer's shortest form that reads back the same).
 std::string series_text(double v) { return Json(v).dump(); }

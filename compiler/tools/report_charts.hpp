@@ -11,6 +11,9 @@
 
 namespace pipec::tools::detail {
 
+/// `v` with one decimal, as the report's SVG writes coordinates and sizes.
+std::string fixed(double v);
+
 /// The colour of the `i`th run (the runs table and the charts).
 const char* run_color(std::size_t i);
 

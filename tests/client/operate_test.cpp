@@ -50,7 +50,7 @@ using testing::read_data;
 using testing::test_connection;
 
 // Answers from a script: "METHOD /path" (no query) -> answers in turn, the last repeated.
-class Scripted final : public HttpTransport {
+class ScriptedTurns final : public HttpTransport {
  public:
   void answer(const std::string& key, std::string body, long status = 200) {
     answers_[key].push_back({status, std::move(body), {}});
@@ -75,7 +75,7 @@ class Scripted final : public HttpTransport {
 };
 
 // The value of query parameter `name` of `url`, percent-decoded.
-std::string query(const std::string& url, const std::string& name) {
+std::string query_value(const std::string& url, const std::string& name) {
   std::size_t q = url.find('?');
   if (q == std::string::npos) return {};
   std::string rest = url.substr(q + 1);
@@ -134,7 +134,7 @@ class ClientOperate : public ::testing::Test {
     return a;
   }
   Connection connection_ = test_connection("http://kfp.test", "t0ken");
-  Scripted transport_;
+  ScriptedTurns transport_;
   std::ostringstream out_, err_;
 };
 
@@ -357,9 +357,9 @@ TEST_F(ClientOperate, WaitPrintsEachStepsStateChangesFromRecordedV1Answers) {
             "  | ValueError: nan loss\n");
   // The failed step's pod, named as Argo names it (WORKFLOW-TEMPLATE-HASH), in its namespace.
   const std::string& url = transport_.requests.back().url;
-  EXPECT_EQ(query(url, "podname"), "train-x7k2p-fit-3721646052");
-  EXPECT_EQ(query(url, "runid"), "r1");
-  EXPECT_EQ(query(url, "podnamespace"), "kubeflow");
+  EXPECT_EQ(query_value(url, "podname"), "train-x7k2p-fit-3721646052");
+  EXPECT_EQ(query_value(url, "runid"), "r1");
+  EXPECT_EQ(query_value(url, "podnamespace"), "kubeflow");
   EXPECT_EQ(err_.str(),
             "pipec: error: run 'train 2026-05-01 10:00:00' Failed: child 'train-x7k2p-3721646052' "
             "failed\n");
@@ -467,18 +467,18 @@ TEST_F(ClientOperate, RunsListFiltersAndFollowsPagesOnV1) {
   ASSERT_EQ(transport_.requests.size(), 3u);
   const std::string& first = transport_.requests[1].url;
   const std::string& next = transport_.requests[2].url;
-  EXPECT_EQ(query(first, "sort_by"), "created_at desc");
-  EXPECT_EQ(query(first, "page_size"), "1");
-  EXPECT_EQ(query(first, "page_token"), "");
-  EXPECT_EQ(query(next, "page_token"), "tok/2==");
-  EXPECT_EQ(query(first, "resource_reference_key.type"), "EXPERIMENT");
-  EXPECT_EQ(query(first, "resource_reference_key.id"), "e1");
-  EXPECT_EQ(json::parse(query(first, "filter")),
+  EXPECT_EQ(query_value(first, "sort_by"), "created_at desc");
+  EXPECT_EQ(query_value(first, "page_size"), "1");
+  EXPECT_EQ(query_value(first, "page_token"), "");
+  EXPECT_EQ(query_value(next, "page_token"), "tok/2==");
+  EXPECT_EQ(query_value(first, "resource_reference_key.type"), "EXPERIMENT");
+  EXPECT_EQ(query_value(first, "resource_reference_key.id"), "e1");
+  EXPECT_EQ(json::parse(query_value(first, "filter")),
             json::parse(R"({"predicates":[{"op":"EQUALS","key":"status","string_value":"Failed"},
               {"op":"NOT_EQUALS","key":"storage_state","string_value":"STORAGESTATE_ARCHIVED"},
               {"op":"NOT_EQUALS","key":"storage_state","string_value":"ARCHIVED"}]})"));
-  expect_filter_follows_spec(query(first, "filter"), "v1beta1");
-  expect_filter_follows_spec(query(transport_.requests[0].url, "filter"), "v1beta1");
+  expect_filter_follows_spec(query_value(first, "filter"), "v1beta1");
+  expect_filter_follows_spec(query_value(transport_.requests[0].url, "filter"), "v1beta1");
 }
 
 TEST_F(ClientOperate, RunsListOnV2UsesItsOwnParametersAndStableJson) {
@@ -499,12 +499,12 @@ TEST_F(ClientOperate, RunsListOnV2UsesItsOwnParametersAndStableJson) {
   EXPECT_EQ(answer["items"][0]["id"], "7c7c7c7c-0000-4000-8000-000000000002");
   EXPECT_EQ(answer["items"][0]["state"], "FAILED");
   const std::string& url = transport_.requests[1].url;
-  EXPECT_EQ(query(url, "experiment_id"), "e1");
-  EXPECT_EQ(query(url, "namespace"), "team-a");
-  EXPECT_EQ(json::parse(query(url, "filter")),
+  EXPECT_EQ(query_value(url, "experiment_id"), "e1");
+  EXPECT_EQ(query_value(url, "namespace"), "team-a");
+  EXPECT_EQ(json::parse(query_value(url, "filter")),
             json::parse(R"({"predicates":[{"operation":"EQUALS","key":"state","string_value":"RUNNING"},
               {"operation":"NOT_EQUALS","key":"storage_state","string_value":"ARCHIVED"}]})"));
-  expect_filter_follows_spec(query(url, "filter"), "v2beta1");
+  expect_filter_follows_spec(query_value(url, "filter"), "v2beta1");
   EXPECT_TRUE(err_.str().empty()) << err_.str();
 }
 
@@ -538,7 +538,7 @@ TEST_F(ClientOperate, ActionsUseEachApisPaths) {
   };
   for (const Row& row : rows) {
     for (bool v2 : {false, true}) {
-      Scripted transport;
+      ScriptedTurns transport;
       std::string want = v2 ? row.v2 : row.v1;
       std::string method = want.substr(0, want.find(' '));
       transport.answer(method + " " + want.substr(want.find(' ') + 1), "{}");

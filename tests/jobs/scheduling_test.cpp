@@ -17,26 +17,6 @@ namespace {
 
 using nlohmann::json;
 
-// The run-time texts of the call's inputs: each a whole parameter, from `values` or its default.
-std::map<std::string, std::string> texts(const testing::TrainOutcome& out,
-                                         const std::map<std::string, std::string>& values) {
-  std::map<std::string, std::string> t;
-  for (const auto& [input, value] : out.call.inputs) {
-    const ir::Ref* r = ir::whole_ref(value);
-    if (!r) {
-      ADD_FAILURE() << "input " << input << " is not a whole parameter";
-      continue;
-    }
-    if (auto it = values.find(r->name); it != values.end()) {
-      t[input] = it->second;
-      continue;
-    }
-    for (const auto& p : out.pipeline->params)
-      if (p.name == r->name && p.default_value) t[input] = ir::literal_text(*p.default_value);
-  }
-  return t;
-}
-
 std::string program(const std::string& op, const std::string& extra) {
   return R"(use arena
 pipeline p {
@@ -99,7 +79,7 @@ TEST(Scheduling, EveryOperatorKindCarriesTheFieldsToEveryPod) {
     ASSERT_TRUE(out.built) << out.diagnostics;
     docs.emplace_back(k.name + "-manifest", testing::parts_of(out.call).manifest_text);
     for (const auto& [queue, priority] : {std::pair<std::string, std::string>{"team-a", "high"}, {"team-b", "low"}}) {
-      auto r = testing::render(out.call, texts(out, {{"queue", queue}, {"priority", priority}}));
+      auto r = testing::render(out.call, testing::input_texts(out, {{"queue", queue}, {"priority", priority}}));
       ASSERT_TRUE(r.ok) << k.name << ": " << r.error;
       json job = json::parse(r.job);
       expect_scheduled(job, queue, priority);
@@ -143,7 +123,7 @@ TEST(Scheduling, TheSharedClusterExampleRendersEveryJobTheCrdsAccept) {
     const std::map<std::string, std::string> other = {
         {"queue", "team-b"}, {"priority", "batch-low"}, {"workers", "5"}, {"team", "nlp"}};
     for (const auto* values : {&other, static_cast<const std::map<std::string, std::string>*>(nullptr)}) {
-      auto r = testing::render(out.call, texts(out, values ? *values : std::map<std::string, std::string>{}));
+      auto r = testing::render(out.call, testing::input_texts(out, values ? *values : std::map<std::string, std::string>{}));
       ASSERT_TRUE(r.ok) << name << ": " << r.error;
       json job = json::parse(r.job);
       // ddp takes both from the parameters, tf the queue; allreduce's are literals.
@@ -199,19 +179,19 @@ TEST(Scheduling, TheSharedClusterExampleRendersEveryJobTheCrdsAccept) {
 TEST(Scheduling, RunTimeValuesAreDataNeverStructure) {
   auto out = testing::build_train(program("pytorch_job", ""), {}, "p.pipe");
   ASSERT_TRUE(out.built) << out.diagnostics;
-  auto r = testing::render(out.call, texts(out, {{"queue", ""}, {"priority", ""}}));
+  auto r = testing::render(out.call, testing::input_texts(out, {{"queue", ""}, {"priority", ""}}));
   ASSERT_TRUE(r.ok) << r.error;
   json job = json::parse(r.job);
   EXPECT_FALSE(job["metadata"]["labels"].contains("kueue.x-k8s.io/queue-name"));
   EXPECT_FALSE(job["spec"]["runPolicy"].contains("suspend"));
   EXPECT_FALSE(job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"].contains("priorityClassName"));
   for (const char* hostile : {"a\"}, \"x\": {\"y", "line\nbreak", "{{workflow.name}}"}) {
-    r = testing::render(out.call, texts(out, {{"queue", hostile}}));
+    r = testing::render(out.call, testing::input_texts(out, {{"queue", hostile}}));
     EXPECT_FALSE(r.ok) << hostile;
     EXPECT_NE(r.error.find("value 'queue'"), std::string::npos) << r.error;
-    r = testing::render(out.call, texts(out, {{"priority", hostile}}));
+    r = testing::render(out.call, testing::input_texts(out, {{"priority", hostile}}));
     EXPECT_FALSE(r.ok) << hostile;
-    r = testing::render(out.call, texts(out, {{"team", hostile}}));
+    r = testing::render(out.call, testing::input_texts(out, {{"team", hostile}}));
     EXPECT_FALSE(r.ok) << hostile;
     EXPECT_NE(r.error.find("label value"), std::string::npos) << r.error;
   }
@@ -225,10 +205,10 @@ pipeline p {
 })";
   auto with_owner = testing::build_train(annotated, {}, "a.pipe");
   ASSERT_TRUE(with_owner.built) << with_owner.diagnostics;
-  auto plain = testing::render(with_owner.call, texts(with_owner, {}));
+  auto plain = testing::render(with_owner.call, testing::input_texts(with_owner, {}));
   ASSERT_TRUE(plain.ok) << plain.error;
   for (const std::string hostile : {"a\"}, \"x\": {\"y", "line\nbreak", "{{workflow.name}}", "$(id) `id`"}) {
-    r = testing::render(with_owner.call, texts(with_owner, {{"owner", hostile}}));
+    r = testing::render(with_owner.call, testing::input_texts(with_owner, {{"owner", hostile}}));
     ASSERT_TRUE(r.ok) << r.error;
     json job = json::parse(r.job);
     EXPECT_EQ(job["metadata"]["annotations"]["example.com/owner"], hostile);
@@ -259,7 +239,7 @@ pipeline p {
     text.replace(text.find("pytorch_job"), 11, op);
     auto out = testing::build_train(text, {}, "v2.pipe");
     ASSERT_TRUE(out.built) << out.diagnostics;
-    auto r = testing::render(out.call, texts(out, {}));
+    auto r = testing::render(out.call, testing::input_texts(out, {}));
     ASSERT_TRUE(r.ok) << r.error;
     auto t = runtime::to_trainjob(r.job, "");
     ASSERT_TRUE(t.ok) << t.error;
@@ -288,7 +268,7 @@ pipeline p {
   // From a value, the launcher refuses it when it makes the TrainJob.
   auto bound = testing::build_train(program("pytorch_job", ""), {}, "p.pipe");
   ASSERT_TRUE(bound.built);
-  auto r = testing::render(bound.call, texts(bound, {}));
+  auto r = testing::render(bound.call, testing::input_texts(bound, {}));
   ASSERT_TRUE(r.ok) << r.error;
   auto t = runtime::to_trainjob(r.job, "");
   EXPECT_FALSE(t.ok);
@@ -300,7 +280,7 @@ pipeline p {
 TEST(Scheduling, TfPodsAreOneKueuePodGroup) {
   auto out = testing::build_train(program("tf_job", R"(, runtime: "pods", ps: 1)"), {}, "pods.pipe");
   ASSERT_TRUE(out.built) << out.diagnostics;
-  auto r = testing::render(out.call, texts(out, {}));
+  auto r = testing::render(out.call, testing::input_texts(out, {}));
   ASSERT_TRUE(r.ok) << r.error;
   auto pods = runtime::tfjob_to_pods(json::parse(r.job), "wf-train-1", "team", {{"pipelines.kubeflow.org/step", "x"}},
                                      nullptr);

@@ -16,26 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-// The run-time texts of the call's inputs: each a whole parameter, from `values` or its default.
-std::map<std::string, std::string> texts(const testing::TrainOutcome& out,
-                                         const std::map<std::string, std::string>& values) {
-  std::map<std::string, std::string> t;
-  for (const auto& [input, value] : out.call.inputs) {
-    const ir::Ref* r = ir::whole_ref(value);
-    if (!r) {
-      ADD_FAILURE() << "input " << input << " is not a whole parameter";
-      continue;
-    }
-    if (auto it = values.find(r->name); it != values.end()) {
-      t[input] = it->second;
-      continue;
-    }
-    for (const auto& p : out.pipeline->params)
-      if (p.name == r->name && p.default_value) t[input] = ir::literal_text(*p.default_value);
-  }
-  return t;
-}
-
 struct Runtime {
   std::string name;  // as Trainer v2.3.0 names the ClusterTrainingRuntime
   std::string args;  // what a step on it says besides the runtime
@@ -80,7 +60,7 @@ TEST(TrainJob, EveryShippedRuntimeRendersATrainJobTheCrdAccepts) {
       auto out = testing::build_train(step_on(r, more), {}, r.name + ".pipe");
       ASSERT_TRUE(out.built) << r.name << "\n" << out.diagnostics;
       EXPECT_EQ(out.step->kind, ir::OpKind::TrainJob);
-      auto rendered = testing::render(out.call, texts(out, {}));
+      auto rendered = testing::render(out.call, testing::input_texts(out, {}));
       ASSERT_TRUE(rendered.ok) << r.name << ": " << rendered.error;
       json job = json::parse(rendered.job);
       EXPECT_EQ(job["kind"], "TrainJob");
@@ -170,7 +150,7 @@ pipeline p {
                                   {}, "v.pipe");
   ASSERT_TRUE(out.built) << out.diagnostics;
   const std::string hostile = "a\"}, \"x\": {\"y\n{{workflow.name}}";
-  auto r = testing::render(out.call, texts(out, {{"nodes", "3"}, {"image", hostile}, {"lr", hostile}, {"queue", ""}}));
+  auto r = testing::render(out.call, testing::input_texts(out, {{"nodes", "3"}, {"image", hostile}, {"lr", hostile}, {"queue", ""}}));
   ASSERT_TRUE(r.ok) << r.error;
   json job = json::parse(r.job);
   EXPECT_EQ(job["spec"]["trainer"]["numNodes"], 3);
@@ -192,7 +172,7 @@ pipeline p {
       {{{"env", R"({"PET_NNODES": "9"})"}}, "set by Trainer"},
   };
   for (const auto& [values, message] : refused) {
-    r = testing::render(out.call, texts(out, values));
+    r = testing::render(out.call, testing::input_texts(out, values));
     EXPECT_FALSE(r.ok) << message;
     EXPECT_NE(r.error.find(message), std::string::npos) << r.error;
   }

@@ -80,4 +80,11 @@ class RuntimeLauncher : public ::testing::Test {
   FakeKube kube_;
 };
 
+/// How many times `what` occurs in `text` (overlapping ones counted).
+inline std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 }  // namespace pipec::runtime::testing

@@ -33,12 +33,6 @@ constexpr char kDefective[] = R"({"apiVersion": "kubeflow.org/v2beta1", "kind": 
       "containers": [{"name": "main", "image": "img"}],
       "volumes": [{"name": "data-1", "persistentVolumeClaim": {"claimName": "shared"}}]}}}}}})";
 
-std::size_t occurrences(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 TEST_F(RuntimeLauncher, PrecheckReportsEveryDefectOfItsStepAtOnceBeforeAnyCreate) {
   kube_.put_object("/api/v1/namespaces/team/secrets/s3", {{"data", {{"AWS_ACCESS_KEY_ID", "aWQ="}}}});
   kube_.put_object("/api/v1/namespaces/team/secrets/creds", {{"data", {{"password", "cA=="}}}});

@@ -24,12 +24,6 @@ constexpr char kUnschedulable[] =
     "preemption victims found for incoming pod.";
 constexpr char kPodList[] = "GET /api/v1/namespaces/team/pods?labelSelector=training.kubeflow.org/job-name=";
 
-std::size_t occurrences(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 std::string last_line(const std::string& text) {
   auto end = text.size() - (!text.empty() && text.back() == '\n');
   auto start = text.rfind('\n', end - 1);

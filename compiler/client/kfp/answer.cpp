@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/base/text.hpp"
 #include "input/json.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
@@ -80,13 +81,6 @@ std::string check_list(const json& answer, const Shape& shape) {
   if (!total.is_null() && !total.is_number_integer())
     return fmt::format("its member 'total_size' is {}, not an integer", type_name(total));
   return {};
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 }  // namespace
@@ -178,10 +172,10 @@ std::string read_answer(std::string_view body, const Shape& shape, json& out) {
 }
 
 bool is_html(const HttpResponse& response) {
-  if (lower(response.content_type).find("html") != std::string::npos) return true;
+  if (ascii_lower(response.content_type).find("html") != std::string::npos) return true;
   std::size_t begin = response.body.find_first_not_of(" \t\r\n");
   if (begin == std::string::npos) return false;
-  std::string start = lower(std::string_view(response.body).substr(begin, 14));
+  std::string start = ascii_lower(std::string_view(response.body).substr(begin, 14));
   return start.rfind("<!doctype html", 0) == 0 || start.rfind("<html", 0) == 0 ||
          start.rfind("<head", 0) == 0 || start.rfind("<!--", 0) == 0;
 }

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "compiler/base/progress.hpp"
+#include "compiler/base/text.hpp"
 #include "input/limits.hpp"
 #include "input/read.hpp"
 
@@ -28,12 +29,6 @@ namespace pipec::client::kfp {
 
 namespace {
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::string base_name(const std::string& path) {
   std::size_t slash = path.find_last_of('/');
@@ -149,13 +144,13 @@ ApiStatus upload(KfpApi& api, const LocalPackage& package, const UploadOptions& 
 }
 
 bool is_final_status(std::string_view status) {
-  std::string s = lower(status);
+  std::string s = ascii_lower(status);
   return s == "succeeded" || s == "skipped" || s == "completed" || s == "failed" ||
          s == "error" || s == "terminated" || s == "canceled" || s == "cancelled";
 }
 
 bool is_success_status(std::string_view status) {
-  std::string s = lower(status);
+  std::string s = ascii_lower(status);
   return s == "succeeded" || s == "skipped" || s == "completed";
 }
 

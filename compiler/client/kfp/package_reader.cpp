@@ -3,6 +3,7 @@
 // no request made.
 
 #include "compiler/client/kfp/package_reader.hpp"
+#include "compiler/client/kfp/libarchive.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -24,19 +25,9 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 
 bool is_yaml_name(std::string_view name) { return ends_with(name, ".yaml") || ends_with(name, ".yml"); }
 
-// libarchive may fail without a message (archive_error_string gives null).
-std::string archive_problem(archive* a) {
-  const char* text = archive_error_string(a);
-  return text && *text ? text : "libarchive gives no reason";
-}
-
-struct ArchiveDeleter {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
-
 // Reads entries until `pipeline.yaml`; else the first entry if it is YAML.
 Status read_archive(std::string_view bytes, bool zip, std::string& yaml) {
-  std::unique_ptr<archive, ArchiveDeleter> reader(archive_read_new());
+  std::unique_ptr<archive, ArchiveReadDeleter> reader(archive_read_new());
   if (!reader) return Status::error("cannot initialise libarchive");
   if (zip) {
     archive_read_support_format_zip(reader.get());

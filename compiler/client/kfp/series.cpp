@@ -6,6 +6,7 @@
 // metrics, backend/src/common/util/tgz.go) takes exactly one regular file.
 
 #include "compiler/client/kfp/series.hpp"
+#include "compiler/client/kfp/libarchive.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -31,18 +32,9 @@ using nlohmann::json;
 using input::member;
 using input::member_text;
 
-struct ArchiveDeleter {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
-
-std::string archive_problem(archive* a) {
-  const char* text = archive_error_string(a);
-  return text && *text ? text : "libarchive gives no reason";
-}
-
 // The one member of a gzip'd tar, as unpack_series_answer() says.
 bool read_one_member(std::string_view bytes, std::string& text, std::string& why) {
-  std::unique_ptr<archive, ArchiveDeleter> reader(archive_read_new());
+  std::unique_ptr<archive, ArchiveReadDeleter> reader(archive_read_new());
   if (!reader) {
     why = "cannot initialise libarchive";
     return false;

@@ -14,10 +14,10 @@ namespace pipec::ir {
 namespace {
 
 using testing::check_string;
-using Kind = Plan::Route::Kind;
+using RouteKind = Plan::Route::Kind;
 using Strings = std::vector<std::string>;
 
-const char* const kOps =
+const char* const kPlanOps =
     "op make(n: int = 1) -> (out: string, count: int) {\n"
     "  image \"busybox\"\n"
     "  command [\"make\", \"${n}\"]\n"
@@ -28,7 +28,7 @@ const char* const kOps =
     "  command [\"use\", \"${x}\"]\n"
     "}\n";
 
-Pipeline lower_ok(const std::string& text) {
+Pipeline lower_plan_ok(const std::string& text) {
   auto out = check_string(text);
   EXPECT_TRUE(out.pipeline) << out.diagnostics;
   return out.pipeline ? *out.pipeline : Pipeline{};
@@ -38,7 +38,7 @@ Pipeline lower_ok(const std::string& text) {
 // (in the same DAG: the `if` is a condition on each node, not a DAG): the value crosses
 // both loops (a list of lists), each loop exports it, the reader depends on the outer loop.
 TEST(Plan, FanInOutOfNestedLoopsInsideACondition) {
-  auto p = lower_ok(std::string(kOps) +
+  auto p = lower_plan_ok(std::string(kPlanOps) +
                     "pipeline p {\n"
                     "  param go: bool = true\n"
                     "  step first = make()\n"
@@ -78,14 +78,14 @@ TEST(Plan, FanInOutOfNestedLoopsInsideACondition) {
   EXPECT_TRUE(plan.place("last")->conditional);
 
   // Routes: a sibling, fan-in through both loops, from outside.
-  EXPECT_EQ(plan.route(Plan::kMain, "first").kind, Kind::Sibling);
+  EXPECT_EQ(plan.route(Plan::kMain, "first").kind, RouteKind::Sibling);
   Plan::Route fan_in = plan.route(Plan::kMain, "inner");
-  EXPECT_EQ(fan_in.kind, Kind::FanIn);
+  EXPECT_EQ(fan_in.kind, RouteKind::FanIn);
   EXPECT_EQ(fan_in.through, (Strings{"for-a", "for-b"}));
   EXPECT_EQ(plan.route(outer->body, "inner").through, (Strings{"for-b"}));
-  EXPECT_EQ(plan.route(inner_loop->body, "inner").kind, Kind::Sibling);
-  EXPECT_EQ(plan.route(outer->body, "first").kind, Kind::Outside);
-  EXPECT_EQ(plan.route(inner_loop->body, "mid").kind, Kind::Outside);
+  EXPECT_EQ(plan.route(inner_loop->body, "inner").kind, RouteKind::Sibling);
+  EXPECT_EQ(plan.route(outer->body, "first").kind, RouteKind::Outside);
+  EXPECT_EQ(plan.route(inner_loop->body, "mid").kind, RouteKind::Outside);
 
   // Reads: the producers each node reads, and how.
   const auto& last = plan.reads.at("last");
@@ -95,12 +95,12 @@ TEST(Plan, FanInOutOfNestedLoopsInsideACondition) {
   EXPECT_EQ(last[0].route.through, (Strings{"for-a", "for-b"}));
   EXPECT_EQ(last[1].step, "first");
   EXPECT_EQ(last[1].field, "count");
-  EXPECT_EQ(last[1].route.kind, Kind::Sibling);
+  EXPECT_EQ(last[1].route.kind, RouteKind::Sibling);
   // The outer loop reads what its body reads from outside it, not its own steps.
   const auto& loop_reads = plan.reads.at("for-a");
   ASSERT_EQ(loop_reads.size(), 1u);
   EXPECT_EQ(loop_reads[0].step, "first");
-  EXPECT_EQ(plan.reads.at("sibling").at(0).route.kind, Kind::Sibling);
+  EXPECT_EQ(plan.reads.at("sibling").at(0).route.kind, RouteKind::Sibling);
   EXPECT_EQ(plan.reads.count("first"), 0u);
 
   // Fan-in lists: each loop gives `inner.out` out of its body, a list per loop crossed.
@@ -117,7 +117,7 @@ TEST(Plan, FanInOutOfNestedLoopsInsideACondition) {
 }
 
 TEST(Plan, LoopVariablesBindToTheInnermostLoop) {
-  auto p = lower_ok(std::string(kOps) +
+  auto p = lower_plan_ok(std::string(kPlanOps) +
                     "pipeline p {\n"
                     "  for x in [1] {\n"
                     "    step a = make(n: x)\n"
@@ -139,7 +139,7 @@ TEST(Plan, LoopVariablesBindToTheInnermostLoop) {
 // What a container receives: argv words as text, parameter and file pieces; the shell
 // form's script with its values as environment variables; files in and out.
 TEST(Plan, ContainersReceiveWordsOfPieces) {
-  auto p = lower_ok(
+  auto p = lower_plan_ok(
       "op run(name: string, data: file, n: int = 2) -> (model: file, score: float) {\n"
       "  image \"img:${name}\"\n"
       "  command [\"train\", \"--data=${data}\", \"${n}\"]\n"

@@ -15,7 +15,7 @@ namespace pipec::ir {
 namespace {
 
 using testing::check_string;
-using Kind = Pod::Resource::Kind;
+using ResourceKind = Pod::Resource::Kind;
 using Pairs = std::vector<std::pair<std::string, std::string>>;
 
 Pipeline lower_ok(const std::string& ops, const std::string& steps) {
@@ -25,8 +25,8 @@ Pipeline lower_ok(const std::string& ops, const std::string& steps) {
 }
 
 // Each resource's kind and Kubernetes name, in source order.
-std::vector<std::pair<Kind, std::string>> resources(const Pod& pod) {
-  std::vector<std::pair<Kind, std::string>> out;
+std::vector<std::pair<ResourceKind, std::string>> resources(const Pod& pod) {
+  std::vector<std::pair<ResourceKind, std::string>> out;
   for (const auto& r : pod.resources) out.emplace_back(r.kind, r.name);
   return out;
 }
@@ -47,11 +47,11 @@ const char* const kGpuOps =
 TEST(Pod, GpuResourceIsNamedFromTheVendor) {
   auto p = lower_ok(kGpuOps, "  step a = amd()\n  step b = plain()\n  step c = named()\n  step d = none()\n"
                              "  step e = later()\n");
-  EXPECT_EQ(resources(p.plan.pod("amd")), (std::vector<std::pair<Kind, std::string>>{
-                                              {Kind::Cpu, "cpu"}, {Kind::Gpus, "amd.com/gpu"}, {Kind::Memory, "memory"}}));
-  EXPECT_EQ(resources(p.plan.pod("plain")), (std::vector<std::pair<Kind, std::string>>{{Kind::Gpus, "nvidia.com/gpu"}}));
-  EXPECT_EQ(resources(p.plan.pod("named")), (std::vector<std::pair<Kind, std::string>>{{Kind::Gpus, "intel.com/gpu"}}));
-  EXPECT_EQ(resources(p.plan.pod("none")), (std::vector<std::pair<Kind, std::string>>{{Kind::Cpu, "cpu"}}));
+  EXPECT_EQ(resources(p.plan.pod("amd")), (std::vector<std::pair<ResourceKind, std::string>>{
+                                              {ResourceKind::Cpu, "cpu"}, {ResourceKind::Gpus, "amd.com/gpu"}, {ResourceKind::Memory, "memory"}}));
+  EXPECT_EQ(resources(p.plan.pod("plain")), (std::vector<std::pair<ResourceKind, std::string>>{{ResourceKind::Gpus, "nvidia.com/gpu"}}));
+  EXPECT_EQ(resources(p.plan.pod("named")), (std::vector<std::pair<ResourceKind, std::string>>{{ResourceKind::Gpus, "intel.com/gpu"}}));
+  EXPECT_EQ(resources(p.plan.pod("none")), (std::vector<std::pair<ResourceKind, std::string>>{{ResourceKind::Cpu, "cpu"}}));
   EXPECT_FALSE(p.plan.pod("amd").gpu_name_at_run_time());
   // Each entry points at its value in the op.
   const Pod& amd = p.plan.pod("amd");
@@ -66,7 +66,7 @@ TEST(Pod, GpuResourceIsNamedFromTheVendor) {
   // (even 0) stays, since only then is the resource known.
   const Pod& later = p.plan.pod("later");
   EXPECT_TRUE(later.gpu_name_at_run_time());
-  EXPECT_EQ(resources(later), (std::vector<std::pair<Kind, std::string>>{{Kind::Gpus, ""}, {Kind::GpuVendor, ""}}));
+  EXPECT_EQ(resources(later), (std::vector<std::pair<ResourceKind, std::string>>{{ResourceKind::Gpus, ""}, {ResourceKind::GpuVendor, ""}}));
 }
 
 // Tolerations are data (rules::Toleration), read once from their specs; placement,

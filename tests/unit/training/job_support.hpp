@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "compiler/base/diagnostics.hpp"
@@ -68,6 +69,26 @@ inline TrainOutcome build_train(std::string text, training::JobOptions options =
   render(diags, sources, rendered, RenderOptions{});
   out.diagnostics = rendered.str();
   return out;
+}
+
+/// The run-time texts of the call's inputs: each a whole parameter, from `values` or its default.
+inline std::map<std::string, std::string> input_texts(const TrainOutcome& out,
+                                                     const std::map<std::string, std::string>& values) {
+  std::map<std::string, std::string> t;
+  for (const auto& [input, value] : out.call.inputs) {
+    const ir::Ref* r = ir::whole_ref(value);
+    if (!r) {
+      ADD_FAILURE() << "input " << input << " is not a whole parameter";
+      continue;
+    }
+    if (auto it = values.find(r->name); it != values.end()) {
+      t[input] = it->second;
+      continue;
+    }
+    for (const auto& p : out.pipeline->params)
+      if (p.name == r->name && p.default_value) t[input] = ir::literal_text(*p.default_value);
+  }
+  return t;
 }
 
 /// The launcher's arguments read back.
