@@ -3,8 +3,8 @@
 # parse <nlohmann/json.hpp> (issue 35; bench/README.md, "Build time").
 # Usage: bench/build/run.sh [BUILD_DIR]     (default build-bench-build/)
 #   A BUILD_DIR without a CMakeCache.txt is configured as scripts/setup.sh does (Ninja,
-#   Release at -O2, and $CMAKE_ARGS: -DPIPEC_JSON_PCH=ON for the precompiled header with
-#   GCC); an existing one keeps its configuration (build/ is RelWithDebInfo).
+#   Release at -O2, and $CMAKE_ARGS: -DPIPEC_UNITY_BUILD=OFF for GCC a file at a time); an
+#   existing one keeps its configuration (build/ is RelWithDebInfo).
 #   Everything in it is cleaned first and compiled with ccache off (CCACHE_DISABLE=1).
 #   JOBS=N  parallel jobs (default 2, the CI machine's cores)
 #   TARGETS="T1 T2"  compile only the objects of these targets (and the precompiled header

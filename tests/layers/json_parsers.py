@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """At most LIMIT translation units parse <nlohmann/json.hpp> (issue 35): the others load
-it precompiled (cmake/json_pch.cmake).
+it precompiled, or are files of a unity batch, one unit (cmake/json_pch.cmake).
 
 Read from a built Ninja build directory, nothing compiled: a unit parses the header when
 its dependencies (`ninja -t deps`, the compiler's own list of the files it read) name
@@ -72,7 +72,8 @@ def main():
         sys.exit(f"no unit of {build} names {HEADER}: build it first")
     if len(parsers) > limit:
         sys.exit(f"over the limit: {len(parsers)} > {limit}; give the target the "
-                 "precompiled header (cmake/json_pch.cmake) or include nlohmann/json_fwd.hpp")
+                 "precompiled header or unity batches (cmake/json_pch.cmake), or include "
+                 "nlohmann/json_fwd.hpp")
 
 
 if __name__ == "__main__":
