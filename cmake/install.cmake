@@ -102,8 +102,9 @@ set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://pipec.dev")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 # Depends computed from the binaries by dpkg-shlibdeps, not listed by hand.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# `pipec run --local` sandboxes its steps with bwrap (docs/local.md).
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS bubblewrap)
+# `pipec run --local` sandboxes its steps with bwrap (docs/local.md); a Python op's function
+# is checked by python3 (docs/language.md, "Python function ops": without it, an error).
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bubblewrap, python3")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_COMPRESSION_TYPE xz)

@@ -83,10 +83,15 @@ sema::Host make_host() {
   const char* env = std::getenv("PIPEC_CHECK_PYTHON");
   std::string interpreter = env && *env ? env : kCheckPython;
   host.python_name = interpreter;
-  host.run_python = [interpreter](const std::string& program, const std::string& arg, const std::string& input,
-                                  bool& missing, std::string& error) {
-    return run_python(interpreter, program, arg, input, missing, error);
-  };
+  if (interpreter == kCheckPythonOff) {
+    host.python_unchecked = "PIPEC_CHECK_PYTHON=off";
+  } else {
+    host.python_missing_hint = "install Debian's python3, or build without the check: PIPEC_CHECK_PYTHON=off";
+    host.run_python = [interpreter](const std::string& program, const std::string& arg, const std::string& input,
+                                    bool& missing, std::string& error) {
+      return run_python(interpreter, program, arg, input, missing, error);
+    };
+  }
   host.component_cache = component_cache_dir();
   host.component_cache_missing = "(no $HOME)";
   if (!host.component_cache.empty()) {

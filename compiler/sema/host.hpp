@@ -15,15 +15,21 @@ namespace pipec::sema {
 struct Host {
   /// Runs a Python program that reads what it is given and writes an answer, for the check
   /// of a Python op's function: `program` (passed as `-I -c program arg`), `input` on
-  /// standard input; returns what it printed (bounded). Empty, or `missing` set: there is
-  /// no interpreter (the op's function is not checked, and a warning says so); nullopt
-  /// with `error` set: it could not be run.
+  /// standard input; returns what it printed (bounded). `missing` set: there is no
+  /// interpreter where there should be one (an error at the op: its function cannot be
+  /// checked, and nothing is built from an unchecked one); nullopt with `error` set: it
+  /// could not be run (a warning: the function is not checked). Empty: the caller checks
+  /// no function (a warning at each Python op, `python_unchecked` saying why).
   using RunPython = std::function<std::optional<std::string>(const std::string& program, const std::string& arg,
                                                              const std::string& input, bool& missing,
                                                              std::string& error)>;
   RunPython run_python;
   /// The interpreter run_python starts, as messages name it ("/usr/bin/python3").
   std::string python_name = "python3";
+  /// How to get the interpreter, as the error for a missing one ends.
+  std::string python_missing_hint = "Debian's python3";
+  /// Why no function is checked when run_python is empty.
+  std::string python_unchecked = "no Python interpreter was given to check it with";
 
   /// The component cache: the folder where a KFP component file is named by its SHA-256
   /// (read through the SourceManager, as every source is), "" when there is none, and how

@@ -543,13 +543,21 @@ class PythonOp {
     const std::string& interpreter = host_.python_name;
     bool missing = false;
     std::string error;
+    if (!host_.run_python) {
+      diags_.warning(lit_->range, fmt::format("the Python function of op '{}' is not checked: {}", op_.name.name,
+                                              host_.python_unchecked));
+      return;
+    }
     auto answer = ask_python(host_, op_.name.name, source_, missing, error);
+    if (!answer && missing) {
+      diags_.error(lit_->range, fmt::format("the Python function of op '{}' cannot be checked: there is no {} here "
+                                            "to parse it ({})",
+                                            op_.name.name, interpreter, host_.python_missing_hint));
+      return;
+    }
     if (!answer) {
-      diags_.warning(lit_->range, missing ? fmt::format("the Python function of op '{}' is not checked: there is "
-                                                        "no {} here to parse it (Debian's python3)",
-                                                        op_.name.name, interpreter)
-                                          : fmt::format("the Python function of op '{}' is not checked: {} {}",
-                                                        op_.name.name, interpreter, error));
+      diags_.warning(lit_->range, fmt::format("the Python function of op '{}' is not checked: {} {}", op_.name.name,
+                                              interpreter, error));
       return;
     }
     // The answer is read with at(), which throws on a shape other than the checker's: an
