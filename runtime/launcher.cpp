@@ -116,10 +116,13 @@ bool Launcher::prepare() {
            false;
   pods_mode_ = o_.runtime == "pods";
   if (!o_.tf_chief_role.empty() && o_.tf_chief_role != "chief" && o_.tf_chief_role != "master")
-    return error(fmt::format("{} '{}': expected 'chief' or 'master'", rules::launcher_flag(Option::TfChiefRole), o_.tf_chief_role)), false;
+    return error(fmt::format("{} '{}': expected 'chief' or 'master'", rules::launcher_flag(Option::TfChiefRole),
+                             o_.tf_chief_role)),
+           false;
   if (o_.runtime == "trainer-v2" || source_kind == "TrainJob") {
     if (!o_.trainer_runtime.empty() && !is_dns1123_subdomain(o_.trainer_runtime))
-      return error(fmt::format("{} '{}': not a Kubernetes name", rules::launcher_flag(Option::TrainerRuntime), o_.trainer_runtime)),
+      return error(fmt::format("{} '{}': not a Kubernetes name", rules::launcher_flag(Option::TrainerRuntime),
+                               o_.trainer_runtime)),
              false;
     if (!is_trainer_runtime_kind(o_.trainer_runtime_kind))
       return error(fmt::format("{} '{}': expected 'ClusterTrainingRuntime' or 'TrainingRuntime'",
@@ -273,7 +276,8 @@ bool Launcher::write_ui_metadata() {
       }
     }
   }
-  error(fmt::format("{} '{}' is not inside a data volume of the job", rules::launcher_flag(Option::Tensorboard), o_.tensorboard));
+  error(fmt::format("{} '{}' is not inside a data volume of the job", rules::launcher_flag(Option::Tensorboard),
+                    o_.tensorboard));
   return false;
 }
 

@@ -47,15 +47,17 @@ bool Launcher::check_retries() {
     const long long n = std::strtoll(o_.retry_limit.c_str(), &end, 10);
     if (*end != '\0' || o_.retry_limit.find_first_not_of("0123456789") != std::string::npos ||
         n > rules::kMaxGrowingRetries)
-      return error(fmt::format("{} '{}': expected a whole number from 0 to {}", rules::launcher_flag(LauncherOption::RetryLimit),
-                               o_.retry_limit, rules::kMaxGrowingRetries)),
+      return error(fmt::format("{} '{}': expected a whole number from 0 to {}",
+                               rules::launcher_flag(LauncherOption::RetryLimit), o_.retry_limit,
+                               rules::kMaxGrowingRetries)),
              false;
     retry_limit_ = n;
   }
   std::string why;
   if (!o_.retry_on.empty()) {
     auto on = rules::parse_retry_on_list(o_.retry_on, why);
-    if (!on) return error(fmt::format("{} '{}': {}", rules::launcher_flag(LauncherOption::RetryOn), o_.retry_on, why)), false;
+    if (!on)
+      return error(fmt::format("{} '{}': {}", rules::launcher_flag(LauncherOption::RetryOn), o_.retry_on, why)), false;
     retry_on_ = std::move(*on);
   }
   if (!o_.memory_factor.empty()) {
@@ -69,7 +71,8 @@ bool Launcher::check_retries() {
   }
   if (!o_.memory_max.empty() && (!rules::is_quantity(o_.memory_max) || memory_factor_ == 0))
     return error(fmt::format("{} '{}': expected a memory quantity (e.g. 16Gi), with {}",
-                             rules::launcher_flag(LauncherOption::MemoryMax), o_.memory_max, rules::launcher_flag(LauncherOption::MemoryFactor))),
+                             rules::launcher_flag(LauncherOption::MemoryMax), o_.memory_max,
+                             rules::launcher_flag(LauncherOption::MemoryFactor))),
            false;
   return true;
 }

@@ -204,7 +204,8 @@ class Exporter {
       case ir::Value::Kind::Interpolation: {
         OrderedJson items = OrderedJson::array();
         for (const auto& part : v.parts)
-          if (part.ref || !part.text.empty()) items.push_back(part.ref ? ref_word(part.ref->name) : OrderedJson(part.text));
+          if (part.ref || !part.text.empty())
+            items.push_back(part.ref ? ref_word(part.ref->name) : OrderedJson(part.text));
         if (items.size() == 1) return items.front();  // `"${n}"`: the value itself
         return OrderedJson{{"concat", std::move(items)}};
       }

@@ -29,7 +29,6 @@ namespace pipec::client::kfp {
 
 namespace {
 
-
 std::string base_name(const std::string& path) {
   std::size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
