@@ -208,13 +208,15 @@ Outcome Runner::run_attempts(const ir::Pod& pod, Attempt& a, int phase, Record& 
         return Outcome::Failed;
       }
     }
-    if (!start(*a.proc, error)) {
-      rec.message = error;
-      return Outcome::Failed;
-    }
+    // The scraper is in place before the process starts: the log's reader feeds it from
+    // the first byte, and a command that prints its metric and ends at once loses nothing.
     if (!a.specs.empty()) {
       a.scraper = std::make_unique<runtime::MetricScraper>(a.specs);
       a.proc->scraper = a.from_file ? nullptr : a.scraper.get();
+    }
+    if (!start(*a.proc, error)) {
+      rec.message = error;
+      return Outcome::Failed;
     }
     std::vector<std::unique_ptr<Proc>> procs;
     procs.push_back(std::move(a.proc));

@@ -500,6 +500,28 @@ def metrics():
         fail(f"summary: {steps['evaluate']}")
 
 
+def metrics_quick():
+    """A command that prints its metric and ends at once: the metric is read, in each of 32
+    steps of 4 runs at once (a scraper attached after the start lost such lines now and then)."""
+    runs = []
+    for i in range(4):
+        d = os.path.join(WORK, SCENARIO, str(i))
+        subprocess.run(["rm", "-rf", d])
+        runs.append((d, subprocess.Popen([PIPEC, "run", "--local", os.path.join(HERE, "metrics_quick.pipe"),
+                                          "-j", "32", "--run-dir", d],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)))
+    for d, p in runs:
+        _, err = p.communicate(timeout=200)
+        if p.returncode != 0:
+            fail(f"run {d}: exit {p.returncode}: {err}")
+        with open(os.path.join(d, "summary.json"), encoding="utf-8") as f:
+            steps = json.load(f)["steps"]
+        got = {s["step"]: s["metrics"] for s in steps}
+        want = {f"q.{i}": f"score={i + 1}" for i in range(32)}
+        if got != want:
+            fail(f"run {d}: metrics {sorted(set(got.items()) ^ set(want.items()))[:6]}")
+
+
 def files():
     """A binary file (NUL bytes, no final newline) passed whole between steps, at the
     consumer's path, into a loop body, and on again: every digest is the producer's."""
@@ -651,7 +673,7 @@ def spawner():
 
 
 os.makedirs(WORK, exist_ok=True)
-{"fanin": fanin, "files": files, "metrics": metrics, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
+{"fanin": fanin, "files": files, "metrics": metrics, "metrics_quick": metrics_quick, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
  "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "retry_on": retry_on, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python, "pipes": pipes,
  "outputs": outputs, "cpu": cpu, "spawner": spawner,
  "interrupt_group": lambda: interrupt(group=True)}[SCENARIO]()
