@@ -148,8 +148,11 @@ Outcome Runner::run_call(const ir::Step& step, Scope& scope, int phase) {
   return o;
 }
 
-Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase) {
-  if (step.kind == ir::OpKind::Pipeline) return run_call(step, scope, phase);
+Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase, std::uint64_t ticket) {
+  if (step.kind == ir::OpKind::Pipeline) {
+    drop_ticket(ticket);  // its steps take their own
+    return run_call(step, scope, phase);
+  }
   Record rec;
   rec.name = scope.prefix + step.name + scope.suffix;
   rec.kind = step.kind == ir::OpKind::Container ? step.op
@@ -161,6 +164,7 @@ Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase) {
   std::size_t index = new_record(rec);
   try {
     if (step.when && !condition(*step.when, scope)) {
+      drop_ticket(ticket);
       rec.outcome = Outcome::Skipped;
       rec.message = "condition false";
       finish_record(index, rec);
@@ -168,13 +172,14 @@ Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase) {
       return Outcome::Skipped;
     }
   } catch (const EvalError& e) {
+    drop_ticket(ticket);
     rec.outcome = Outcome::Failed;
     rec.message = "condition: " + e.message;
     finish_record(index, rec);
     print_line(rec.name, "failed: " + rec.message);
     return Outcome::Failed;
   }
-  acquire();
+  acquire(ticket);
   if (g_stop.load() >= (phase == 0 ? 1 : 2)) {
     release();
     rec.outcome = Outcome::Omitted;
@@ -372,9 +377,10 @@ Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int ph
       }
       state[i] = Outcome::Running;
       running = true;
-      threads.emplace_back([&, i] {
+      const std::uint64_t ticket = is_step(i) ? take_ticket() : 0;  // a loop takes none
+      threads.emplace_back([&, i, ticket] {
         Outcome o;
-        if (const auto* s = std::get_if<ir::Step>(&nodes[i])) o = run_step(*s, scope, phase);
+        if (const auto* s = std::get_if<ir::Step>(&nodes[i])) o = run_step(*s, scope, phase, ticket);
         else o = run_loop(std::get<ir::Loop>(nodes[i]), scope, phase);
         {
           std::lock_guard l(m);

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -209,7 +210,7 @@ class Runner {
   static bool runs_after(const ir::Node& node, const std::string& dep, Outcome ds, const ir::Node& dep_node);
   static bool dag_failed(const std::vector<ir::Node>& nodes, const std::map<std::string, std::size_t>& index,
                          const std::vector<Outcome>& state);
-  Outcome run_step(const ir::Step& step, Scope& scope, int phase);
+  Outcome run_step(const ir::Step& step, Scope& scope, int phase, std::uint64_t ticket);
   Outcome run_loop(const ir::Loop& loop, Scope& scope, int phase);
   Outcome loop_outcome(const ir::Loop& loop, const std::string& label, const std::vector<Outcome>& results);
   Outcome run_call(const ir::Step& step, Scope& scope, int phase);
@@ -276,13 +277,31 @@ class Runner {
   void finish_record(std::size_t index, const Record& rec);
   std::size_t new_record(Record rec);
 
-  // Job slots (-j).
-  void acquire() {
+  // Job slots (-j), in the order of tickets: a step takes its ticket when its DAG finds it
+  // ready (run_dag, in the DAG's order), so steps ready together start in the order of the
+  // file, whichever of their threads reaches the slot first.
+  std::uint64_t take_ticket() {
+    std::lock_guard lock(mu_);
+    queued_.insert(next_ticket_);
+    return next_ticket_++;
+  }
+  /// A ticket that takes no slot: the step was skipped, calls a pipeline, or did not start.
+  void drop_ticket(std::uint64_t ticket) {
+    {
+      std::lock_guard lock(mu_);
+      queued_.erase(ticket);
+    }
+    cv_.notify_all();
+  }
+  void acquire(std::uint64_t ticket) {
     std::unique_lock lock(mu_);
     // The pipeline's `parallelism` setting bounds the steps at once, as Argo's does pods.
     const long long slots = effective_jobs(p_, o_.jobs);
-    cv_.wait(lock, [&] { return slots_used_ < slots; });
+    cv_.wait(lock, [&] { return slots_used_ < slots && *queued_.begin() == ticket; });
+    queued_.erase(queued_.begin());
     ++slots_used_;
+    lock.unlock();
+    cv_.notify_all();  // the next ticket, if a slot is still free
   }
   void release() {
     {
@@ -300,6 +319,8 @@ class Runner {
   std::mutex mu_;  // records, scope outputs, slots
   std::condition_variable cv_;
   int slots_used_ = 0;
+  std::uint64_t next_ticket_ = 0;
+  std::set<std::uint64_t> queued_;  // tickets waiting for a slot
   std::vector<Record> records_;
   std::string run_status_, run_failures_;  // for `finally`: how the main DAG ended (ir::Ref::Kind::Run)
   int running_ = 0, done_ = 0, waiting_ = 0;  // steps; waiting: in a started DAG, not begun

@@ -522,6 +522,18 @@ def metrics_quick():
             fail(f"run {d}: metrics {sorted(set(got.items()) ^ set(want.items()))[:6]}")
 
 
+def order():
+    """More ready steps than slots: they start in the order of the file, every run the same
+    (-j 1: order.pipe's steps top to bottom, the one after two of them last)."""
+    want = ["zeta", "alpha", "mid", "beta", "omega", "last"]
+    for _ in range(3):
+        run(os.path.join(HERE, "order.pipe"), "-j", "1", expect=0)
+        steps = json.loads(read("summary.json"))["steps"]
+        got = [s["step"] for s in sorted(steps, key=lambda s: s["started"])]
+        if got != want:
+            fail(f"started in the order {got}, expected {want}")
+
+
 def files():
     """A binary file (NUL bytes, no final newline) passed whole between steps, at the
     consumer's path, into a loop body, and on again: every digest is the producer's."""
@@ -673,7 +685,7 @@ def spawner():
 
 
 os.makedirs(WORK, exist_ok=True)
-{"fanin": fanin, "files": files, "metrics": metrics, "metrics_quick": metrics_quick, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
+{"fanin": fanin, "files": files, "metrics": metrics, "metrics_quick": metrics_quick, "order": order, "container": container, "failure": failure, "interrupt": interrupt, "params": params,
  "pytorch": pytorch, "mpi": mpi, "tf": tf, "tf_master": tf_master, "mpi_tmp": mpi_tmp, "podfs": podfs, "limits": limits, "retry_on": retry_on, "progress": progress, "tmpdir": tmpdir, "volume": volume, "python": python, "pipes": pipes,
  "outputs": outputs, "cpu": cpu, "spawner": spawner,
  "interrupt_group": lambda: interrupt(group=True)}[SCENARIO]()
