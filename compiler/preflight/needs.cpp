@@ -162,7 +162,38 @@ class Collector {
     add(std::move(n));
   }
 
+  // A TrainJob in its own terms (train_job): Trainer v2's API and the runtime it names,
+  // whatever its ML policy; the Secrets its initializers read; GPUs per node.
+  void train_job(const ir::Step& step, bool top) {
+    add(need(Need::What::served, "TrainJob", step.name, step.range));
+    auto access = need(Need::What::access, "TrainJob", step.name, step.range);
+    access.subject = account_;
+    add(std::move(access));
+    add(runtime_need(step, top, "", step.range));
+    for (const char* secret : {"dataset_secret", "model_secret"}) named(Need::What::secret, step, secret, top);
+    data(step, top);
+    named(Need::What::local_queue, step, "queue", top);
+    image(known(step, "image", top), step);  // "": the runtime's
+    quota(step, top);
+  }
+
+  // The Trainer runtime a step names (trainer_runtime, trainer_runtime_kind); `fallback`:
+  // the name of a step that names none; `policy`: the ML policy it needs ("": any).
+  Need runtime_need(const ir::Step& step, bool top, std::string_view policy, SourceRange at,
+                    const std::string& fallback = "") {
+    auto k = known(step, "trainer_runtime", top);
+    auto kind_k = known(step, "trainer_runtime_kind", top);
+    auto n = need(Need::What::runtime, k.text ? (k.text->empty() ? fallback : *k.text) : std::string(), step.name,
+                  k.range.valid() ? k.range : at);
+    n.policy = std::string(policy);
+    n.namespaced = kind_k.text && *kind_k.text == "TrainingRuntime";
+    if (!k.text) n.skipped = k.why;
+    if (!kind_k.text) n.skipped = kind_k.why;
+    return n;
+  }
+
   void training(const ir::Step& step, bool top) {
+    if (step.kind == ir::OpKind::TrainJob) return train_job(step, top);
     const char* kind = step.kind == ir::OpKind::MpiJob ? "MPIJob" : step.kind == ir::OpKind::TfJob ? "TFJob" : "PyTorchJob";
     auto runtime = known(step, "runtime", top);
     std::string chosen = runtime.text.value_or("");
@@ -188,16 +219,8 @@ class Collector {
       auto access = need(Need::What::access, "TrainJob", step.name, at);
       access.subject = account_;
       add(std::move(access));
-      auto k = known(step, "trainer_runtime", top);
-      auto kind_k = known(step, "trainer_runtime_kind", top);
-      auto n = need(Need::What::runtime, k.text ? (k.text->empty() ? runtime::default_trainer_runtime(kind) : *k.text)
-                                                : std::string(),
-                    step.name, k.range.valid() ? k.range : at);
-      n.policy = step.kind == ir::OpKind::MpiJob ? "mpi" : "torch";
-      n.namespaced = kind_k.text && *kind_k.text == "TrainingRuntime";
-      if (!k.text) n.skipped = k.why;
-      if (!kind_k.text) n.skipped = kind_k.why;
-      add(std::move(n));
+      add(runtime_need(step, top, step.kind == ir::OpKind::MpiJob ? "mpi" : "torch", at,
+                       runtime::default_trainer_runtime(kind)));
     } else if (step.kind == ir::OpKind::MpiJob && options_.mpi_v1) {
       auto n = need(Need::What::served, kind, step.name, step.range);
       n.skipped = "the training operator's kubeflow.org/v1 MPIJob (--mpi-v1) is not asked about";
@@ -220,6 +243,10 @@ class Collector {
   std::pair<long long, long long> pods(const ir::Step& step, bool top) {
     const long long workers = count(step, "workers", top, 1);
     switch (step.kind) {
+      case ir::OpKind::TrainJob: {
+        const long long nodes = count(step, "num_nodes", top, 1);
+        return {nodes, nodes};
+      }
       case ir::OpKind::MpiJob: return {workers + 1, workers};
       case ir::OpKind::PyTorchJob: return {workers + 1, workers + 1};
       default: {

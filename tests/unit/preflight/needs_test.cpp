@@ -110,6 +110,44 @@ TEST(Needs, AClaimFromAStepOutputIsSkippedWithWhy) {
   EXPECT_TRUE(served->skipped.empty());
 }
 
+// A train_job is a TrainJob in Trainer v2's terms: its API and the runtime it names (any
+// ML policy), its initializers' Secrets, and its nodes for claims and GPUs. It needs no
+// training operator (it was asked as a PyTorchJob, on one node).
+TEST(Needs, ATrainJobNeedsTrainerV2ItsRuntimeItsSecretsAndItsNodes) {
+  Collected c = collect(
+      "use arena\n"
+      "pipeline p {\n"
+      "  step t = train_job(trainer_runtime: \"team-torch\", trainer_runtime_kind: \"TrainingRuntime\",\n"
+      "                     num_nodes: 4, gpus: 2, model_uri: \"hf://m\", model_secret: \"hf-token\",\n"
+      "                     dataset_uri: \"hf://d\", dataset_secret: \"data-token\", data: [\"shared:/data\"],\n"
+      "                     queue: \"team-queue\")\n"
+      "}\n");
+  for (const Need& n : c.needs) {
+    if (n.what == What::served || n.what == What::access) {
+      EXPECT_EQ(n.name, "TrainJob");
+    }
+  }
+  ASSERT_NE(find(c, What::served, "TrainJob"), nullptr);
+  ASSERT_NE(find(c, What::access, "TrainJob"), nullptr);
+  const Need* runtime = find(c, What::runtime, "team-torch");
+  ASSERT_NE(runtime, nullptr);
+  EXPECT_TRUE(runtime->namespaced);
+  EXPECT_EQ(runtime->policy, "");
+  EXPECT_EQ(named_by(c, *runtime), "\"team-torch\"");
+  for (const char* secret : {"hf-token", "data-token"}) {
+    const Need* s = find(c, What::secret, secret);
+    ASSERT_NE(s, nullptr) << secret;
+    EXPECT_EQ(named_by(c, *s), std::string("\"") + secret + "\"");
+  }
+  const Need* claim = find(c, What::claim, "shared");
+  ASSERT_NE(claim, nullptr);
+  EXPECT_EQ(claim->pods_at_once, 4);
+  EXPECT_NE(find(c, What::local_queue, "team-queue"), nullptr);
+  const Need* quota = find(c, What::quota, "nvidia.com/gpu");
+  ASSERT_NE(quota, nullptr);
+  EXPECT_EQ(quota->amounts.at("requests.nvidia.com/gpu"), 8);
+}
+
 TEST(Needs, EachPlaceAndObjectOnce) {
   Collected c = collect(std::string(kOp) + "pipeline p {\n  step f = fetch()\n  step g = fetch()\n}\n");
   int claims = 0;
