@@ -12,6 +12,27 @@
 
 namespace pipec::local::detail {
 
+// --- the order of the table ------------------------------------------------------------
+
+namespace {
+
+// A node's place: its scope's, then `more` (its index; a loop's item's).
+std::vector<std::size_t> place_in(const Scope& scope, std::initializer_list<std::size_t> more) {
+  std::vector<std::size_t> place = scope.place;
+  place.insert(place.end(), more);
+  return place;
+}
+
+}  // namespace
+
+std::vector<const Record*> Runner::ordered_records() const {
+  std::vector<const Record*> out;
+  out.reserve(records_.size());
+  for (const auto& r : records_) out.push_back(&r);
+  std::stable_sort(out.begin(), out.end(), [](const Record* a, const Record* b) { return a->place < b->place; });
+  return out;
+}
+
 // --- the metric series in the terminal --------------------------------------------------
 
 // Each step's metric series (steps/STEP/metric-series.json) as sparklines, one line per
@@ -19,7 +40,8 @@ namespace pipec::local::detail {
 std::string Runner::series_section() const {
   std::vector<SeriesLine> lines;
   std::string notes;
-  for (const auto& r : records_) {
+  for (const Record* each : ordered_records()) {
+    const Record& r = *each;
     std::string path = o_.run_dir + "/steps/" + r.name + "/metric-series.json";
     std::string text, why;
     std::error_code ec;
@@ -102,13 +124,15 @@ std::map<std::string, std::string> Runner::outputs_of(const ir::Pipeline& p, con
 
 // A step that calls a pipeline: its DAG runs with the arguments as its parameters, in a
 // scope of its own, and its outputs become the step's. It takes no job slot itself.
-Outcome Runner::run_call(const ir::Step& step, Scope& scope, int phase) {
+Outcome Runner::run_call(const ir::Step& step, Scope& scope, int phase, std::size_t at) {
   const ir::Pipeline* callee = p_.callee(step.op);
   std::string label = scope.prefix + step.name + scope.suffix;
   Record rec{label, "pipeline " + step.op, Outcome::Running, 0, "", ""};
+  rec.place = place_in(scope, {at});
   for (const auto& dep : step.depends) rec.after.push_back(scope.prefix + dep + scope.suffix);
   std::size_t index = new_record(rec);
   Scope inner;
+  inner.place = rec.place;
   inner.pipeline = callee;
   inner.prefix = label + "/";
   inner.all_forced = forced(step.name, step.depends, scope, label);
@@ -148,13 +172,14 @@ Outcome Runner::run_call(const ir::Step& step, Scope& scope, int phase) {
   return o;
 }
 
-Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase, std::uint64_t ticket) {
+Outcome Runner::run_step(const ir::Step& step, Scope& scope, int phase, std::uint64_t ticket, std::size_t at) {
   if (step.kind == ir::OpKind::Pipeline) {
     drop_ticket(ticket);  // its steps take their own
-    return run_call(step, scope, phase);
+    return run_call(step, scope, phase, at);
   }
   Record rec;
   rec.name = scope.prefix + step.name + scope.suffix;
+  rec.place = place_in(scope, {at});
   rec.kind = step.kind == ir::OpKind::Container ? step.op
              : step.kind == ir::OpKind::MpiJob  ? "mpi_job"
              : step.kind == ir::OpKind::TfJob   ? "tf_job"
@@ -237,7 +262,7 @@ Outcome Runner::loop_outcome(const ir::Loop& loop, const std::string& label, con
   return holds ? Outcome::Succeeded : Outcome::Failed;
 }
 
-Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
+Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase, std::size_t at) {
   std::string label = scope.prefix + loop.name + scope.suffix;
   ir::Literal items;
   try {
@@ -255,6 +280,7 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
   } catch (const EvalError& e) {
     print_line(label, "failed: " + e.message);
     Record rec{label, "for", Outcome::Failed, 0, "", e.message};
+    rec.place = place_in(scope, {at});
     new_record(rec);
     return Outcome::Failed;
   }
@@ -277,6 +303,7 @@ Outcome Runner::run_loop(const ir::Loop& loop, Scope& scope, int phase) {
     s->var = loop.var;
     s->item = items[i];
     s->all_forced = all_forced;
+    s->place = place_in(scope, {at, i});
     {
       std::unique_lock lock(m);
       cv.wait(lock, [&] { return active < at_once; });
@@ -371,6 +398,7 @@ Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int ph
                                                        : "training",
                      Outcome::Omitted, 0, "", blocked ? "a step it runs after did not end as it needs"
                                                       : "the pipeline was stopping"};
+          rec.place = place_in(scope, {i});
           new_record(rec);
         }
         continue;
@@ -380,8 +408,8 @@ Outcome Runner::run_dag(const std::vector<ir::Node>& nodes, Scope& scope, int ph
       const std::uint64_t ticket = is_step(i) ? take_ticket() : 0;  // a loop takes none
       threads.emplace_back([&, i, ticket] {
         Outcome o;
-        if (const auto* s = std::get_if<ir::Step>(&nodes[i])) o = run_step(*s, scope, phase, ticket);
-        else o = run_loop(std::get<ir::Loop>(nodes[i]), scope, phase);
+        if (const auto* s = std::get_if<ir::Step>(&nodes[i])) o = run_step(*s, scope, phase, ticket, i);
+        else o = run_loop(std::get<ir::Loop>(nodes[i]), scope, phase, i);
         {
           std::lock_guard l(m);
           state[i] = o;
@@ -553,6 +581,7 @@ int Runner::run() {
   }
   auto t0 = Clock::now();
   Scope main;
+  main.place = {0};
   Outcome result = run_dag(p_.dag, main, 0);
   // The pipeline's own outputs, as its main DAG ends (Argo's entry template's outputs).
   Json outputs = Json::object();
@@ -571,14 +600,15 @@ int Runner::run() {
     std::lock_guard lock(mu_);
     run_status_ = result == Outcome::Succeeded && outputs_error.empty() ? "Succeeded" : "Failed";
     Json failures = Json::array();
-    for (const auto& r : records_)
-      if (r.outcome == Outcome::Failed)
-        failures.push_back({{"displayName", r.name}, {"message", r.message}, {"phase", "Failed"},
-                            {"templateName", r.kind}});
+    for (const Record* r : ordered_records())
+      if (r->outcome == Outcome::Failed)
+        failures.push_back({{"displayName", r->name}, {"message", r->message}, {"phase", "Failed"},
+                            {"templateName", r->kind}});
     run_failures_ = failures.dump();
   }
   if (!p_.exit_handler.empty()) {
     Scope fin;
+    fin.place = {1};
     final_result = run_dag(p_.exit_handler, fin, 1);
   }
   double total = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -588,10 +618,12 @@ int Runner::run() {
   if (progress_shown_) out_ << kProgressErase;
   // The table.
   std::size_t w_name = 4, w_kind = 4;
+  const std::vector<const Record*> ordered = ordered_records();
   for (const auto& r : records_) w_name = std::max(w_name, r.name.size()), w_kind = std::max(w_kind, r.kind.size());
   out_ << fmt::format("\n{:<{}}  {:<{}}  {:<9}  {:>8}  {}\n", "STEP", w_name, "KIND", w_kind, "OUTCOME", "TIME", "METRICS / MESSAGE");
   Json summary = Json::array();
-  for (const auto& r : records_) {
+  for (const Record* each : ordered) {
+    const Record& r = *each;
     std::string tail = r.metrics;
     if (!r.message.empty() && r.outcome != Outcome::Skipped) tail += (tail.empty() ? "" : "  ") + r.message;
     out_ << fmt::format("{:<{}}  {:<{}}  {:<9}  {:>7.1f}s  {}\n", r.name, w_name, r.kind, w_kind,

@@ -103,6 +103,9 @@ struct Scope {
   /// ran again); the nodes of this DAG that ran again (guarded by Runner::mu_).
   bool all_forced = false;
   std::set<std::string> forced;
+  /// Where this DAG is, for the order of the table: {phase} (0 the run, 1 `finally`), then
+  /// for each loop or call it is in, that node's index in its DAG (and a loop's item's).
+  std::vector<std::size_t> place;
 };
 
 /// One step's record for the table and summary.json.
@@ -116,6 +119,7 @@ struct Record {
   double started = 0;  // seconds from the run's start to the step's start (or its skip)
   std::vector<std::string> after;  // the records of its scope it runs after, by name
   std::string reused_from;  // the directory its earlier result was taken from (outcome reused)
+  std::vector<std::size_t> place;  // its scope's place and its node's index: the table's order
 };
 
 /// One process of a step: a container, or one replica of a training job.
@@ -210,12 +214,16 @@ class Runner {
   static bool runs_after(const ir::Node& node, const std::string& dep, Outcome ds, const ir::Node& dep_node);
   static bool dag_failed(const std::vector<ir::Node>& nodes, const std::map<std::string, std::size_t>& index,
                          const std::vector<Outcome>& state);
-  Outcome run_step(const ir::Step& step, Scope& scope, int phase, std::uint64_t ticket);
-  Outcome run_loop(const ir::Loop& loop, Scope& scope, int phase);
+  // `at`: the node's index in its DAG (Scope::place).
+  Outcome run_step(const ir::Step& step, Scope& scope, int phase, std::uint64_t ticket, std::size_t at);
+  Outcome run_loop(const ir::Loop& loop, Scope& scope, int phase, std::size_t at);
   Outcome loop_outcome(const ir::Loop& loop, const std::string& label, const std::vector<Outcome>& results);
-  Outcome run_call(const ir::Step& step, Scope& scope, int phase);
+  Outcome run_call(const ir::Step& step, Scope& scope, int phase, std::size_t at);
   std::map<std::string, std::string> outputs_of(const ir::Pipeline& p, const Scope& s);
   std::string series_section() const;
+  /// The records in the order of the file (Record::place), whatever order the steps ran in:
+  /// a loop's iterations item by item, a call's steps after its line. Under mu_ or at the end.
+  std::vector<const Record*> ordered_records() const;
   Json record_outputs(const std::map<std::string, std::string>& values);
   /// The pipeline whose DAG `s` belongs to: a called one, or the one run.
   const ir::Pipeline& pipeline_of(const Scope& s) const {

@@ -475,7 +475,7 @@ def metrics():
     """Container ops' metrics, as pipec-metrics collects them: from the output (stderr too),
     a spec from a parameter, and from a file the command writes."""
     p = run(os.path.join(HERE, "metrics.pipe"), expect=0, env={"LC_ALL": "C.UTF-8"})
-    # After the table, a sparkline per STEP.METRIC of the series (steps in the order they ended).
+    # After the table, a sparkline per STEP.METRIC of the series (steps in the table's order).
     series = p.stdout.split("\nSERIES\n", 1)[-1].split("\n\n")[0].splitlines()
     want = ["evaluate.accuracy  " + "\u2581" * 12 + "\u2588" * 12 + "  0.5 \u2192 0.93  min 0.5  max 0.93  (2 values)",
             "evaluate.loss      " + "\u2581" * 24 + "  0.3 \u2192 0.3  min 0.3  max 0.3  (1 value)",
@@ -524,7 +524,8 @@ def metrics_quick():
 
 def order():
     """More ready steps than slots: they start in the order of the file, every run the same
-    (-j 1: order.pipe's steps top to bottom, the one after two of them last)."""
+    (-j 1: order.pipe's steps top to bottom, the one after two of them last). The table and
+    summary.json list them in that order however they ran."""
     want = ["zeta", "alpha", "mid", "beta", "omega", "last"]
     for _ in range(3):
         run(os.path.join(HERE, "order.pipe"), "-j", "1", expect=0)
@@ -532,6 +533,21 @@ def order():
         got = [s["step"] for s in sorted(steps, key=lambda s: s["started"])]
         if got != want:
             fail(f"started in the order {got}, expected {want}")
+    # The table and summary.json list the steps in the order of the file, however they ran:
+    # every step at once; loops item by item (fanin.pipe: a loop of 5, a nested 2 x 2, and a
+    # loop over the first one's outputs, with steps between).
+    for _ in range(3):
+        p = run(os.path.join(HERE, "order.pipe"), "-j", "8", expect=0)
+        got = [s["step"] for s in json.loads(read("summary.json"))["steps"]]
+        table = [line.split()[0] for line in p.stdout.split("\nSTEP ", 1)[1].splitlines()[1:7]]
+        if got != want or table != want:
+            fail(f"summary.json lists {got}, the table {table}, expected {want}")
+    run(os.path.join(HERE, "fanin.pipe"), "-j", "8", expect=0)
+    got = [s["step"] for s in json.loads(read("summary.json"))["steps"]]
+    want = ([f"w.{i}" for i in range(5)] + ["p.0.0", "p.0.1", "p.1.0", "p.1.1", "g"] +
+            [f"again.{i}" for i in range(5)] + ["last"])
+    if got != want:
+        fail(f"fanin.pipe: summary.json lists {got}, expected {want}")
 
 
 def files():
