@@ -4,9 +4,9 @@
 # library headers it brings). One precompiled header, built once and reused by the C++
 # targets (PIPEC_JSON_PCH), and with GCC unity batches (PIPEC_UNITY_BUILD). A target's
 # objects are compiled with -include of the header, and clang loads cmake_pch.hxx.pch (GCC
-# cmake_pch.hxx.gch) instead of parsing it. A precompiled header only serves a compile with the same code-generating
-# options, so targets are grouped by their COMPILE_OPTIONS (the fuzz targets add
-# -fsanitize=fuzzer) and each group reuses its own. A target opts out with
+# cmake_pch.hxx.gch) instead of parsing it. A precompiled header only serves a compile with
+# the same code-generating options, so targets are grouped by their COMPILE_OPTIONS (the
+# fuzz targets add -fsanitize=fuzzer) and each group reuses its own. A target opts out with
 # DISABLE_PRECOMPILE_HEADERS (fmt-static: position-independent, no JSON).
 #
 # With clang (the ASan+UBSan and fuzz build, build-san/) every target uses it. With GCC 12

@@ -165,16 +165,21 @@ class Collector {
   // A TrainJob in its own terms (train_job): Trainer v2's API and the runtime it names,
   // whatever its ML policy; the Secrets its initializers read; GPUs per node.
   void train_job(const ir::Step& step, bool top) {
-    add(need(Need::What::served, "TrainJob", step.name, step.range));
-    auto access = need(Need::What::access, "TrainJob", step.name, step.range);
-    access.subject = account_;
-    add(std::move(access));
+    creates("TrainJob", step, step.range);
     add(runtime_need(step, top, "", step.range));
     for (const char* secret : {"dataset_secret", "model_secret"}) named(Need::What::secret, step, secret, top);
     data(step, top);
     named(Need::What::local_queue, step, "queue", top);
     image(known(step, "image", top), step);  // "": the runtime's
     quota(step, top);
+  }
+
+  // The API kind a step creates: served, and the workflow's account may create it.
+  void creates(const char* kind, const ir::Step& step, SourceRange at) {
+    add(need(Need::What::served, kind, step.name, at));
+    auto access = need(Need::What::access, kind, step.name, at);
+    access.subject = account_;
+    add(std::move(access));
   }
 
   // The Trainer runtime a step names (trainer_runtime, trainer_runtime_kind); `fallback`:
@@ -215,10 +220,7 @@ class Collector {
       n.skipped = "its runtime is known only at run time: " + runtime.why;
       add(std::move(n));
     } else if (chosen == "trainer-v2") {
-      add(need(Need::What::served, "TrainJob", step.name, at));
-      auto access = need(Need::What::access, "TrainJob", step.name, at);
-      access.subject = account_;
-      add(std::move(access));
+      creates("TrainJob", step, at);
       add(runtime_need(step, top, step.kind == ir::OpKind::MpiJob ? "mpi" : "torch", at,
                        runtime::default_trainer_runtime(kind)));
     } else if (step.kind == ir::OpKind::MpiJob && options_.mpi_v1) {
@@ -226,10 +228,7 @@ class Collector {
       n.skipped = "the training operator's kubeflow.org/v1 MPIJob (--mpi-v1) is not asked about";
       add(std::move(n));
     } else if (chosen != "pods") {
-      add(need(Need::What::served, kind, step.name, step.range));
-      auto access = need(Need::What::access, kind, step.name, step.range);
-      access.subject = account_;
-      add(std::move(access));
+      creates(kind, step, step.range);
     }
     data(step, top);
     named(Need::What::priority_class, step, "priority_class", top);
